@@ -1,0 +1,43 @@
+# predigest: `make` prints the targets.
+PY      ?= python3
+VENV    ?= .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+DEMO_DATE ?= 2026-10-09
+
+.DEFAULT_GOAL := help
+.PHONY: help install demo test test-server test-embedded lint format clean
+
+help: ## show the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	@touch $(STAMP)
+
+install: $(STAMP) ## create .venv and install predigest with its dev tools
+
+demo: $(STAMP) ## brief the sample workspace (embedded PostgreSQL, local storage) and print where it went
+	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
+
+test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL)
+	$(BIN)/pytest -q
+
+test-server: $(STAMP) ## run the tests against the PostgreSQL at 127.0.0.1:5432 (database test)
+	PREDIGEST_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test $(BIN)/pytest -q
+
+test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserver)
+	PREDIGEST_TEST_DATABASE_URL= $(BIN)/pytest -q
+
+lint: $(STAMP) ## ruff and mypy
+	$(BIN)/ruff check .
+	$(BIN)/mypy predigest db tasks flows
+
+format: $(STAMP) ## ruff format and import sorting
+	$(BIN)/ruff check --fix --select I .
+	$(BIN)/ruff format .
+
+clean: ## remove the venv, caches and the local .predigest home (stops nothing)
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -1,0 +1,1 @@
+"""Postgres schema, engine/session and alembic migrations for predigest."""

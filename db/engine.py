@@ -1,0 +1,213 @@
+"""Database URL resolution, engines, sessions and programmatic alembic migrations.
+
+With `PREDIGEST_DATABASE_URL` unset, predigest runs an embedded PostgreSQL (pgserver) under
+`<home>/pg`; it keeps running after the process exits so later commands and workers reuse it.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from alembic.util import CommandError
+from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from predigest.settings import Settings, get_settings
+
+ALEMBIC_INI = Path(__file__).resolve().parent / "alembic.ini"
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+DRIVER = "postgresql+psycopg"
+EMBEDDED_DATABASE = "predigest"
+# Key for pg_advisory_xact_lock; any constant unique to predigest's migrations will do.
+MIGRATION_LOCK_KEY = 0x70_72_65_64_69_67  # b"predig"
+# sun_path holds 108 bytes including the NUL; postgres names its socket `.s.PGSQL.<port>`.
+MAX_SOCKET_PATH = 107
+_SOCKET_NAME = ".s.PGSQL.5432"
+
+_engines: dict[str, Engine] = {}
+_embedded_urls: dict[Path, str] = {}
+_lock = threading.Lock()
+
+
+class DatabaseError(RuntimeError):
+    """The database cannot be reached or is at a schema this predigest does not know."""
+
+
+def normalise_url(url: str) -> str:
+    """Rewrite libpq-style PostgreSQL URLs to use SQLAlchemy's psycopg 3 driver."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise DatabaseError(f"not a database URL: {url.split('@')[-1]!r}")
+    # psycopg2 is not a dependency, so an explicit `+psycopg2` would only fail later.
+    if scheme in ("postgres", "postgresql", "postgresql+psycopg2"):
+        return f"{DRIVER}://{rest}"
+    return url
+
+
+def resolve_database_url(settings: Settings) -> str:
+    """Return the configured database URL, or start (or reuse) the embedded server and return its URL."""
+    if settings.database_url:
+        return normalise_url(settings.database_url)
+    return _embedded_url((settings.home / "pg").expanduser().resolve())
+
+
+def _embedded_url(pgdata: Path) -> str:
+    """Start or reuse the pgserver instance in `pgdata`, create the predigest database, return its URL."""
+    with _lock:
+        cached = _embedded_urls.get(pgdata)
+    if cached:
+        return cached
+    # platformdirs warns on import when XDG_RUNTIME_DIR is unset; that is normal for services.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+    pgdata.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        # cleanup_mode=None: leave the server running for the next command or worker process.
+        server = pgserver.get_server(pgdata, cleanup_mode=None)
+    except RuntimeError as exc:
+        if "socket path" in str(exc):
+            raise DatabaseError(_too_long_message(pgdata)) from exc
+        raise
+    info = server.get_postmaster_info()
+    if info.socket_dir is None:
+        raise DatabaseError(f"embedded PostgreSQL in {pgdata} is not listening on a unix socket")
+    socket_dir = Path(info.socket_dir)
+    # pgserver falls back to a short runtime dir when pgdata is too deep; check in case it could not.
+    if len(str(socket_dir / _SOCKET_NAME).encode()) > MAX_SOCKET_PATH:
+        raise DatabaseError(_too_long_message(pgdata))
+    _create_database(server.get_uri(), EMBEDDED_DATABASE)
+    url = f"{DRIVER}://postgres:@/{EMBEDDED_DATABASE}?host={quote(str(socket_dir), safe='/')}"
+    with _lock:
+        _embedded_urls[pgdata] = url
+    return url
+
+
+def _too_long_message(pgdata: Path) -> str:
+    return (
+        f"cannot start the embedded PostgreSQL: its unix socket path under {pgdata} exceeds "
+        f"{MAX_SOCKET_PATH} bytes. Set PREDIGEST_HOME to a shorter path (e.g. ~/.predigest) "
+        "or set PREDIGEST_DATABASE_URL to an existing PostgreSQL server."
+    )
+
+
+def _create_database(admin_conninfo: str, name: str) -> None:
+    """Create database `name` on the server behind `admin_conninfo` unless it exists."""
+    import psycopg
+    from psycopg import errors, sql
+
+    with psycopg.connect(admin_conninfo, autocommit=True) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
+            return
+        try:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        except (errors.DuplicateDatabase, errors.UniqueViolation):
+            pass  # another process created it between our check and our CREATE
+
+
+def make_engine(url: str, pool_size: int = 8) -> Engine:
+    """Create an engine whose pool checks connections before use (the embedded server may restart)."""
+    return create_engine(
+        normalise_url(url),
+        pool_size=pool_size,
+        pool_pre_ping=True,
+        connect_args={"application_name": "predigest"},
+    )
+
+
+def get_engine(settings: Settings | None = None) -> Engine:
+    """Return the process-wide engine for the settings' database, creating it on first use."""
+    settings = settings or get_settings()
+    url = resolve_database_url(settings)
+    with _lock:
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = make_engine(url, settings.db_pool_size)
+    return engine
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Return a sessionmaker; objects stay readable after commit so results can leave the session."""
+    return sessionmaker(bind=engine, expire_on_commit=False)
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """Yield a session that commits on success and rolls back on any exception."""
+    with session_factory(engine)() as session:
+        try:
+            yield session
+            session.commit()
+        except BaseException:
+            session.rollback()
+            raise
+
+
+def alembic_config() -> Config:
+    """Return an alembic Config for the packaged migrations, independent of the working directory."""
+    config = Config(str(ALEMBIC_INI))
+    # ConfigParser interpolates '%', so escape it in the path.
+    config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))
+    return config
+
+
+def head_revision() -> str:
+    """Return the newest migration revision shipped with this code."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    if head is None:
+        raise DatabaseError("no alembic migrations found")
+    return head
+
+
+def current_revision(engine: Engine) -> str | None:
+    """Return the database's migration revision, or None if it has never been migrated."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade_database(engine: Engine, revision: str = "head") -> None:
+    """Run `alembic upgrade`, serialised across processes so concurrent starters don't race."""
+    config = alembic_config()
+    with engine.begin() as conn:
+        # A transaction-scoped lock is released by the commit/rollback, even if we crash mid-way;
+        # a waiter then re-reads alembic_version and finds nothing left to do.
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        config.attributes["connection"] = conn
+        command.upgrade(config, revision)
+
+
+def downgrade_database(engine: Engine, revision: str) -> None:
+    """Run `alembic downgrade` to `revision` under the same lock as upgrades."""
+    config = alembic_config()
+    with engine.begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
+        config.attributes["connection"] = conn
+        command.downgrade(config, revision)
+
+
+def ensure_schema(settings: Settings | None = None) -> Engine:
+    """Resolve the database, migrate it to head if behind, and return its engine."""
+    engine = get_engine(settings)
+    current = current_revision(engine)
+    head = head_revision()
+    if current == head:
+        return engine
+    if current is not None:
+        try:
+            ScriptDirectory.from_config(alembic_config()).get_revision(current)
+        except CommandError as exc:
+            raise DatabaseError(
+                f"database is at schema revision {current!r}, which this predigest does not know; "
+                "upgrade predigest or point PREDIGEST_DATABASE_URL at another database"
+            ) from exc
+    upgrade_database(engine)
+    return engine

@@ -1,0 +1,1 @@
+"""Prefect flows: parameters and the order of tasks, nothing else."""

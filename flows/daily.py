@@ -1,0 +1,46 @@
+"""The evening briefing: ingest what changed, then assemble and publish each topic's briefing."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from prefect import flow, unmapped
+from prefect.task_runners import ThreadPoolTaskRunner
+
+from predigest.settings import get_settings
+from tasks import steps
+from tasks.run import BriefingResult
+
+
+def _today(timezone: str) -> dt.date:
+    from zoneinfo import ZoneInfo
+
+    return dt.datetime.now(ZoneInfo(timezone)).date()
+
+
+@flow(
+    name="daily-briefing",
+    flow_run_name="daily-briefing {date}",
+    # Bounded below the DB pool: each ingest task holds one connection.
+    task_runner=ThreadPoolTaskRunner(max_workers=get_settings().task_concurrency),
+)
+def daily_briefing(
+    date: dt.date | None = None,
+    topics: list[str] | None = None,
+    workspace: str | None = None,
+    since: dt.datetime | None = None,
+) -> list[BriefingResult]:
+    """Ingest the workspace (one task per changed file), then publish each topic's briefing for `date`."""
+    settings = get_settings()
+    root = workspace or (str(settings.workspace) if settings.workspace else None)
+    if root is None:
+        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    day = date or _today(settings.timezone)
+    ref = steps.register_workspace(settings, root)
+    changed = steps.find_changed_files(settings, ref)
+    steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
+    results = []
+    for topic in steps.resolve_topics(settings, root, topics):
+        window = steps.compute_window(topic, day, since)
+        results.append(steps.publish_briefing(settings, ref, topic, window))
+    return results

@@ -1,0 +1,76 @@
+"""The one place predigest reads its environment: `PREDIGEST_*` variables and an optional `.env`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class TopicConfig(BaseSettings):
+    """One topic: its schedule (cron in its own timezone) and the vocabulary that marks relevance."""
+
+    model_config = SettingsConfigDict(extra="forbid")
+
+    name: str
+    timezone: str = "Asia/Shanghai"
+    # Five-field cron in the topic's timezone; the briefing window runs from the previous
+    # scheduled time to this one, so a schedule that skips Sundays gives 48-hour Mondays.
+    schedule: str = "20 22 * * *"
+    terms: list[str] = Field(default_factory=list)
+
+
+class Settings(BaseSettings):
+    """Runtime configuration; every field is `PREDIGEST_<FIELD>` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="PREDIGEST_", env_file=".env", extra="ignore")
+
+    home: Path = Path(".predigest")
+    database_url: str | None = None
+    storage_url: str | None = None
+    workspace: Path | None = None
+    timezone: str = "Asia/Shanghai"
+    cutoff: str = "22:20"
+    topics: list[str] = Field(default_factory=list)
+    # Optional TOML with per-topic settings (schedule, timezone, terms); defaults ship in the package.
+    topics_file: Path | None = None
+    lang: str = "zh"
+    # Bound on concurrent Prefect task threads; keep below the DB pool size.
+    task_concurrency: int = 4
+    db_pool_size: int = 8
+    s3_endpoint_url: str | None = None
+    stale_after_days: int = 7
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        ZoneInfo(value)  # raises for an unknown zone
+        return value
+
+    @field_validator("cutoff")
+    @classmethod
+    def _valid_cutoff(cls, value: str) -> str:
+        hour, _, minute = value.partition(":")
+        if not (hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
+            raise ValueError(f"cutoff must be HH:MM, got {value!r}")
+        return value
+
+    @property
+    def storage_root_url(self) -> str:
+        """Where briefings are published; a local folder under home unless configured."""
+        if self.storage_url:
+            return self.storage_url
+        return (self.home.resolve() / "published").as_uri()
+
+    @property
+    def default_schedule(self) -> str:
+        hour, minute = self.cutoff.split(":")
+        return f"{int(minute)} {int(hour)} * * *"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,83 @@
+"""Topic configuration: which topics exist, their schedules, and the vocabulary that marks relevance."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from predigest.settings import Settings
+
+WORKSPACE_TOPICS_FILE = "predigest-topics.toml"
+
+
+@dataclass(frozen=True)
+class Topic:
+    """One topic as the briefing stage needs it."""
+
+    name: str
+    timezone: str
+    schedule: str
+    terms: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = field(default=())
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The topic's own names, used when a source says what it is (not) about."""
+        return tuple(dict.fromkeys((self.name, *self.aliases)))
+
+
+def _load_toml(path: Path) -> dict[str, Any]:
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def _packaged_defaults() -> dict[str, Any]:
+    text = resources.files("predigest").joinpath("topics.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    merged = {"defaults": {**base.get("defaults", {}), **override.get("defaults", {})}, "topics": {}}
+    for name in set(base.get("topics", {})) | set(override.get("topics", {})):
+        merged["topics"][name] = {**base.get("topics", {}).get(name, {}), **override.get("topics", {}).get(name, {})}
+    return merged
+
+
+def discover_topics(workspace: Path) -> list[str]:
+    """Topics that have a knowledge document in the workspace, sorted."""
+    folder = workspace / "organized" / "knowledge"
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("*.md") if p.is_file() and not p.name.startswith("."))
+
+
+def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:
+    """Packaged defaults, then the workspace's file, then PREDIGEST_TOPICS_FILE."""
+    config = _packaged_defaults()
+    for candidate in (workspace / WORKSPACE_TOPICS_FILE, settings.topics_file):
+        if candidate is not None and Path(candidate).is_file():
+            config = _merge(config, _load_toml(Path(candidate)))
+    return config
+
+
+def resolve_topic(name: str, settings: Settings, workspace: Path, config: dict[str, Any] | None = None) -> Topic:
+    """The configuration of one topic; unknown topics get the defaults and their own name as vocabulary."""
+    config = config if config is not None else load_topic_config(settings, workspace)
+    defaults = config.get("defaults", {})
+    entry = config.get("topics", {}).get(name, {})
+    schedule = entry.get("schedule") or defaults.get("schedule") or settings.default_schedule
+    return Topic(
+        name=name,
+        timezone=entry.get("timezone") or defaults.get("timezone") or settings.timezone,
+        schedule=schedule,
+        terms=tuple(entry.get("terms", ())),
+        aliases=tuple(entry.get("aliases", ())),
+    )
+
+
+def all_topic_names(config: dict[str, Any]) -> list[str]:
+    """Every topic the configuration knows, including those with no knowledge document here."""
+    return sorted(config.get("topics", {}))

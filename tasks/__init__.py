@@ -1,0 +1,1 @@
+"""Plain, typed task functions that predigest's flows compose."""

@@ -1,0 +1,1 @@
+"""Briefing stage: collect a window from Postgres, judge it, render markdown and JSON."""

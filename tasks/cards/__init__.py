@@ -1,0 +1,1 @@
+"""Paper cards: parse one card file."""

@@ -1,0 +1,189 @@
+"""Parse one paper card (`organized/paper_cards/<NNNN>-<YYMM>-<NNNNN>.md`).
+
+Contract: `parse_card(text)` never raises on drifted or partial cards; it returns every field
+it can read and lists each problem in `warnings`. It raises `ParseError` only when the text
+is not a card at all (no front matter and no arXiv id anywhere). The arXiv id comes from the
+front-matter `arxiv` field (any written form), else from the first valid id in the body.
+Categories are lower-cased and stripped; `secondary` may be a list, a comma / 、 / ；
+separated string, or missing. The TL;DR is the paragraph introduced by `**TL;DR**`,
+`TL;DR:` or a `TL;DR` heading, else the first body paragraph.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from predigest.arxiv_ids import canonicalize, find_ids
+from tasks.common.frontmatter import FrontMatterValue, split_front_matter
+
+
+class ParseError(ValueError):
+    """The input is not the expected kind of document at all."""
+
+
+@dataclass(frozen=True)
+class ParsedCard:
+    """What a paper card says, as far as it could be read."""
+
+    arxiv_id: str | None  # canonical, version-stripped
+    raw_arxiv: str | None  # as written, e.g. "arXiv:2610.04631"
+    title: str | None
+    primary: str | None
+    secondary: tuple[str, ...]
+    created: date | None
+    votes: int | None
+    tldr: str | None
+    warnings: tuple[str, ...] = ()
+
+
+# Placeholders people write for "no category".
+_EMPTY_CATEGORY = frozenset({"", "-", "—", "–", "n/a", "na", "none", "null", "无", "~"})
+_CATEGORY_SEPARATORS = re.compile(r"[,，、;；/|]")
+_DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
+# `**TL;DR**`, `**TL;DR:**`, `TL;DR:`, `TLDR：` at the start of a line, rest of line kept.
+_TLDR_INLINE = re.compile(
+    r"^\s*(?:\*\*|__)?\s*TL;?DR\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I
+)
+_TLDR_HEADING = re.compile(r"^\s*#{1,6}\s*TL;?DR\b.*$", re.I)
+_HEADING = re.compile(r"^\s*#{1,6}\s")
+
+
+def normalize_category(value: str) -> str | None:
+    """Lower-case and strip a category; None for empty placeholders such as `—`."""
+    cleaned = value.strip().strip("`*\"'").strip().lower()
+    return None if cleaned in _EMPTY_CATEGORY else cleaned
+
+
+def split_categories(value: FrontMatterValue | None) -> tuple[str, ...]:
+    """Categories from a list or a separated string, normalised, empties dropped, order kept."""
+    if value is None:
+        return ()
+    parts = value if isinstance(value, list) else _CATEGORY_SEPARATORS.split(value)
+    out: list[str] = []
+    for part in parts:
+        for piece in _CATEGORY_SEPARATORS.split(part):
+            cat = normalize_category(piece)
+            if cat is not None and cat not in out:
+                out.append(cat)
+    return tuple(out)
+
+
+def _as_text(value: FrontMatterValue | None) -> str | None:
+    if value is None:
+        return None
+    text = ", ".join(value) if isinstance(value, list) else value
+    return text.strip() or None
+
+
+def _parse_date(value: str | None, warnings: list[str], field: str) -> date | None:
+    if value is None:
+        return None
+    m = _DATE.search(value)
+    if m:
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            pass
+    warnings.append(f"{field}: not a date: {value!r}")
+    return None
+
+
+def _parse_votes(value: str | None, warnings: list[str]) -> int | None:
+    if value is None:
+        return None
+    m = re.search(r"\d[\d,]*", value)
+    if m is None:
+        warnings.append(f"votes: not a number: {value!r}")
+        return None
+    return int(m.group(0).replace(",", ""))
+
+
+def _id_from_field(value: str, warnings: list[str]) -> str | None:
+    valid = [m for m in find_ids(value) if m.canonical]
+    if valid:
+        return valid[0].canonical
+    parsed = canonicalize(value.strip().strip("`"))
+    if parsed:
+        return parsed[0]
+    warnings.append(f"arxiv: not a valid arXiv id: {value!r}")
+    return None
+
+
+def _paragraph(lines: list[str], start: int) -> str | None:
+    """The paragraph beginning at the first non-blank line at or after `start`."""
+    i = start
+    while i < len(lines) and not lines[i].strip():
+        i += 1
+    collected: list[str] = []
+    while i < len(lines) and lines[i].strip() and not _HEADING.match(lines[i]):
+        collected.append(lines[i].strip())
+        i += 1
+    return " ".join(collected) or None
+
+
+def extract_tldr(body: str) -> str | None:
+    """TL;DR paragraph of a card body, or its first paragraph when no TL;DR marker exists."""
+    lines = body.split("\n")
+    for i, line in enumerate(lines):
+        if _TLDR_HEADING.match(line):
+            return _paragraph(lines, i + 1)
+        m = _TLDR_INLINE.match(line)
+        if m:
+            rest = m.group("rest").strip()
+            if not rest:
+                return _paragraph(lines, i + 1)
+            tail = _paragraph(lines, i + 1) if i + 1 < len(lines) and lines[i + 1].strip() else None
+            return f"{rest} {tail}" if tail else rest
+    for i, line in enumerate(lines):
+        if line.strip() and not _HEADING.match(line):
+            return _paragraph(lines, i)
+    return None
+
+
+def parse_card(text: str) -> ParsedCard:
+    """Parse a paper card; raise ParseError only when it has neither front matter nor any arXiv id."""
+    fields, body = split_front_matter(text)
+    warnings: list[str] = []
+
+    raw_arxiv = _as_text(fields.get("arxiv") or fields.get("arxiv_id"))
+    arxiv_id = _id_from_field(raw_arxiv, warnings) if raw_arxiv else None
+    if arxiv_id is None:
+        body_ids = [m for m in find_ids(body) if m.canonical]
+        if body_ids:
+            raw_arxiv, arxiv_id = body_ids[0].raw, body_ids[0].canonical
+            if fields:
+                warnings.append(f"arxiv: taken from the body ({raw_arxiv})")
+        elif not fields:
+            raise ParseError("not a paper card: no front matter and no arXiv id")
+        else:
+            warnings.append("arxiv: no valid arXiv id in front matter or body")
+
+    title = _as_text(fields.get("title"))
+    if title is None:
+        heading = re.search(r"^#\s+(.+)$", body, re.M)
+        title = heading.group(1).strip() if heading else None
+        if title is None:
+            warnings.append("title: missing")
+
+    primary_raw = _as_text(fields.get("primary"))
+    primary = normalize_category(primary_raw) if primary_raw is not None else None
+    if primary is None:
+        warnings.append("primary: missing")
+
+    created = _parse_date(_as_text(fields.get("created")), warnings, "created")
+    if "created" not in fields:
+        warnings.append("created: missing")
+
+    return ParsedCard(
+        arxiv_id=arxiv_id,
+        raw_arxiv=raw_arxiv,
+        title=title,
+        primary=primary,
+        secondary=split_categories(fields.get("secondary")),
+        created=created,
+        votes=_parse_votes(_as_text(fields.get("votes")), warnings),
+        tldr=extract_tldr(body),
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,1 @@
+"""Ingestion: workspace files to source, item and mention rows."""

@@ -1,0 +1,80 @@
+"""Turn parsed notes, cards and queue snapshots into uniform items with their mentions."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from predigest.arxiv_ids import find_ids
+from predigest.windows import local_midnight
+from tasks.cards.parse import ParsedCard
+from tasks.inbox.notes import parse_note
+from tasks.queue.parse import QueueRow, QueueSnapshot
+
+
+@dataclass(frozen=True)
+class ExtractedMention:
+    raw: str
+    canonical: str | None
+    version: int | None
+    malformed: bool
+    context: str
+
+
+@dataclass(frozen=True)
+class ExtractedItem:
+    label: str | None
+    heading: str
+    title: str | None
+    text: str
+    key_points: list[Any] = field(default_factory=list)
+    numbers: list[Any] = field(default_factory=list)
+    hedges: list[Any] = field(default_factory=list)
+    links: list[Any] = field(default_factory=list)
+    mentions: list[ExtractedMention] = field(default_factory=list)
+    observed_at: dt.datetime | None = None
+    queue_row: QueueRow | None = None
+
+
+def note_items(text: str) -> Iterator[ExtractedItem]:
+    """One item per entry of a note, in order."""
+    note = parse_note(text)
+    for entry in note.entries:
+        yield ExtractedItem(
+            label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
+            key_points=list(entry.key_points), numbers=list(entry.numbers), hedges=list(entry.hedges),
+            links=list(entry.links),
+            mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
+        )
+
+
+def card_items(card: ParsedCard, timezone: str) -> Iterator[ExtractedItem]:
+    """A card is one item naming its paper; it counts on its created day."""
+    body = "\n".join(x for x in (card.title, card.tldr) if x)
+    mentions = []
+    if card.arxiv_id:
+        mentions.append(ExtractedMention(card.raw_arxiv or card.arxiv_id, card.arxiv_id, None, False, body))
+    mentions += [
+        ExtractedMention(m.raw, m.canonical, m.version, True, body) for m in find_ids(body) if m.malformed
+    ]
+    yield ExtractedItem(
+        label=None, heading=card.title or (card.arxiv_id or "paper card"), title=card.title, text=card.tldr or "",
+        mentions=mentions, observed_at=local_midnight(card.created, timezone) if card.created else None,
+    )
+
+
+def queue_items(snapshots: list[QueueSnapshot]) -> Iterator[ExtractedItem]:
+    """One item per queue row, timed at its snapshot."""
+    for snapshot in sorted(snapshots, key=lambda s: s.at):
+        for row in snapshot.rows:
+            mentions = []
+            if row.arxiv_id:
+                mentions.append(ExtractedMention(row.raw_id, row.arxiv_id, None, False, row.line))
+            elif row.raw_id.strip():
+                mentions.append(ExtractedMention(row.raw_id, None, None, True, row.line))
+            yield ExtractedItem(
+                label=f"#{row.rank}" if row.rank is not None else None, heading=snapshot.heading,
+                title=row.title, text=row.line, mentions=mentions, observed_at=snapshot.at, queue_row=row,
+            )

@@ -1,0 +1,1 @@
+"""Judgment stages: topic relevance, dedup against anchors, density."""

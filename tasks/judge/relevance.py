@@ -1,0 +1,120 @@
+"""Topic relevance of a mention, read from the text around it and from declared categories.
+
+A mention's context is its table row or its entry. Each context gets one verdict:
+- excluded: the source says the paper is not for this topic ("不进 inference", "归属：agents",
+  "rag，不收", "…无关");
+- adjacent: the source registers it as an adjacency (邻接 / adjacent) to the topic;
+- relevant: the context uses the topic's vocabulary;
+- none: nothing ties it to the topic.
+A paper is relevant if any context is relevant (or a card/queue row lists the topic as a
+category), else adjacent if any context is adjacent, else off-topic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+
+from predigest.topics import Topic
+
+
+class Verdict(StrEnum):
+    RELEVANT = "relevant"
+    ADJACENT = "adjacent"
+    EXCLUDED = "excluded"
+    NONE = "none"
+
+
+# Statements that a paper is left out of whatever the note is collecting.
+_GENERIC_EXCLUSION = re.compile(r"不收|不进(?!一步)|无关|不相关|unrelated|not relevant|out of scope|skip(?:ped)?\b", re.I)
+_ADJACENCY = re.compile(r"邻接|adjacen(?:t|cy)", re.I)
+# "归属：agents", "归 agents", "转 rag 线", "主题 rag", "topic: rag": the owner a source declares.
+_OWNER = re.compile(r"(?:归属|归|转|主题|主分类|topic|belongs to)\s*[:：]?\s*([A-Za-z][\w-]*)", re.I)
+
+
+@dataclass(frozen=True)
+class ContextVerdict:
+    verdict: Verdict
+    hits: tuple[str, ...] = ()
+    reason: str = ""
+
+
+def _term_pattern(term: str) -> str:
+    escaped = re.escape(term).replace(r"\ ", r"\s*")
+    if term.isascii() and term[:1].isalnum() and term[-1:].isalnum():
+        return rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+    return escaped
+
+
+@lru_cache(maxsize=256)
+def _compiled(terms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
+    return [(term, re.compile(_term_pattern(term), re.I)) for term in terms if term.strip()]
+
+
+def _negated_topic(text: str, names: Sequence[str]) -> bool:
+    for name in names:
+        escaped = re.escape(name)
+        if re.search(rf"(?:不进|不收|不归|非|无|不属于|不是|not|no)\s*{escaped}(?![\w-])", text, re.I):
+            return True
+        if re.search(rf"(?<![\w-]){escaped}\s*(?:不收|不进|无关|不相关)", text, re.I):
+            return True
+    return False
+
+
+def declared_owners(text: str, known_topics: Iterable[str]) -> set[str]:
+    """Topics a source declares as a paper's owner in `text` (only names of known topics count)."""
+    known = {t.lower() for t in known_topics}
+    return {m.group(1).lower() for m in _OWNER.finditer(text) if m.group(1).lower() in known}
+
+
+def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> ContextVerdict:
+    """The verdict of one context (a table row or an entry) for `topic`."""
+    names = topic.names
+    if _negated_topic(text, names):
+        return ContextVerdict(Verdict.EXCLUDED, reason=f"标注不属于 {topic.name}")
+    owners = declared_owners(text, known_topics)
+    own = {n.lower() for n in names}
+    if owners and not owners & own:
+        return ContextVerdict(Verdict.EXCLUDED, reason="归属 " + "/".join(sorted(owners)))
+    if _GENERIC_EXCLUSION.search(text) and not owners & own:
+        return ContextVerdict(Verdict.EXCLUDED, reason="来源标注不收")
+    hits = tuple(term for term, pattern in _compiled(tuple(dict.fromkeys((*names, *topic.terms)))) if pattern.search(text))
+    if _ADJACENCY.search(text) and (hits or owners & own):
+        return ContextVerdict(Verdict.ADJACENT, hits, reason="来源登记为邻接")
+    if hits:
+        return ContextVerdict(Verdict.RELEVANT, hits)
+    return ContextVerdict(Verdict.NONE)
+
+
+@dataclass(frozen=True)
+class CategoryEvidence:
+    """Categories a card or queue row declares for a paper."""
+
+    primary: str | None
+    secondary: tuple[str, ...] = ()
+    origin: str = ""
+
+
+def judge_paper(
+    contexts: Sequence[ContextVerdict], categories: Sequence[CategoryEvidence], topic: Topic
+) -> tuple[Verdict, str]:
+    """Combine every context and declared category of one paper into its verdict and a reason."""
+    own = {n.lower() for n in topic.names}
+    if any((c.primary or "").lower() in own for c in categories):
+        return Verdict.RELEVANT, "主分类"
+    if any(v.verdict is Verdict.RELEVANT for v in contexts):
+        return Verdict.RELEVANT, "正文相关"
+    if any(own & {s.lower() for s in c.secondary} for c in categories):
+        return Verdict.RELEVANT, "副分类"
+    if any(v.verdict is Verdict.ADJACENT for v in contexts):
+        return Verdict.ADJACENT, "邻接"
+    primaries = sorted({c.primary for c in categories if c.primary})
+    excluded = [v.reason for v in contexts if v.verdict is Verdict.EXCLUDED]
+    if primaries:
+        return Verdict.NONE, "主分类 " + "/".join(primaries)
+    if excluded:
+        return Verdict.NONE, excluded[0]
+    return Verdict.NONE, "未涉及本主题"

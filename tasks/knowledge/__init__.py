@@ -1,0 +1,1 @@
+"""Knowledge document: parse header, change log, sections, anchors and references."""

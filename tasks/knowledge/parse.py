@@ -1,0 +1,368 @@
+"""Parse a topic's living knowledge document (`organized/knowledge/<topic>.md`).
+
+Contract: `parse_knowledge(text, tz)` reads the header line (`version · updated · citations`,
+fields also separated by `|` , `,` or `;`), the change-log table (columns found by name:
+午间更新/update, 合入内容/summary, 引用数/citations, e.g. `459 → 471` or `448`), every heading as
+a `Section`, and one `ParsedAnchor` per valid arXiv id per entry. A body entry is a bullet
+(or plain paragraph) outside `## References`; it carries its own `[anchored YYYY-MM-DD]`
+date (a nested bullet without one inherits its parent's). An entry naming ids without any
+date yields anchors with `anchored_on=None` plus a warning; such ids count as not anchored.
+Entries under the heading line `## References` (only a line *starting* with it: the same text
+inside header prose is not the heading) are reference-only, dated by `(cited YYYY-MM-DD)`.
+Tables, block quotes and fenced code never produce anchors. Times are wall clock in `tz`,
+returned as aware UTC. Malformed ids are ignored for anchors and listed in `warnings`.
+It never raises on drift; `ParseError` only for non-empty text with no header, no numbered
+section, no change log and no anchor at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, date, datetime
+from typing import Literal
+from zoneinfo import ZoneInfo
+
+from predigest.arxiv_ids import find_ids
+from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
+from tasks.queue.parse import split_table_row
+
+
+@dataclass(frozen=True)
+class ChangelogRow:
+    """One row of the noon-update change log."""
+
+    at: datetime  # aware, UTC
+    summary: str
+    citations_before: int | None
+    citations_after: int | None  # a lone number (`448`) is the count after the update
+
+
+@dataclass(frozen=True)
+class Section:
+    """One heading and the text up to the next heading of any level."""
+
+    number: str  # "§1.1", or "" for unnumbered headings
+    title: str
+    heading: str  # heading text without the hashes
+    level: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedAnchor:
+    """One id named by one entry of the document."""
+
+    arxiv_id: str
+    raw: str
+    section: str  # e.g. "§1.1 框架格局 › Router 选型安全审查（子节，2026-10-08 新开）" or "References"
+    anchored_on: date | None
+    cited_on: date | None
+    reference_only: bool
+    entry: str
+
+
+@dataclass(frozen=True)
+class ParsedKnowledge:
+    """Everything read from a knowledge document."""
+
+    title: str | None
+    version: str | None
+    updated_at: datetime | None  # aware, UTC
+    citations: int | None
+    changelog: tuple[ChangelogRow, ...]  # newest first
+    sections: tuple[Section, ...]
+    anchors: tuple[ParsedAnchor, ...]  # document order
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AnchorStatus:
+    """Where an id stood in the document on a given day."""
+
+    status: Literal["anchored", "reference_list_only"]
+    anchored_on: date | None
+    cited_on: date | None
+    sections: tuple[str, ...]  # body sections anchoring it by that day, document order
+
+
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
+_REFERENCES = re.compile(r"^(references|reference list|参考文献|引用列表)\b", re.I)
+_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_ANCHORED = re.compile(r"[\[【(（]\s*anchored\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[\]】)）]", re.I)
+_CITED = re.compile(r"[(（]\s*cited\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[)）]", re.I)
+_DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
+_HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
+_HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")
+_ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
+_CL_COLUMNS = {
+    "at": {"午间更新", "更新", "更新时间", "日期", "时间", "date", "time", "update", "updated", "when"},
+    "summary": {"合入内容", "内容", "摘要", "summary", "changes", "change", "what"},
+    "citations": {"引用数", "引用", "citations", "citation", "cites"},
+}
+
+
+def _to_date(y: str, m: str, d: str) -> date | None:
+    try:
+        return date(int(y), int(m), int(d))
+    except ValueError:
+        return None
+
+
+def _local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
+    m = _DATETIME.search(value)
+    if m is None:
+        return None
+    y, mo, d, hh, mm = m.groups()
+    try:
+        local = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), tzinfo=tz)
+    except ValueError:
+        return None
+    return local.astimezone(UTC)
+
+
+def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[date]:
+    out: list[date] = []
+    for m in pattern.finditer(text):
+        parsed = _to_date(*m.group(1).split("-"))
+        if parsed is None:
+            warnings.append(f"invalid date {m.group(0)!r} in: {text}")
+        else:
+            out.append(parsed)
+    return out
+
+
+def _int(text: str) -> int | None:
+    m = re.search(r"\d[\d,]*", text)
+    return int(m.group(0).replace(",", "")) if m else None
+
+
+@dataclass
+class _Entry:
+    lines: list[str]
+    section: str
+    in_refs: bool
+    parent: int | None  # index of the enclosing bullet entry, for date inheritance
+
+
+def _section_label(stack: list[tuple[int, str, str]]) -> str:
+    """Deepest numbered heading plus any unnumbered headings below it, joined by ' › '."""
+    numbered = [i for i, (_, number, _) in enumerate(stack) if number]
+    start = numbered[-1] if numbered else 0
+    parts = [f"{n} {t}".strip() for _, n, t in stack[start:]]
+    return " › ".join(p for p in parts if p)
+
+
+@dataclass
+class _Header:
+    seen: bool = False
+    version: str | None = None
+    updated_at: datetime | None = None
+    citations: int | None = None
+
+
+def _parse_header(line: str, tz: ZoneInfo, out: _Header, warnings: list[str]) -> None:
+    for field in _HEADER_SPLIT.split(line.strip().strip("*`>").strip()):
+        m = re.match(r"\s*([^:：]+?)\s*[:：]\s*(.*)$", field)
+        if m is None:
+            continue
+        key, value = m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")
+        if key == "version":
+            out.version = value or None
+        elif key == "updated":
+            out.updated_at = _local_to_utc(value, tz)
+            if out.updated_at is None:
+                warnings.append(f"header: unreadable updated time {value!r}")
+        elif key == "citations":
+            out.citations = _int(value)
+            if out.citations is None:
+                warnings.append(f"header: unreadable citation count {value!r}")
+        else:
+            continue
+        out.seen = True
+
+
+def _parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
+    if len(table) < 2 or not re.fullmatch(r"[\s|:\-]+", table[1]):
+        return []
+    headers = [re.sub(r"[\s*`]", "", h).lower() for h in split_table_row(table[0])]
+    cols = {
+        key: next((i for i, h in enumerate(headers) if h in names), None)
+        for key, names in _CL_COLUMNS.items()
+    }
+    if cols["at"] is None or (cols["summary"] is None and cols["citations"] is None):
+        return []  # not the change log (e.g. the §0 numbering map)
+    rows: list[ChangelogRow] = []
+    for line in table[2:]:
+        cells = split_table_row(line)
+
+        def cell(key: str, cells: list[str] = cells) -> str:
+            idx = cols[key]
+            return cells[idx] if idx is not None and idx < len(cells) else ""
+
+        at = _local_to_utc(cell("at"), tz)
+        if at is None:
+            warnings.append(f"change log: unreadable time in row: {line.strip()}")
+            continue
+        sides = _ARROW.split(cell("citations"), maxsplit=1)
+        before, after = (_int(sides[0]), _int(sides[1])) if len(sides) == 2 else (None, _int(sides[0]))
+        rows.append(ChangelogRow(at, cell("summary"), before, after))
+    return rows
+
+
+def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, ...]:
+    """One anchor per valid id per entry, dated by the entry's own (or inherited) date."""
+    anchors: list[ParsedAnchor] = []
+    own_dates: list[date | None] = []
+    for entry in entries:
+        body = " ".join(entry.lines)
+        found = find_ids(body)
+        for bad in (m for m in found if m.canonical is None):
+            warnings.append(f"malformed arXiv id {bad.raw!r} in {entry.section or 'preamble'}: {body}")
+        ids: dict[str, str] = {}  # canonical -> first raw form, in document order
+        for m in found:
+            if m.canonical:
+                ids.setdefault(m.canonical, m.raw)
+        anchored = cited = None
+        if entry.in_refs:
+            cited = min(_dates(_CITED, body, warnings), default=None)
+            if ids and cited is None:
+                warnings.append(f"reference without a (cited date): {body}")
+        else:
+            anchored = min(_dates(_ANCHORED, body, warnings), default=None)
+            if anchored is None and entry.parent is not None:
+                anchored = own_dates[entry.parent]  # nested detail bullets belong to their parent entry
+            if ids and anchored is None:
+                warnings.append(f"entry names ids without an [anchored date] in {entry.section}: {body}")
+        own_dates.append(anchored)
+        for arxiv_id, raw in ids.items():
+            anchors.append(ParsedAnchor(arxiv_id, raw, entry.section, anchored, cited, entry.in_refs, body))
+    return tuple(anchors)
+
+
+def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
+    """Parse a knowledge document; see the module docstring for the rules."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    warnings: list[str] = []
+    header = _Header()
+    title: str | None = None
+    raw_sections: list[tuple[str, str, str, int, list[str]]] = []
+    stack: list[tuple[int, str, str]] = []
+    tables: list[list[str]] = []
+    entries: list[_Entry] = []
+    open_bullets: list[tuple[int, int]] = []  # (indent, entry index) of bullets that may still nest
+    current: _Entry | None = None
+    ref_level: int | None = None
+    in_fence = False
+    prev_table = False
+
+    for line in lines:
+        heading = None if in_fence else _HEADING.match(line)
+        if heading is None and raw_sections:
+            raw_sections[-1][4].append(line)
+        if _FENCE.match(line):
+            in_fence, current = not in_fence, None
+            continue
+        is_table = line.lstrip().startswith("|") and not in_fence
+        if is_table and prev_table:
+            tables[-1].append(line)
+        elif is_table:
+            tables.append([line])
+        prev_table = is_table
+        if in_fence or is_table:
+            current = None
+            continue
+        if heading:
+            level, heading_text = len(heading.group(1)), heading.group(2)
+            num = _NUMBER.match(heading_text)
+            number, sec_title = (
+                (re.sub(r"\s+", "", num.group(1)), num.group(2)) if num else ("", heading_text)
+            )
+            raw_sections.append((number, sec_title, heading_text, level, []))
+            title = heading_text if title is None and level == 1 else title
+            if ref_level is not None and level <= ref_level:
+                ref_level = None
+            if ref_level is None and _REFERENCES.match(heading_text):
+                ref_level = level
+            stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
+            current, open_bullets = None, []
+            continue
+        if not line.strip() or line.lstrip().startswith(">") or _RULE.match(line):
+            current = None
+            continue
+        if not header.seen and _HEADER_KEY.search(line) and not _BULLET.match(line):
+            _parse_header(line, tz, header, warnings)
+            current = None
+            continue
+        bullet = _BULLET.match(line)
+        label = "References" if ref_level is not None else _section_label(stack)
+        if bullet:
+            indent = len(bullet.group(1).expandtabs(4))
+            open_bullets = [(i, e) for i, e in open_bullets if i < indent]
+            parent = open_bullets[-1][1] if open_bullets else None
+            current = _Entry([bullet.group(2)], label, ref_level is not None, parent)
+            entries.append(current)
+            open_bullets.append((indent, len(entries) - 1))
+        elif current is not None:
+            current.lines.append(line.strip())  # continuation of the bullet or paragraph
+        else:
+            current = _Entry([line.strip()], label, ref_level is not None, None)
+            entries.append(current)
+            open_bullets = []
+
+    anchors = _anchors(entries, warnings)
+    changelog = [row for table in tables for row in _parse_changelog(table, tz, warnings)]
+    changelog.sort(key=lambda r: r.at, reverse=True)
+    sections = tuple(Section(n, t, h, lv, "\n".join(body).strip()) for n, t, h, lv, body in raw_sections)
+    if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):
+        raise ParseError("not a knowledge document: no header, numbered section, change log or anchor")
+    if not text.strip():
+        warnings.append("empty document")
+    return ParsedKnowledge(
+        title=title,
+        version=header.version,
+        updated_at=header.updated_at,
+        citations=header.citations,
+        changelog=tuple(changelog),
+        sections=sections,
+        anchors=anchors,
+        warnings=tuple(warnings),
+    )
+
+
+def anchors_as_of(parsed: ParsedKnowledge, day: date) -> dict[str, AnchorStatus]:
+    """Status of every id the document anchors (or only cites) on or before `day`."""
+    out: dict[str, AnchorStatus] = {}
+    for a in parsed.anchors:
+        if a.reference_only or a.anchored_on is None or a.anchored_on > day:
+            continue
+        prev = out.get(a.arxiv_id)
+        if prev is None:
+            out[a.arxiv_id] = AnchorStatus("anchored", a.anchored_on, None, (a.section,))
+        elif prev.anchored_on is not None:
+            sections = prev.sections if a.section in prev.sections else (*prev.sections, a.section)
+            out[a.arxiv_id] = replace(
+                prev, anchored_on=min(prev.anchored_on, a.anchored_on), sections=sections
+            )
+    cited: dict[str, date] = {}
+    for a in parsed.anchors:
+        if a.reference_only and a.cited_on is not None and a.cited_on <= day:
+            cited[a.arxiv_id] = min(a.cited_on, cited.get(a.arxiv_id, a.cited_on))
+    for arxiv_id, cited_on in cited.items():
+        prev = out.get(arxiv_id)
+        out[arxiv_id] = (
+            replace(prev, cited_on=cited_on)
+            if prev
+            else AnchorStatus("reference_list_only", None, cited_on, ())
+        )
+    return out
+
+
+def changelog_as_of(parsed: ParsedKnowledge, when: datetime) -> ChangelogRow | None:
+    """The newest change-log row at or before `when` (which must be timezone-aware)."""
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise ValueError("changelog_as_of needs an aware datetime")
+    return max((r for r in parsed.changelog if r.at <= when), key=lambda r: r.at, default=None)

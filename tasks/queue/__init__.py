@@ -1,0 +1,1 @@
+"""Work queue: parse the dated Top-15 snapshots."""

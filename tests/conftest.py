@@ -1,0 +1,187 @@
+"""Shared pytest fixtures. Sections: import path, database; add new sections below, one per concern.
+
+Database tests run against real PostgreSQL only. With `PREDIGEST_TEST_DATABASE_URL` set (CI), each
+test session creates uniquely named databases on that server; otherwise it starts a throwaway
+embedded server (pgserver) in a short temp dir. Either way the databases are dropped at the end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+# --- import path ---------------------------------------------------------------------------------
+# The top-level packages (db, predigest, flows, tasks) import without installing the project;
+# `pythonpath = ["."]` under [tool.pytest.ini_options] would make this unnecessary.
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import Engine, text  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+from db.engine import make_engine, normalise_url, upgrade_database  # noqa: E402
+from db.models import Base  # noqa: E402
+from predigest.settings import Settings  # noqa: E402
+
+# --- database ------------------------------------------------------------------------------------
+
+TEST_DATABASE_URL_VAR = "PREDIGEST_TEST_DATABASE_URL"
+
+
+def _psycopg_conninfo(url: str) -> str:
+    """Turn a SQLAlchemy URL back into a libpq URL that psycopg.connect accepts."""
+    _, _, rest = normalise_url(url).partition("://")
+    return f"postgresql://{rest}"
+
+
+def _with_database(url: str, name: str) -> str:
+    """Return `url` (any accepted form) pointing at database `name`, with the psycopg driver."""
+    from sqlalchemy import make_url
+
+    return make_url(normalise_url(url)).set(database=name).render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def pg_admin_url() -> Iterator[str]:
+    """A URL to an existing database on the test server, used only to create and drop databases."""
+    configured = os.environ.get(TEST_DATABASE_URL_VAR)
+    if configured:
+        yield normalise_url(configured)
+        return
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on import
+        import pgserver
+    # Short path: the server's unix socket lives in its data dir (sun_path is ~107 bytes).
+    pgdata = Path(tempfile.mkdtemp(prefix="pdg", dir="/tmp" if Path("/tmp").is_dir() else None))
+    server = pgserver.get_server(pgdata, cleanup_mode="delete")
+    try:
+        yield normalise_url(server.get_uri())
+    finally:
+        server.cleanup()
+        shutil.rmtree(pgdata, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def database_factory(pg_admin_url: str) -> Iterator[Callable[[str], str]]:
+    """Create fresh, empty, uniquely named databases (`prefix` names their purpose); dropped at session end."""
+    import psycopg
+    from psycopg import sql
+
+    created: list[str] = []
+
+    def create(prefix: str = "predigest_test") -> str:
+        name = f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(_psycopg_conninfo(pg_admin_url), autocommit=True) as conn:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        created.append(name)
+        return _with_database(pg_admin_url, name)
+
+    yield create
+    with psycopg.connect(_psycopg_conninfo(pg_admin_url), autocommit=True) as conn:
+        for name in created:
+            # FORCE: a leaked connection (e.g. a failed test's engine) must not keep the database alive.
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def database_url(database_factory: Callable[[str], str]) -> str:
+    """The session's database, migrated to head once; a `postgresql+psycopg://` URL."""
+    url = database_factory("predigest_test")
+    engine = make_engine(url, pool_size=1)
+    try:
+        upgrade_database(engine)
+    finally:
+        engine.dispose()
+    return url
+
+
+@pytest.fixture(scope="session")
+def engine(database_url: str) -> Iterator[Engine]:
+    """A session-wide engine on the migrated test database."""
+    engine = make_engine(database_url)
+    yield engine
+    engine.dispose()
+
+
+@pytest.fixture
+def clean_db(engine: Engine) -> Engine:
+    """Empty every table (ids restart at 1) before the test; returns the engine for convenience."""
+    tables = ", ".join(f'"{table.name}"' for table in Base.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE TABLE {tables} RESTART IDENTITY CASCADE"))
+    return engine
+
+
+@pytest.fixture
+def db_session(engine: Engine) -> Iterator[Session]:
+    """A Session on the test database; uncommitted work is rolled back afterwards (use clean_db to isolate)."""
+    with Session(engine, expire_on_commit=False) as session:
+        yield session
+        session.rollback()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """Settings for a test: a fresh home and local storage under tmp_path, on the session's database."""
+    return Settings(
+        _env_file=None,  # a developer's .env must not leak into tests
+        home=tmp_path / "home",
+        database_url=database_url,
+        storage_url=(tmp_path / "published").as_uri(),
+    )
+
+
+# --- other fixtures ------------------------------------------------------------------------------
+# Add further shared fixtures below in their own section (e.g. Prefect test harness, S3/moto).
+
+
+@pytest.fixture(scope="module")
+def module_settings(tmp_path_factory: pytest.TempPathFactory, database_url: str) -> Settings:
+    """Settings shared by one test module (for module-scoped expensive setups)."""
+    tmp = tmp_path_factory.mktemp("module")
+    return Settings(
+        _env_file=None, home=tmp / "home", database_url=database_url, storage_url=(tmp / "published").as_uri()
+    )
+
+
+# --- prefect -------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def prefect_harness() -> Iterator[None]:
+    """One ephemeral Prefect API for the whole session (it takes seconds to start)."""
+    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from prefect.testing.utilities import prefect_test_harness
+
+    with prefect_test_harness(server_startup_timeout=120):
+        yield
+
+
+# --- s3 ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def s3_bucket(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A moto-backed S3 bucket named `briefings-test`; no network."""
+    from moto import mock_aws
+
+    for var, value in {
+        "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+        "AWS_DEFAULT_REGION": "us-east-1", "AWS_SESSION_TOKEN": "testing",
+    }.items():
+        monkeypatch.setenv(var, value)
+    with mock_aws():
+        import boto3
+
+        boto3.client("s3", region_name="us-east-1").create_bucket(Bucket="briefings-test")
+        yield "briefings-test"

@@ -1,0 +1,46 @@
+"""Helpers shared by tests: where the sample workspace and expectations live, and a direct pipeline run."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, text
+
+from db.models import Base
+from predigest.settings import Settings
+from tasks import run
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"
+FIXTURES = ROOT / "tests" / "fixtures"
+EXPECTED = FIXTURES / "expected"
+
+
+def truncate_all(engine: Engine) -> None:
+    """Empty every table, restarting ids."""
+    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+    with engine.begin() as conn:
+        conn.execute(text(f"TRUNCATE TABLE {tables} RESTART IDENTITY CASCADE"))
+
+
+def expected(day: str) -> dict[str, Any]:
+    return json.loads((EXPECTED / f"{day}.json").read_text(encoding="utf-8"))
+
+
+def ingest_all(settings: Settings, workspace: Path) -> run.WorkspaceRef:
+    """Run the ingest stages directly, without Prefect."""
+    ref = run.register_workspace(settings, workspace)
+    for wf in run.find_changed_files(settings, ref):
+        run.ingest_one(settings, ref, wf)
+    return ref
+
+
+def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date) -> dict[str, Any]:
+    """Ingest and render one briefing's JSON twin directly."""
+    ref = ingest_all(settings, workspace)
+    (topic_cfg,) = run.topics_for(settings, workspace, [topic])
+    _, json_text = run.render_briefing(settings, ref, topic_cfg, run.window_of(topic_cfg, day))
+    return json.loads(json_text)
