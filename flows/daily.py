@@ -22,7 +22,7 @@ def _today(timezone: str) -> dt.date:
     name="daily-briefing",
     flow_run_name="daily-briefing {date}",
     # Bounded below the DB pool: each ingest task holds one connection.
-    task_runner=ThreadPoolTaskRunner(max_workers=get_settings().task_concurrency),
+    task_runner=ThreadPoolTaskRunner(max_workers=get_settings().task_concurrency),  # type: ignore[arg-type]
 )
 def daily_briefing(
     date: dt.date | None = None,

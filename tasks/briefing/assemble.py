@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 
@@ -69,6 +70,24 @@ def _conclusion(source: SourceView, papers: list[Paper]) -> str:
     return "确认性 / 背景，无 arXiv 增量"
 
 
+def _knowledge_as_of(data: WindowData) -> tuple[dt.datetime | None, int | None]:
+    """Update time and citation count of the knowledge document as they stood at the cutoff.
+
+    A document updated after the cutoff still tells, through its change log, when it was last
+    updated before it and with how many citations.
+    """
+    doc = data.knowledge
+    if doc is None:
+        return None, None
+    if doc.updated_at is None or doc.updated_at <= data.window.end:
+        return doc.updated_at, doc.citations
+    earlier = [row for row in doc.changelog if dt.datetime.fromisoformat(row["at"]) <= data.window.end]
+    if not earlier:
+        return None, None
+    row = max(earlier, key=lambda r: dt.datetime.fromisoformat(r["at"]))
+    return dt.datetime.fromisoformat(row["at"]), row.get("citations_after")
+
+
 def build_content(data: WindowData, topic: Topic, known_topics: list[str]) -> BriefingContent:
     """Judge the window and return everything the renderers need, in a deterministic order."""
     papers = judge_papers(data, topic, known_topics)
@@ -78,12 +97,16 @@ def build_content(data: WindowData, topic: Topic, known_topics: list[str]) -> Br
                     _conclusion(s, papers), s.error)
         for s in data.sources
     ]
+    updated, citations = _knowledge_as_of(data)
     if data.knowledge is not None:
-        k = data.knowledge
+        doc = data.knowledge
+        day = data.window.cutoff_local.date()
+        anchored = {a.arxiv_id for a in doc.anchors if not a.reference_only and a.anchored_on and a.anchored_on <= day}
+        cited = {a.arxiv_id for a in doc.anchors if a.reference_only and a.cited_on and a.cited_on <= day} - anchored
         checks.append(SourceCheck(
-            k.path, "knowledge", k.updated_at or data.window.end, "header", "基线",
-            f"{k.version or '版本未标'}；锚定 {sum(1 for a in k.anchors if not a.reference_only)} 条，"
-            f"References {sum(1 for a in k.anchors if a.reference_only)} 条", "对照基线", None,
+            doc.path, "knowledge", updated or data.window.end, "header", "基线",
+            f"{doc.version or '版本未标'}；截至 {day.isoformat()} 锚定 arXiv {len(anchored)} 件，"
+            f"References {len(cited)} 件", "对照基线", None,
         ))
     checks.sort(key=lambda c: (KIND_ORDER.get(c.kind, 9), c.observed_at, c.path))
     net_new = sum(1 for p in papers if p.status == "net_new")
@@ -93,7 +116,7 @@ def build_content(data: WindowData, topic: Topic, known_topics: list[str]) -> Br
     return BriefingContent(
         topic=topic.name, date=data.window.date, window_start=data.window.start, cutoff=data.window.end,
         timezone=data.window.timezone, knowledge_path=k.path if k else None, knowledge_version=k.version if k else None,
-        knowledge_updated=k.updated_at if k else None, knowledge_citations=k.citations if k else None,
+        knowledge_updated=updated, knowledge_citations=citations,
         density=density_of(net_new, adjacent), sources=checks, papers=papers, verifications=verifications,
         malformed=malformed,
     )

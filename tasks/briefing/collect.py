@@ -165,6 +165,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .order_by(Source.path)
     ).all()
     for card, path in card_rows:
+        if card.arxiv_id is None:
+            continue
         data.cards.setdefault(card.arxiv_id, []).append(CardView(
             card.arxiv_id, path, card.title, card.primary_category, tuple(card.secondary or ()),
             card.created_on, card.votes,
@@ -176,6 +178,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .order_by(QueueEntry.snapshot_at, QueueEntry.rank)
     ).all()
     for arxiv_id, primary, secondary in queue_rows:
+        if arxiv_id is None:
+            continue
         data.queue_categories.setdefault(arxiv_id, []).append((primary, secondary))
     return data
 

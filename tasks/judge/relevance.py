@@ -32,7 +32,9 @@ class Verdict(StrEnum):
 _GENERIC_EXCLUSION = re.compile(r"不收|不进(?!一步)|无关|不相关|unrelated|not relevant|out of scope|skip(?:ped)?\b", re.I)
 _ADJACENCY = re.compile(r"邻接|adjacen(?:t|cy)", re.I)
 # "归属：agents", "归 agents", "转 rag 线", "主题 rag", "topic: rag": the owner a source declares.
-_OWNER = re.compile(r"(?:归属|归|转|主题|主分类|topic|belongs to)\s*[:：]?\s*([A-Za-z][\w-]*)", re.I)
+# Name boundaries are ASCII-only: Python's \w also matches CJK, and Chinese prose runs names into
+# the next word without a space ("非inference主轴", "归属：agents主线").
+_OWNER = re.compile(r"(?:归属|归|转|主题|主分类|topic|belongs to)\s*[:：]?\s*([A-Za-z][A-Za-z0-9_-]*)", re.I)
 
 
 @dataclass(frozen=True)
@@ -57,9 +59,14 @@ def _compiled(terms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
 def _negated_topic(text: str, names: Sequence[str]) -> bool:
     for name in names:
         escaped = re.escape(name)
-        if re.search(rf"(?:不进|不收|不归|非|无|不属于|不是|not|no)\s*{escaped}(?![\w-])", text, re.I):
+        # An ASCII name ends at the next ASCII letter or digit ("非inference主轴"); a Chinese name keeps
+        # the \w boundary, since "无训练方法" (training-free method) is not a statement about the topic.
+        before, after = (r"(?<![A-Za-z0-9_-])", r"(?![A-Za-z0-9_-])") if name.isascii() else (r"(?<![\w-])", r"(?![\w-])")
+        # "not"/"no" must be words of their own: "Nano inference" is not a negation.
+        negation = r"(?:不进|不收|不归|非|无|不属于|不是|(?<![A-Za-z0-9])(?:not|no)(?![A-Za-z0-9]))"
+        if re.search(rf"{negation}\s*{escaped}{after}", text, re.I):
             return True
-        if re.search(rf"(?<![\w-]){escaped}\s*(?:不收|不进|无关|不相关)", text, re.I):
+        if re.search(rf"{before}{escaped}\s*(?:不收|不进|无关|不相关)", text, re.I):
             return True
     return False
 

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.helpers import FIXTURES, truncate_all, SAMPLE_WORKSPACE, briefing_json, expected
+from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, briefing_json, expected, truncate_all
 
 DAYS = ["2026-10-07", "2026-10-09"]
 # Anchor dates as the knowledge document states them (expected/README.md §3 and §2).
