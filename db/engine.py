@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import quote
 
@@ -36,6 +36,10 @@ _SOCKET_NAME = ".s.PGSQL.5432"
 _engines: dict[str, Engine] = {}
 _embedded_urls: dict[Path, str] = {}
 _lock = threading.Lock()
+_embedded_lock = threading.Lock()
+# alembic keeps the running migration context in module globals, so one process may run only one
+# command at a time; the advisory lock then serialises processes.
+_alembic_lock = threading.Lock()
 
 
 class DatabaseError(RuntimeError):
@@ -62,10 +66,15 @@ def resolve_database_url(settings: Settings) -> str:
 
 def _embedded_url(pgdata: Path) -> str:
     """Start or reuse the pgserver instance in `pgdata`, create the predigest database, return its URL."""
-    with _lock:
-        cached = _embedded_urls.get(pgdata)
-    if cached:
-        return cached
+    # pgserver's start lock is a file lock, which threads of one process all pass; serialise them here.
+    with _embedded_lock:
+        if pgdata not in _embedded_urls:
+            _embedded_urls[pgdata] = _start_embedded(pgdata)
+        return _embedded_urls[pgdata]
+
+
+def _start_embedded(pgdata: Path) -> str:
+    """Start (or attach to) the server in `pgdata`, create the predigest database, return its URL."""
     # platformdirs warns on import when XDG_RUNTIME_DIR is unset; that is normal for services.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -86,10 +95,7 @@ def _embedded_url(pgdata: Path) -> str:
     if len(str(socket_dir / _SOCKET_NAME).encode()) > MAX_SOCKET_PATH:
         raise DatabaseError(_too_long_message(pgdata))
     _create_database(server.get_uri(), EMBEDDED_DATABASE)
-    url = f"{DRIVER}://postgres:@/{EMBEDDED_DATABASE}?host={quote(str(socket_dir), safe='/')}"
-    with _lock:
-        _embedded_urls[pgdata] = url
-    return url
+    return f"{DRIVER}://postgres:@/{EMBEDDED_DATABASE}?host={quote(str(socket_dir), safe='/')}"
 
 
 def _too_long_message(pgdata: Path) -> str:
@@ -108,10 +114,9 @@ def _create_database(admin_conninfo: str, name: str) -> None:
     with psycopg.connect(admin_conninfo, autocommit=True) as conn:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone():
             return
-        try:
+        # Another process may create it between our check and our CREATE.
+        with suppress(errors.DuplicateDatabase, errors.UniqueViolation):
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        except (errors.DuplicateDatabase, errors.UniqueViolation):
-            pass  # another process created it between our check and our CREATE
 
 
 def make_engine(url: str, pool_size: int = 8) -> Engine:
@@ -176,22 +181,23 @@ def current_revision(engine: Engine) -> str | None:
 
 def upgrade_database(engine: Engine, revision: str = "head") -> None:
     """Run `alembic upgrade`, serialised across processes so concurrent starters don't race."""
-    config = alembic_config()
-    with engine.begin() as conn:
-        # A transaction-scoped lock is released by the commit/rollback, even if we crash mid-way;
-        # a waiter then re-reads alembic_version and finds nothing left to do.
-        conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
-        config.attributes["connection"] = conn
-        command.upgrade(config, revision)
+    _run_locked(engine, lambda config: command.upgrade(config, revision))
 
 
 def downgrade_database(engine: Engine, revision: str) -> None:
     """Run `alembic downgrade` to `revision` under the same lock as upgrades."""
+    _run_locked(engine, lambda config: command.downgrade(config, revision))
+
+
+def _run_locked(engine: Engine, run: Callable[[Config], None]) -> None:
+    """Run an alembic command in one transaction that holds the migration advisory lock."""
     config = alembic_config()
-    with engine.begin() as conn:
+    with _alembic_lock, engine.begin() as conn:
+        # A transaction-scoped lock is released by the commit/rollback, even if we crash mid-way;
+        # a waiter then re-reads alembic_version and finds nothing left to do.
         conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY})
         config.attributes["connection"] = conn
-        command.downgrade(config, revision)
+        run(config)
 
 
 def ensure_schema(settings: Settings | None = None) -> Engine:

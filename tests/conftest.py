@@ -134,7 +134,7 @@ def db_session(engine: Engine) -> Iterator[Session]:
 def settings(tmp_path: Path, database_url: str) -> Settings:
     """Settings for a test: a fresh home and local storage under tmp_path, on the session's database."""
     return Settings(
-        _env_file=None,  # a developer's .env must not leak into tests
+        _env_file=None,  # type: ignore[call-arg]  # a developer's .env must not leak into tests
         home=tmp_path / "home",
         database_url=database_url,
         storage_url=(tmp_path / "published").as_uri(),

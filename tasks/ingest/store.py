@@ -63,11 +63,20 @@ def ingest_file(session: Session, workspace_id: int, wf: WorkspaceFile, timezone
     data, error = _read(wf)
     digest = hashlib.sha256(data).hexdigest()
     existing = session.execute(
-        select(Source.id, Source.error).where(
+        select(Source.id, Source.error, Source.superseded_at).where(
             Source.workspace_id == workspace_id, Source.path == wf.path, Source.sha256 == digest
         )
     ).first()
     if existing is not None:
+        if existing.superseded_at is not None:
+            # The file went back to a version stored earlier (an undone edit): that version is current again.
+            session.execute(
+                update(Source)
+                .where(Source.workspace_id == workspace_id, Source.path == wf.path, Source.id != existing.id,
+                       Source.superseded_at.is_(None))
+                .values(superseded_at=dt.datetime.now(tz=UTC))
+            )
+            session.execute(update(Source).where(Source.id == existing.id).values(superseded_at=None))
         return IngestOutcome(wf.path, existing.id, "unchanged", existing.error)
 
     tz = ZoneInfo(timezone)

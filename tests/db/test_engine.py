@@ -8,9 +8,11 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -33,6 +35,11 @@ from predigest.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _settings(**fields: Any) -> Settings:
+    """Settings from `fields` only: no `.env` file (PREDIGEST_* variables still apply)."""
+    return Settings(_env_file=None, **fields)  # type: ignore[call-arg]
+
+
 @pytest.mark.parametrize(
     ("configured", "expected"),
     [
@@ -43,7 +50,7 @@ ROOT = Path(__file__).resolve().parents[2]
     ],
 )
 def test_configured_url_is_normalised_to_psycopg3(configured: str, expected: str) -> None:
-    settings = Settings(_env_file=None, database_url=configured)
+    settings = _settings(database_url=configured)
     assert resolve_database_url(settings) == expected
 
 
@@ -116,10 +123,38 @@ def test_concurrent_upgrades_do_not_fail(database_factory: Callable[[str], str])
             engine.dispose()
 
 
+@pytest.mark.slow
+def test_concurrent_upgrades_from_separate_processes_do_not_fail(
+    database_factory: Callable[[str], str],
+) -> None:
+    # Threads in one process are serialised in-process; only processes exercise the advisory lock.
+    url = database_factory("predigest_race_procs")
+    start_at = time.time() + 3  # after every interpreter has imported, so the upgrades overlap
+    code = (
+        "import sys, time; from db.engine import make_engine, upgrade_database; "
+        "e = make_engine(sys.argv[1], pool_size=1); "
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time())); upgrade_database(e)"
+    )
+    env = os.environ | {"PYTHONPATH": str(ROOT)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, url, str(start_at)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        for _ in range(3)
+    ]
+    failures = [err for proc in procs if (err := proc.communicate(timeout=120)[1]) and proc.returncode]
+    assert failures == []
+    engine = make_engine(url, pool_size=1)
+    try:
+        assert current_revision(engine) == head_revision()
+    finally:
+        engine.dispose()
+
+
 def test_ensure_schema_migrates_a_fresh_database_and_caches_the_engine(
     database_factory: Callable[[str], str], tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, home=tmp_path, database_url=database_factory("predigest_ensure"))
+    settings = _settings(home=tmp_path, database_url=database_factory("predigest_ensure"))
     engine = ensure_schema(settings)
     try:
         assert current_revision(engine) == head_revision()
@@ -132,7 +167,7 @@ def test_ensure_schema_migrates_a_fresh_database_and_caches_the_engine(
 def test_ensure_schema_refuses_an_unknown_revision(
     database_factory: Callable[[str], str], tmp_path: Path
 ) -> None:
-    settings = Settings(_env_file=None, home=tmp_path, database_url=database_factory("predigest_newer"))
+    settings = _settings(home=tmp_path, database_url=database_factory("predigest_newer"))
     engine = get_engine(settings)
     try:
         upgrade_database(engine)
@@ -163,4 +198,6 @@ def test_clean_db_empties_tables_and_restarts_ids(clean_db: Engine) -> None:
         assert workspace.id == 1
     with clean_db.connect() as conn:
         for table in Base.metadata.sorted_tables:
-            assert conn.scalar(select(func.count()).select_from(table)) == (1 if table.name == "workspaces" else 0)
+            assert conn.scalar(select(func.count()).select_from(table)) == (
+                1 if table.name == "workspaces" else 0
+            )

@@ -1,0 +1,159 @@
+"""Contract of dedup against the knowledge document and of day density.
+
+`anchor_status_as_of(anchors, day)`:
+- an id with a body entry dated on or before `day` is already_anchored, with the earliest such
+  date and every section that anchors it by then;
+- an id cited in References by `day` and anchored nowhere in the body by then is
+  reference_list_only, with its earliest cited date;
+- anything dated after `day` does not exist yet: an id anchored only later is absent, and an id
+  cited early and anchored later is reference_list_only before the anchor and already_anchored
+  from the anchor's day on.
+`density_of(net_new, adjacent, engineering)`: score = net_new + 0.5 × engineering; >= 5 high,
+>= 3 medium, >= 1 medium-low, else low; adjacent items never count.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from tasks.briefing.collect import AnchorView
+from tasks.judge.dedup import anchor_status_as_of
+from tasks.judge.density import DensityRule, density_of
+
+D = dt.date
+
+
+def body(arxiv_id: str, section: str | None, anchored_on: dt.date | None) -> AnchorView:
+    return AnchorView(arxiv_id, section, anchored_on, None, False, f"**entry** arXiv:{arxiv_id}")
+
+
+def cited(arxiv_id: str, cited_on: dt.date | None) -> AnchorView:
+    return AnchorView(arxiv_id, "References", None, cited_on, True, f"arXiv:{arxiv_id} (cited)")
+
+
+# --- anchor_status_as_of ---------------------------------------------------------------------------
+
+
+def test_anchored_on_or_before_the_day_with_earliest_date_and_all_sections() -> None:
+    anchors = (
+        body("2610.04646", "§1.11", D(2026, 10, 8)),
+        body("2610.04646", "§2.2", D(2026, 10, 6)),
+        body("2610.04646", "§1.3", D(2026, 10, 7)),
+        body("2610.04646", "§1.11", D(2026, 10, 7)),  # same section twice: listed once
+    )
+    status = anchor_status_as_of(anchors, D(2026, 10, 8))["2610.04646"]
+
+    assert status.status == "already_anchored"
+    assert status.anchored_on == D(2026, 10, 6)
+    assert status.cited_on is None
+    assert set(status.sections) == {"§1.11", "§2.2", "§1.3"}
+    assert len(status.sections) == 3
+
+
+def test_anchor_dated_on_the_day_counts() -> None:
+    result = anchor_status_as_of((body("2610.06479", "§1.2", D(2026, 10, 9)),), D(2026, 10, 9))
+    assert result["2610.06479"].status == "already_anchored"
+    assert result["2610.06479"].anchored_on == D(2026, 10, 9)
+
+
+def test_sections_of_later_anchors_are_not_known_yet() -> None:
+    anchors = (body("2610.04646", "§2.2", D(2026, 10, 6)), body("2610.04646", "§1.11", D(2026, 10, 9)))
+    status = anchor_status_as_of(anchors, D(2026, 10, 7))["2610.04646"]
+    assert status.sections == ("§2.2",)
+    assert status.anchored_on == D(2026, 10, 6)
+
+
+def test_anchor_dated_after_the_day_is_absent() -> None:
+    anchors = (body("2610.06479", "§1.2", D(2026, 10, 9)), cited("2610.02732", D(2026, 10, 10)))
+    assert anchor_status_as_of(anchors, D(2026, 10, 8)) == {}
+
+
+def test_undated_body_entry_is_not_an_anchor() -> None:
+    assert anchor_status_as_of((body("2610.06479", "§1.2", None),), D(2026, 10, 9)) == {}
+
+
+def test_reference_only_by_cited_date() -> None:
+    anchors = (cited("2610.02732", D(2026, 10, 7)), cited("2610.02732", D(2026, 10, 6)), cited("2511.02230", None))
+    result = anchor_status_as_of(anchors, D(2026, 10, 7))
+
+    status = result["2610.02732"]
+    assert status.status == "reference_list_only"
+    assert status.cited_on == D(2026, 10, 6)
+    assert status.anchored_on is None
+    assert status.sections == ("References",)
+    # A References line without a cited date cannot be placed in time.
+    assert "2511.02230" not in result
+
+
+def test_reference_cited_after_the_day_is_absent() -> None:
+    assert anchor_status_as_of((cited("2610.02732", D(2026, 10, 7)),), D(2026, 10, 6)) == {}
+
+
+def test_cited_then_anchored_changes_status_on_the_anchor_day() -> None:
+    anchors = (cited("2610.04631", D(2026, 10, 6)), body("2610.04631", "§1.4", D(2026, 10, 9)))
+
+    before = anchor_status_as_of(anchors, D(2026, 10, 8))["2610.04631"]
+    assert before.status == "reference_list_only"
+    assert before.cited_on == D(2026, 10, 6)
+
+    on_the_day = anchor_status_as_of(anchors, D(2026, 10, 9))["2610.04631"]
+    assert on_the_day.status == "already_anchored"
+    assert on_the_day.anchored_on == D(2026, 10, 9)
+    assert on_the_day.sections == ("§1.4",)
+
+    after = anchor_status_as_of(anchors, D(2026, 10, 12))["2610.04631"]
+    assert after.status == "already_anchored"
+
+
+def test_ids_are_independent() -> None:
+    anchors = (
+        body("2610.03394", "§3.1", D(2026, 10, 6)),
+        cited("2610.05842", D(2026, 10, 6)),
+        body("2610.10845", "§1.2", D(2026, 10, 9)),
+    )
+    result = anchor_status_as_of(anchors, D(2026, 10, 7))
+    assert {k: v.status for k, v in result.items()} == {
+        "2610.03394": "already_anchored",
+        "2610.05842": "reference_list_only",
+    }
+
+
+# --- density_of ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("net_new", "engineering", "expected"),
+    [
+        (0, 0, "low"),
+        (0, 1, "low"),  # 0.5
+        (1, 0, "medium-low"),  # boundary 1
+        (0, 2, "medium-low"),  # 1.0 from engineering alone
+        (2, 1, "medium-low"),  # 2.5
+        (3, 0, "medium"),  # boundary 3
+        (2, 2, "medium"),  # 3.0
+        (4, 1, "medium"),  # 4.5
+        (5, 0, "high"),  # boundary 5
+        (4, 2, "high"),  # 5.0
+        (6, 2, "high"),  # the sample's Oct 7: 6 NET-new + 2 engineering
+        (3, 0, "medium"),  # the sample's Oct 9: 3 NET-new
+    ],
+)
+def test_density_thresholds(net_new: int, engineering: int, expected: str) -> None:
+    assert density_of(net_new, engineering=engineering) == expected
+
+
+def test_adjacent_items_never_count() -> None:
+    assert density_of(0, adjacent=10) == "low"
+    assert density_of(2, adjacent=10) == "medium-low"
+    assert density_of(4, adjacent=1) == "medium"
+
+
+def test_custom_rule_moves_the_boundaries() -> None:
+    rule = DensityRule(high=10, medium=6, medium_low=2)
+    assert density_of(1, rule=rule) == "low"
+    assert density_of(2, rule=rule) == "medium-low"
+    assert density_of(5, engineering=2, rule=rule) == "medium"
+    assert density_of(9, engineering=1, rule=rule) == "medium"
+    assert density_of(10, rule=rule) == "high"

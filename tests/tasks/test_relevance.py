@@ -1,0 +1,217 @@
+"""Contract of topic relevance (tasks.judge.relevance).
+
+`judge_context` gives one verdict per context (a table row or an entry) for a topic:
+- excluded when the source says the paper is not for this topic ("不进 inference",
+  "非inference主轴", "不归 inference"), declares another known topic as its owner ("归属：agents",
+  "主题 rag，转 rag 线"), or says it is unrelated ("…无关"); declaring this topic as owner
+  ("归属：inference §1.11") is not an exclusion;
+- adjacent when the source registers it as an adjacency (邻接 / adjacent) and names the topic's
+  vocabulary;
+- relevant when the context uses the topic's vocabulary (ASCII terms on word boundaries, so
+  "serving" is not found in "observing");
+- none otherwise.
+`judge_paper` combines contexts and declared categories: a card/queue primary equal to the topic
+wins over everything, then any relevant context, then a secondary category naming the topic, then
+adjacency; otherwise none, with a reason naming the other primaries.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from predigest.topics import Topic
+from tasks.judge.relevance import (
+    CategoryEvidence,
+    ContextVerdict,
+    Verdict,
+    declared_owners,
+    judge_context,
+    judge_paper,
+)
+
+TOPIC = Topic(
+    name="inference", timezone="Asia/Shanghai", schedule="20 22 * * *",
+    terms=("vLLM", "KV cache", "serving"), aliases=("inference",),
+)
+KNOWN = ["inference", "rag", "agents", "training"]
+
+
+def judge(text: str) -> ContextVerdict:
+    return judge_context(text, TOPIC, KNOWN)
+
+
+# --- judge_context ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "hit"),
+    [
+        ("在 vLLM 上实现，吞吐损失 <2%", "vLLM"),
+        ("BP-KV: Behavior-Preserving KV Cache Compression", "KV cache"),
+        ("Distributed LLM serving 的离散事件模拟器", "serving"),
+        ("prefill/decode 分离的 serving 调度", "serving"),
+        ("Inference-time compute 的调度", "inference"),
+    ],
+)
+def test_relevant_by_term(text: str, hit: str) -> None:
+    verdict = judge(text)
+    assert verdict.verdict is Verdict.RELEVANT
+    assert hit in verdict.hits
+
+
+def test_terms_match_case_insensitively_and_across_spacing() -> None:
+    assert judge("VLLM 0.11 发布").verdict is Verdict.RELEVANT
+    assert judge("kv  cache 压缩").hits == ("KV cache",)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "备注：agents 主题，不进 inference。",
+        "Colibri：纯 C 实现的 MoE（不进 inference.md）",
+        "归属：安全邻接，非 inference 主轴。",
+        "ORCAGen 视频生成，非inference主轴",
+        "无inference主轴，vLLM 只是实验平台",
+        "这篇不归 inference，虽然用了 vLLM 做 serving",
+        "与 inference 无关",
+    ],
+)
+def test_excluded_when_source_says_not_this_topic(text: str) -> None:
+    verdict = judge(text)
+    assert verdict.verdict is Verdict.EXCLUDED
+    assert "inference" in verdict.reason
+    assert verdict.hits == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "owners"),
+    [
+        ("归属：agents（主）", "agents"),
+        ("归属：agents（主），在 vLLM 上跑 tool calling", "agents"),
+        ("归属：agents主线，vLLM 只是后端", "agents"),
+        ("主题 rag，转 rag 线", "rag"),
+        ("topic: training；用 vLLM 生成 rollout", "training"),
+    ],
+)
+def test_excluded_when_another_known_topic_is_declared_owner(text: str, owners: str) -> None:
+    verdict = judge(text)
+    assert verdict.verdict is Verdict.EXCLUDED
+    assert verdict.reason == f"归属 {owners}"
+
+
+def test_unknown_owner_is_not_an_exclusion() -> None:
+    # "归属：security" names no known topic, so the vocabulary still decides.
+    assert judge("归属：security，vLLM 侧信道").verdict is Verdict.RELEVANT
+
+
+def test_excluded_when_source_says_unrelated() -> None:
+    verdict = judge("vLLM 插件生态调研，与本主题无关")
+    assert verdict.verdict is Verdict.EXCLUDED
+    assert verdict.reason == "来源标注不收"
+    assert judge("RAG 向量库选型，不收").verdict is Verdict.EXCLUDED
+
+
+def test_declaring_this_topic_as_owner_is_not_excluded() -> None:
+    verdict = judge("归属：inference §1.11")
+    assert verdict.verdict is Verdict.RELEVANT
+    assert "inference" in verdict.hits
+    assert judge("归属：inference（主），rag 不收").verdict is Verdict.RELEVANT
+
+
+def test_adjacent_with_adjacency_marker_and_a_term() -> None:
+    verdict = judge("邻接：vLLM 调度侧的安全问题")
+    assert verdict.verdict is Verdict.ADJACENT
+    assert verdict.hits == ("vLLM",)
+    assert judge("adjacent to KV cache work").verdict is Verdict.ADJACENT
+
+
+def test_adjacency_marker_without_anything_tying_it_to_the_topic_is_none() -> None:
+    assert judge("邻接：多模态检索").verdict is Verdict.NONE
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "GraphRAG 增量索引：图谱检索",
+        "observing the system under load",  # "serving" inside "observing"
+        "preserving semantics of the index",  # "serving" inside "preserving"
+        "vLLMs-like naming without the term",  # "vLLM" followed by a letter
+        "",
+    ],
+)
+def test_none_when_nothing_ties_it_to_the_topic(text: str) -> None:
+    verdict = judge(text)
+    assert verdict.verdict is Verdict.NONE
+    assert verdict.hits == ()
+
+
+def test_negation_words_must_stand_alone() -> None:
+    # "Nano"/"Piano" end in "no" but say nothing against the topic.
+    assert judge("Nano inference engine on vLLM").verdict is Verdict.RELEVANT
+    assert judge("not inference: a retrieval paper").verdict is Verdict.EXCLUDED
+    assert judge("no inference content here").verdict is Verdict.EXCLUDED
+
+
+def test_declared_owners_only_counts_known_topics() -> None:
+    assert declared_owners("归属：agents；主题 rag；topic: security", KNOWN) == {"agents", "rag"}
+    assert declared_owners("归属：inference §1.11", KNOWN) == {"inference"}
+    assert declared_owners("归属：agents主线", KNOWN) == {"agents"}
+
+
+# --- judge_paper -----------------------------------------------------------------------------------
+
+RELEVANT = ContextVerdict(Verdict.RELEVANT, ("vLLM",))
+ADJACENT = ContextVerdict(Verdict.ADJACENT, ("vLLM",), "来源登记为邻接")
+EXCLUDED_AGENTS = ContextVerdict(Verdict.EXCLUDED, (), "归属 agents")
+EXCLUDED_NOTE = ContextVerdict(Verdict.EXCLUDED, (), "标注不属于 inference")
+NONE = ContextVerdict(Verdict.NONE)
+
+
+def test_card_primary_equal_to_topic_beats_excluded_contexts() -> None:
+    verdict, reason = judge_paper(
+        [EXCLUDED_AGENTS, EXCLUDED_NOTE], [CategoryEvidence("inference", (), "organized/paper_cards/x.md")], TOPIC
+    )
+    assert (verdict, reason) == (Verdict.RELEVANT, "主分类")
+
+
+def test_primary_matches_aliases_case_insensitively() -> None:
+    topic = Topic(name="inference", timezone="UTC", schedule="20 22 * * *", aliases=("serving-systems",))
+    assert judge_paper([], [CategoryEvidence("Serving-Systems")], topic) == (Verdict.RELEVANT, "主分类")
+
+
+def test_relevant_context_makes_the_paper_relevant() -> None:
+    assert judge_paper([NONE, EXCLUDED_NOTE, RELEVANT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
+
+
+def test_secondary_category_containing_the_topic_is_relevant() -> None:
+    categories = [CategoryEvidence("llm-infra", ("rag", "inference"), "queue")]
+    assert judge_paper([EXCLUDED_AGENTS], categories, TOPIC) == (Verdict.RELEVANT, "副分类")
+
+
+def test_secondary_category_wins_over_adjacency() -> None:
+    categories = [CategoryEvidence("agents", ("inference",), "queue")]
+    assert judge_paper([ADJACENT], categories, TOPIC)[0] is Verdict.RELEVANT
+
+
+def test_adjacent_only_when_no_context_is_relevant() -> None:
+    assert judge_paper([ADJACENT, NONE], [], TOPIC) == (Verdict.ADJACENT, "邻接")
+    assert judge_paper([ADJACENT, RELEVANT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
+    assert judge_paper([RELEVANT, ADJACENT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
+
+
+def test_reason_names_the_other_primaries() -> None:
+    categories = [
+        CategoryEvidence("rag", (), "organized/paper_cards/a.md"),
+        CategoryEvidence("agents", (), "queue"),
+        CategoryEvidence("rag", (), "queue"),
+        CategoryEvidence(None, (), "queue"),
+    ]
+    verdict, reason = judge_paper([NONE, EXCLUDED_NOTE], categories, TOPIC)
+    assert verdict is Verdict.NONE
+    assert reason == "主分类 agents/rag"
+
+
+def test_reason_falls_back_to_the_exclusion_then_to_not_covered() -> None:
+    assert judge_paper([NONE, EXCLUDED_AGENTS, EXCLUDED_NOTE], [], TOPIC) == (Verdict.NONE, "归属 agents")
+    assert judge_paper([NONE], [], TOPIC) == (Verdict.NONE, "未涉及本主题")
+    assert judge_paper([], [], TOPIC) == (Verdict.NONE, "未涉及本主题")
