@@ -92,6 +92,11 @@ class Item(Base):
     links: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     # Set when an entry has its own time (a queue snapshot, a card's created day); else the source's.
     observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
+    extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
+    # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).
+    primary_topic: Mapped[str | None] = mapped_column(String(128))
+    adjacent_topics: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
 
     source: Mapped[Source] = relationship(back_populates="items")
     mentions: Mapped[list[Mention]] = relationship(back_populates="item", cascade="all, delete-orphan")
@@ -190,3 +195,61 @@ class Briefing(Base):
     markdown_key: Mapped[str | None] = mapped_column(Text)
     json_key: Mapped[str | None] = mapped_column(Text)
     published_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Paper(Base):
+    """arXiv metadata of one canonical id, looked up once (status found or unknown)."""
+
+    __tablename__ = "papers"
+    arxiv_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16))  # found, unknown
+    title: Mapped[str | None] = mapped_column(Text)
+    authors: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
+    abstract: Mapped[str | None] = mapped_column(Text)
+    categories: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
+    primary_category: Mapped[str | None] = mapped_column(String(64))
+    published: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    updated: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    latest_version: Mapped[int | None] = mapped_column(Integer)
+    doi: Mapped[str | None] = mapped_column(Text)
+    journal_ref: Mapped[str | None] = mapped_column(Text)
+    looked_up_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class Verification(Base):
+    """A claim pending verification, tracked across days for one topic; its status as of a day comes from its events."""
+
+    __tablename__ = "verifications"
+    __table_args__ = (UniqueConstraint("workspace_id", "topic", "key", name="uq_verifications_key"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    topic: Mapped[str] = mapped_column(String(128))
+    key: Mapped[str] = mapped_column(Text)  # stable identity of the subject + claim kind
+    kind: Mapped[str] = mapped_column(String(32))  # hedge, unknown_id, title_mismatch, conflict, promise
+    subject: Mapped[str] = mapped_column(Text)
+    claim: Mapped[str] = mapped_column(Text)
+    raised_on: Mapped[dt.date] = mapped_column(Date)
+    last_seen: Mapped[dt.date] = mapped_column(Date)
+    # Maintained by the staleness check for "today"; briefings recompute as of their own date.
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    resolved_on: Mapped[dt.date | None] = mapped_column(Date)
+    evidence: Mapped[str | None] = mapped_column(Text)
+
+    events: Mapped[list[VerificationEvent]] = relationship(back_populates="verification", cascade="all, delete-orphan")
+
+
+class VerificationEvent(Base):
+    """One observation of a verification: raised or seen again, or resolved, by a source on a day."""
+
+    __tablename__ = "verification_events"
+    __table_args__ = (
+        UniqueConstraint("verification_id", "day", "action", "source_path", name="uq_verification_events_obs"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    verification_id: Mapped[int] = mapped_column(ForeignKey("verifications.id", ondelete="CASCADE"), index=True)
+    day: Mapped[dt.date] = mapped_column(Date)
+    action: Mapped[str] = mapped_column(String(16))  # raised, seen, resolved
+    source_path: Mapped[str] = mapped_column(Text)
+    detail: Mapped[str] = mapped_column(Text, default="")
+
+    verification: Mapped[Verification] = relationship(back_populates="events")
