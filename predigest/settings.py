@@ -43,6 +43,12 @@ class Settings(BaseSettings):
     db_pool_size: int = 8
     s3_endpoint_url: str | None = None
     stale_after_days: int = 7
+    # Feeds polled by `predigest feeds` and the feeds flow.
+    arxiv_categories: list[str] = Field(default_factory=lambda: ["cs.CL", "cs.LG", "cs.DC"])
+    # Look up every mentioned arXiv id on the arXiv API (batched, 3 s apart) during runs.
+    arxiv_lookup: bool = False
+    # Named in the User-Agent of requests to arXiv and Hugging Face, as arXiv asks of API clients.
+    contact_email: str | None = None
 
     @field_validator("timezone")
     @classmethod

@@ -1,0 +1,42 @@
+"""Poll HF Daily Papers and arXiv category listings for a date, then look up arXiv metadata."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from prefect import flow
+
+from predigest.settings import get_settings
+from tasks import steps
+from tasks.feeds import steps as feed_steps
+from tasks.ingest.store import IngestOutcome
+
+FeedName = Literal["hf_daily", "arxiv"]
+
+
+@flow(name="poll-feeds", flow_run_name="poll-feeds {date}")
+def poll_feeds(
+    date: dt.date | None = None,
+    sources: list[FeedName] | None = None,
+    categories: list[str] | None = None,
+    workspace: str | None = None,
+    lookup: bool | None = None,
+) -> list[IngestOutcome]:
+    """Fetch and store each feed snapshot for `date`; one unreachable feed never stops the others."""
+    settings = get_settings()
+    root = workspace or (str(settings.workspace) if settings.workspace else None)
+    if root is None:
+        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    day = date or dt.datetime.now(dt.UTC).date()
+    ref = steps.register_workspace(settings, root)
+    wanted = sources or ["hf_daily", "arxiv"]
+    fetches = []
+    if "hf_daily" in wanted:
+        fetches.append(feed_steps.fetch_feed.submit(settings, "hf_daily", day))
+    if "arxiv" in wanted:
+        fetches += [feed_steps.fetch_feed.submit(settings, "arxiv", day, c) for c in categories or settings.arxiv_categories]
+    outcomes = [feed_steps.store_feed(settings, ref.id, f.result()) for f in fetches]
+    if settings.arxiv_lookup if lookup is None else lookup:
+        feed_steps.lookup_papers(settings, ref.id)
+    return outcomes

@@ -1,0 +1,283 @@
+"""`predigest up` / `predigest down`: a local Prefect server, the deployments, workers and the watcher.
+
+Contract:
+- `up` starts `prefect server start` on 127.0.0.1:<port> with PREFECT_HOME=<home>/prefect (Prefect's
+  own database is SQLite there unless PREFECT_API_DATABASE_CONNECTION_URL says otherwise), waits for
+  /api/health, creates the process work pool `predigest`, registers every deployment in
+  prefect.yaml (`prefect --no-prompt deploy --all`; deployments whose entrypoint file is missing
+  are skipped and named), starts `workers` process workers and, when a workspace is configured,
+  `predigest watch`. Each process gets its own session (process group); its pid goes to
+  `<home>/run/<name>.pid` and its output to `<home>/run/<name>.log`. It returns the UI address.
+- A server already running from this home is reused; `up` twice does not start a second one.
+- `down` stops what `up` started, newest first, by the pid files (SIGTERM to each process group,
+  SIGKILL after a grace period) and removes the pid files. A pid file whose process is gone, or
+  whose pid now belongs to a program that is not ours, is only removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from predigest.settings import Settings, get_settings
+
+REPO = Path(__file__).resolve().parents[1]
+POOL = "predigest"
+DEFAULT_PORT = 4200
+_OURS = ("prefect", "predigest")  # a pid file's process must still be one of these
+
+
+@dataclass
+class Stack:
+    """What `up` started or found."""
+
+    api_url: str
+    ui_url: str
+    started: list[str] = field(default_factory=list)
+    skipped_deployments: list[str] = field(default_factory=list)
+
+
+def settings_for(workspace: str | None) -> Settings:
+    """Fresh settings from the environment, after `--workspace` (made absolute) is applied to it."""
+    if workspace:
+        os.environ["PREDIGEST_WORKSPACE"] = str(Path(workspace).resolve())
+    get_settings.cache_clear()
+    return get_settings()
+
+
+def run_dir(home: Path) -> Path:
+    return home.resolve() / "run"
+
+
+def prefect_env(home: Path, api_url: str | None = None, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Environment for the Prefect processes of this home: offline, PREFECT_HOME under predigest's home."""
+    env = dict(os.environ if base is None else base)
+    env["PREFECT_HOME"] = str(home.resolve() / "prefect")
+    env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    env["PREDIGEST_HOME"] = str(home.resolve())
+    if api_url:
+        env["PREFECT_API_URL"] = api_url
+    return env
+
+
+def _read_pid(path: Path) -> int | None:
+    try:
+        return int(path.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _cmdline(pid: int) -> str | None:
+    """The command line of a live process, or None when it is gone (zombies count as gone)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+        if status.rsplit(")", 1)[-1].split()[0] == "Z":
+            return None
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            return None
+        return ""  # alive but unreadable (no /proc): trust the pid file
+
+
+def is_ours(pid: int) -> bool:
+    """True when `pid` is alive and still runs prefect or predigest."""
+    cmdline = _cmdline(pid)
+    return cmdline is not None and (cmdline == "" or any(word in cmdline for word in _OURS))
+
+
+def running(home: Path, name: str) -> int | None:
+    pid = _read_pid(run_dir(home) / f"{name}.pid")
+    return pid if pid is not None and is_ours(pid) else None
+
+
+def spawn(home: Path, name: str, argv: list[str], env: Mapping[str, str], cwd: Path | None = None) -> int:
+    """Start `argv` in its own session, output to <run>/<name>.log, pid to <run>/<name>.pid."""
+    rundir = run_dir(home)
+    rundir.mkdir(parents=True, exist_ok=True)
+    with (rundir / f"{name}.log").open("ab") as log:
+        proc = subprocess.Popen(  # noqa: S603
+            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(env),
+            cwd=str(cwd) if cwd else None, start_new_session=True,
+        )
+    (rundir / f"{name}.pid").write_text(f"{proc.pid}\n")
+    order = rundir / "order.json"
+    names = json.loads(order.read_text()) if order.exists() else []
+    (rundir / "order.json").write_text(json.dumps([n for n in names if n != name] + [name]))
+    return proc.pid
+
+
+def healthy(api_url: str, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"{api_url}/health", timeout=timeout) as response:  # noqa: S310
+            return bool(response.status == 200)
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def wait_healthy(api_url: str, pid: int, log: Path, deadline_s: float = 180.0) -> None:
+    """Wait until the server answers /api/health; RuntimeError with the log's tail if it dies or never does."""
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        if healthy(api_url):
+            return
+        if not is_ours(pid):
+            break
+        time.sleep(0.5)
+    tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+    raise RuntimeError(f"Prefect server at {api_url} did not become healthy; log {log}:\n{tail}")
+
+
+def prefect_cli(args: list[str], env: Mapping[str, str], cwd: Path = REPO,
+                check: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run `prefect --no-prompt ARGS` with this interpreter."""
+    proc = subprocess.run(  # noqa: S603
+        [sys.executable, "-m", "prefect", "--no-prompt", *args], env=dict(env), cwd=str(cwd),
+        capture_output=True, text=True, check=False, timeout=600,
+    )
+    if check and proc.returncode != 0:
+        raise RuntimeError(f"prefect {' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def ensure_pool(env: Mapping[str, str], pool: str = POOL) -> None:
+    """Create the process work pool unless it exists."""
+    if prefect_cli(["work-pool", "inspect", pool], env, check=False).returncode == 0:
+        return
+    prefect_cli(["work-pool", "create", pool, "--type", "process"], env)
+
+
+def deployment_names(prefect_file: Path = REPO / "prefect.yaml") -> list[tuple[str, str]]:
+    """(name, entrypoint) of every deployment in prefect.yaml."""
+    import yaml
+
+    config = yaml.safe_load(prefect_file.read_text(encoding="utf-8"))
+    return [(d["name"], d["entrypoint"]) for d in config.get("deployments", [])]
+
+
+def deploy_all(env: Mapping[str, str], repo: Path = REPO) -> list[str]:
+    """Register every deployment whose entrypoint file exists; return the names skipped."""
+    present: list[str] = []
+    skipped: list[str] = []
+    for name, entrypoint in deployment_names(repo / "prefect.yaml"):
+        (present if (repo / entrypoint.split(":", 1)[0]).is_file() else skipped).append(name)
+    # Leave PREDIGEST_REPO unset here: the pull step then keeps `{{ $PREDIGEST_REPO }}` and each
+    # worker resolves it to its own checkout.
+    deploy_env = {k: v for k, v in env.items() if k != "PREDIGEST_REPO"}
+    if not skipped:
+        prefect_cli(["deploy", "--all"], deploy_env, cwd=repo)
+    elif present:
+        prefect_cli(["deploy", *[arg for n in present for arg in ("--name", n)]], deploy_env, cwd=repo)
+    return skipped
+
+
+def worker_argv(name: str, pool: str = POOL) -> list[str]:
+    return [sys.executable, "-m", "prefect", "--no-prompt", "worker", "start", "--pool", pool,
+            "--type", "process", "--name", name, "--install-policy", "never"]
+
+
+def up(
+    home: Path,
+    *,
+    port: int = DEFAULT_PORT,
+    workers: int = 1,
+    workspace: Path | None = None,
+    repo: Path = REPO,
+    echo: Callable[[str], None] = print,
+    extra_env: Mapping[str, str] | None = None,
+) -> Stack:
+    """Start (or reuse) the server, register the deployments, start workers and the watcher."""
+    home = home.resolve()
+    api_url = f"http://127.0.0.1:{port}/api"
+    env = prefect_env(home, api_url)
+    env["PREDIGEST_REPO"] = str(repo.resolve())
+    if workspace is not None:
+        env["PREDIGEST_WORKSPACE"] = str(workspace.resolve())
+    env.update(extra_env or {})
+    stack = Stack(api_url=api_url, ui_url=f"http://127.0.0.1:{port}")
+    rundir = run_dir(home)
+    rundir.mkdir(parents=True, exist_ok=True)
+
+    server = running(home, "server")
+    if server is None:
+        if healthy(api_url):
+            raise RuntimeError(f"something else already answers on {api_url}; pick another --port")
+        env_server = dict(env)
+        env_server.pop("PREFECT_API_URL")  # the server itself must not point at a client URL
+        server = spawn(home, "server", [sys.executable, "-m", "prefect", "server", "start",
+                                        "--host", "127.0.0.1", "--port", str(port)], env_server)
+        stack.started.append("server")
+        echo(f"prefect server starting (pid {server}), PREFECT_HOME={env['PREFECT_HOME']}")
+    wait_healthy(api_url, server, rundir / "server.log")
+    (rundir / "api_url").write_text(api_url + "\n")
+
+    ensure_pool(env)
+    stack.skipped_deployments = deploy_all(env, repo)
+    for name in stack.skipped_deployments:
+        echo(f"deployment {name} skipped: its entrypoint file does not exist yet")
+
+    for n in range(1, workers + 1):
+        key = f"worker-{n}"
+        if running(home, key) is None:
+            pid = spawn(home, key, worker_argv(f"predigest-{os.uname().nodename}-{n}"), env, cwd=repo)
+            stack.started.append(key)
+            echo(f"worker {n} started (pid {pid})")
+    ws = env.get("PREDIGEST_WORKSPACE")
+    if ws and running(home, "watcher") is None:
+        pid = spawn(home, "watcher", [sys.executable, "-m", "predigest.cli", "watch", "--workspace", ws], env, cwd=repo)
+        stack.started.append("watcher")
+        echo(f"watcher on {ws}/inbox started (pid {pid})")
+    elif not ws:
+        echo("no workspace (PREDIGEST_WORKSPACE or --workspace): the inbox watcher is not started")
+    echo(f"Prefect UI: {stack.ui_url}   (PREFECT_API_URL={api_url})")
+    return stack
+
+
+def _stop(pid: int, grace: float) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)  # each was started in its own session: pgid == pid
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            os.kill(pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if _cmdline(pid) is None:
+                return
+            time.sleep(0.2)
+
+
+def down(home: Path, *, grace: float = 20.0, echo: Callable[[str], None] = print) -> list[str]:
+    """Stop every process `up` started from this home (by pid file), newest first; return their names."""
+    rundir = run_dir(home)
+    if not rundir.is_dir():
+        return []
+    order_file = rundir / "order.json"
+    order: list[Any] = json.loads(order_file.read_text()) if order_file.exists() else []
+    names = [n for n in order if isinstance(n, str)]
+    names += sorted(p.stem for p in rundir.glob("*.pid") if p.stem not in names)
+    stopped = []
+    for name in reversed(names):
+        pidfile = rundir / f"{name}.pid"
+        pid = _read_pid(pidfile)
+        if pid is not None and is_ours(pid):
+            _stop(pid, grace)
+            stopped.append(name)
+            echo(f"stopped {name} (pid {pid})")
+        pidfile.unlink(missing_ok=True)
+    order_file.unlink(missing_ok=True)
+    (rundir / "api_url").unlink(missing_ok=True)
+    return stopped

@@ -1,0 +1,259 @@
+"""`predigest watch`: turn changes in a workspace's inbox into Prefect events.
+
+Contract:
+- One event per created or changed inbox file: `inbox.file.created` when the file is new (on start:
+  no stored source for its path), `inbox.file.updated` when it changed. Deletions emit nothing.
+- The event's resource id is `predigest.inbox.<sha1 of the workspace-relative path>`, with labels
+  `predigest.path` (that path) and `predigest.workspace` (the workspace root); the payload carries
+  `path` (workspace-relative, POSIX) and `workspace`. The `ingest-inbox` deployment's trigger passes
+  them to `flows/inbox.py:ingest_inbox_file`.
+- Ignored: editor and download droppings (`*.swp`, `*.swx`, `*~`, `.#*`, `~$*`, `.DS_Store`, `*.tmp`,
+  `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything outside `inbox/`, symlinks
+  whose target leaves the workspace, and paths that pass through a symlinked directory.
+- On start it rescans: every inbox file whose current bytes are not stored yet
+  (`tasks.run.find_changed_files`) gets an event, so nothing dropped while it was down is missed.
+- Throttle: the trigger fires at most once per file per `TRIGGER_WITHIN_SECONDS` and swallows the
+  rest of that window (Prefect reactive triggers are leading-edge). So a second change of the same
+  file inside the window is held here and emitted when the window has passed: the last edit is
+  never lost.
+
+Everything except `watch_inbox` and `emit` is a plain function or class, testable without Prefect
+or a filesystem watcher.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CREATED = "inbox.file.created"
+UPDATED = "inbox.file.updated"
+RESOURCE_PREFIX = "predigest.inbox."
+# Must equal `within` of the ingest-inbox trigger in prefect.yaml (a test checks it).
+TRIGGER_WITHIN_SECONDS = 10
+# Emit a held change this long after the window, so it lands in the trigger's next window.
+HOLD_MARGIN_SECONDS = 1.0
+
+_TEMP_SUFFIXES = (".swp", ".swx", ".swo", "~", ".tmp", ".part", ".crdownload")
+_TEMP_PREFIXES = (".#", "~$")
+_TEMP_NAMES = frozenset({".DS_Store", "4913", "Thumbs.db"})
+
+
+@dataclass(frozen=True)
+class InboxEvent:
+    """One Prefect event, before it is sent."""
+
+    event: str
+    resource: dict[str, str] = field(hash=False)
+    payload: dict[str, str] = field(hash=False)
+
+    @property
+    def path(self) -> str:
+        return self.payload["path"]
+
+
+def is_temp_name(name: str) -> bool:
+    """True for editor swap/backup/lock files and partial downloads, which are never notes."""
+    return name in _TEMP_NAMES or name.startswith(_TEMP_PREFIXES) or name.endswith(_TEMP_SUFFIXES)
+
+
+def resource_id(rel_path: str) -> str:
+    """`predigest.inbox.<sha1 of the workspace-relative path>`."""
+    return RESOURCE_PREFIX + hashlib.sha1(rel_path.encode("utf-8")).hexdigest()
+
+
+def build_event(kind: str, rel_path: str, workspace: Path | str) -> InboxEvent:
+    """The event for one workspace-relative path (`kind` is CREATED or UPDATED)."""
+    if kind not in (CREATED, UPDATED):
+        raise ValueError(f"unknown inbox event {kind!r}")
+    root = str(workspace)
+    resource = {
+        "prefect.resource.id": resource_id(rel_path),
+        "prefect.resource.name": rel_path,
+        "predigest.path": rel_path,
+        "predigest.workspace": root,
+    }
+    return InboxEvent(kind, resource, {"path": rel_path, "workspace": root})
+
+
+def inbox_relative_path(workspace: Path, path: Path | str) -> str | None:
+    """The workspace-relative POSIX path of an inbox file worth an event, or None to ignore it.
+
+    `workspace` must be resolved. The check is lexical first (no `..`, under `inbox/`), then on the
+    filesystem: the parent directory must resolve to itself (no symlinked directory on the way), the
+    file must exist and not be a directory, and a symlink must point inside the workspace.
+    """
+    candidate = Path(os.path.abspath(path))
+    try:
+        rel = candidate.relative_to(workspace)
+    except ValueError:
+        return None
+    parts = rel.parts
+    if len(parts) < 2 or parts[0] != "inbox" or any(p.startswith(".git") for p in parts):
+        return None
+    if is_temp_name(parts[-1]):
+        return None
+    try:
+        if candidate.parent.resolve() != candidate.parent:
+            return None
+        if candidate.is_symlink():
+            target = candidate.resolve()
+            if not target.is_relative_to(workspace) or not target.is_file():
+                return None
+        elif not candidate.is_file():
+            return None  # deleted since, a directory, or a special file
+    except OSError:
+        return None
+    return "/".join(parts)
+
+
+def events_for_changes(
+    changes: Iterable[tuple[Any, str]], workspace: Path
+) -> list[InboxEvent]:
+    """Events for one batch of watchfiles changes `(Change, path)`; one per path, in path order.
+
+    Within a batch, a path that was added is `created` even if it was modified too; deletions and
+    ignored paths yield nothing.
+    """
+    kinds: dict[str, str] = {}
+    for change, raw in changes:
+        name = getattr(change, "name", str(change))
+        if name == "deleted":
+            continue
+        rel = inbox_relative_path(workspace, raw)
+        if rel is None:
+            continue
+        kind = CREATED if name == "added" else UPDATED
+        if kinds.get(rel) != CREATED:
+            kinds[rel] = kind
+    return [build_event(kinds[rel], rel, workspace) for rel in sorted(kinds)]
+
+
+class Throttle:
+    """Per-path gate matching the trigger's leading-edge window: at most one event per path per
+    `interval` seconds; later changes inside the window are held (merged) and released by `due`."""
+
+    def __init__(self, interval: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._held: dict[str, InboxEvent] = {}
+
+    def offer(self, event: InboxEvent) -> list[InboxEvent]:
+        """Events to send now for this change (the change itself, or nothing when it is held)."""
+        now = self.clock()
+        last = self._last.get(event.path)
+        if last is None or now - last >= self.interval:
+            self._held.pop(event.path, None)
+            self._last[event.path] = now
+            return [event]
+        held = self._held.get(event.path)
+        self._held[event.path] = held if held is not None and held.event == CREATED else event
+        return []
+
+    def due(self) -> list[InboxEvent]:
+        """Held events whose window has passed, to send now."""
+        now = self.clock()
+        ready = [p for p in sorted(self._held) if now - self._last[p] >= self.interval]
+        for path in ready:
+            self._last[path] = now
+        return [self._held.pop(path) for path in ready]
+
+    def pending(self) -> int:
+        return len(self._held)
+
+
+def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
+    """Events for inbox files whose current bytes the database does not store yet.
+
+    `created` when no version of the path is stored, `updated` when an older version is.
+    """
+    from sqlalchemy import select
+
+    from db.engine import get_engine, session_scope
+    from db.models import Source
+    from tasks import run
+
+    root = workspace.resolve()
+    ref = run.register_workspace(settings, root)
+    changed = [
+        rel for wf in run.find_changed_files(settings, ref)
+        if (rel := inbox_relative_path(root, root / wf.path)) is not None
+    ]
+    if not changed:
+        return []
+    with session_scope(get_engine(settings)) as session:
+        stored = set(session.execute(
+            select(Source.path).where(Source.workspace_id == ref.id, Source.path.in_(changed))
+        ).scalars())
+    return [build_event(UPDATED if rel in stored else CREATED, rel, root) for rel in sorted(changed)]
+
+
+def emit(event: InboxEvent) -> None:
+    """Send one event to the Prefect API named by PREFECT_API_URL."""
+    from prefect.events import emit_event
+
+    emit_event(event=event.event, resource=event.resource, payload=event.payload)
+
+
+def flush() -> None:
+    """Wait until queued events have been sent (before the process exits)."""
+    from prefect.events.worker import EventsWorker
+
+    EventsWorker.drain_all(timeout=30)
+
+
+def require_api_url() -> str:
+    """The configured Prefect API URL; without one, events would go to a throwaway ephemeral server."""
+    from prefect.settings import get_current_settings
+
+    url = get_current_settings().api.url
+    if not url:
+        raise ValueError(
+            "PREFECT_API_URL is not set: events would go to a throwaway ephemeral server. "
+            "Start one with `predigest up` or point PREFECT_API_URL at your Prefect server."
+        )
+    return str(url)
+
+
+def watch_inbox(
+    settings: Any,
+    workspace: Path,
+    *,
+    send: Callable[[InboxEvent], None] = emit,
+    rescan: bool = True,
+    stop_event: threading.Event | None = None,
+    on_ready: Callable[[], None] | None = None,
+    interval: float = TRIGGER_WITHIN_SECONDS + HOLD_MARGIN_SECONDS,
+) -> int:
+    """Rescan, then watch `workspace/inbox` until stopped; return how many events were sent."""
+    import watchfiles
+
+    root = workspace.resolve()
+    sent = 0
+    throttle = Throttle(interval)
+
+    def deliver(events: Iterable[InboxEvent]) -> None:
+        nonlocal sent
+        for event in events:
+            send(event)
+            sent += 1
+
+    if rescan:
+        deliver(e for ev in rescan_events(settings, root) for e in throttle.offer(ev))
+    target = root / "inbox" if (root / "inbox").is_dir() else root
+    if on_ready is not None:
+        on_ready()
+    for changes in watchfiles.watch(
+        target, stop_event=stop_event, rust_timeout=1000, yield_on_timeout=True,
+        watch_filter=lambda _change, path: not is_temp_name(Path(path).name),
+    ):
+        deliver(e for ev in events_for_changes(changes, root) for e in throttle.offer(ev))
+        deliver(throttle.due())
+    return sent

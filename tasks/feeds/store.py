@@ -1,0 +1,118 @@
+"""Store feed snapshots as sources with one item per paper, and arXiv metadata as papers rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from db.models import Item, Mention, Paper, Source
+from tasks.feeds.arxiv_api import ArxivMetadata
+from tasks.feeds.model import FeedItem, FeedSnapshot
+from tasks.ingest.store import IngestOutcome
+
+# The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
+# UTC days; arXiv announcement days are US/Eastern. Both land inside that date's evening window.
+FEED_TIMEZONES = {"hf_daily": "UTC", "arxiv_feed": "America/New_York"}
+
+
+def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime) -> dt.datetime:
+    """When a snapshot counts as observed: the start of its day in the feed's timezone."""
+    if snapshot.day is None:
+        return fallback
+    tz = ZoneInfo(FEED_TIMEZONES[snapshot.kind])
+    return dt.datetime.combine(snapshot.day, dt.time(0, 0), tzinfo=tz).astimezone(dt.UTC)
+
+
+def _context(item: FeedItem) -> str:
+    lines = [item.title, item.summary]
+    if item.categories:
+        lines.append("categories: " + ", ".join(item.categories))
+    return "\n".join(x for x in lines if x)
+
+
+def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime) -> IngestOutcome:
+    """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories."""
+    existing = session.execute(
+        select(Source.id, Source.error).where(
+            Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == snapshot.fetched_body_sha256
+        )
+    ).first()
+    if existing is not None:
+        return IngestOutcome(snapshot.uri, existing.id, "unchanged", existing.error)
+    source_id = session.execute(
+        insert(Source)
+        .values(
+            workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
+            sha256=snapshot.fetched_body_sha256, size=0, encoding="utf-8",
+            observed_at=snapshot_time(snapshot, now), time_basis="feed", error=snapshot.error,
+        )
+        .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
+        .returning(Source.id)
+    ).scalar_one_or_none()
+    if source_id is None:
+        row = session.execute(select(Source.id, Source.error).where(
+            Source.workspace_id == workspace_id, Source.path == snapshot.uri,
+            Source.sha256 == snapshot.fetched_body_sha256)).one()
+        return IngestOutcome(snapshot.uri, row.id, "unchanged", row.error)
+    # A feed URI is re-fetched every day; only the same day's earlier fetch is superseded.
+    session.execute(
+        update(Source)
+        .where(Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.id != source_id,
+               Source.superseded_at.is_(None), Source.observed_at == snapshot_time(snapshot, now))
+        .values(superseded_at=now)
+    )
+    for ordinal, entry in enumerate(snapshot.items):
+        extra = {
+            "upvotes": entry.upvotes, "announce_type": entry.announce_type, "categories": list(entry.categories),
+            "doi": entry.doi, "journal_ref": entry.journal_ref, "authors": list(entry.authors), "link": entry.link,
+        }
+        item = Item(
+            source_id=source_id, ordinal=ordinal, label=f"#{ordinal + 1}", heading=entry.title, title=entry.title,
+            text=entry.summary, key_points=[], numbers=[], hedges=[], links=[entry.link] if entry.link else [],
+            extra=extra,
+        )
+        item.mentions = [Mention(
+            arxiv_id=entry.arxiv_id, version=entry.version, raw=entry.raw_id, malformed=entry.arxiv_id is None,
+            context=_context(entry),
+        )]
+        session.add(item)
+    return IngestOutcome(snapshot.uri, source_id, "new", snapshot.error)
+
+
+def known_paper_ids(session: Session) -> set[str]:
+    """Ids already looked up (found or unknown): never asked again unless a refresh is requested."""
+    return set(session.execute(select(Paper.arxiv_id)).scalars())
+
+
+def mentioned_ids(session: Session, workspace_id: int) -> set[str]:
+    """Every canonical arXiv id mentioned anywhere in the workspace's current sources."""
+    return {arxiv_id for arxiv_id in session.execute(
+        select(Mention.arxiv_id).distinct()
+        .join(Item, Item.id == Mention.item_id).join(Source, Source.id == Item.source_id)
+        .where(Source.workspace_id == workspace_id, Mention.arxiv_id.is_not(None))
+    ).scalars() if arxiv_id}
+
+
+def store_papers(session: Session, found: Iterable[ArxivMetadata], unknown: Iterable[str]) -> int:
+    """Upsert looked-up metadata and ids arXiv does not know; returns rows written."""
+    written = 0
+    for meta in found:
+        values = {
+            "status": "found", "title": meta.title, "authors": list(meta.authors), "abstract": meta.abstract,
+            "categories": list(meta.categories), "primary_category": meta.primary_category,
+            "published": meta.published, "updated": meta.updated, "latest_version": meta.latest_version,
+            "doi": meta.doi, "journal_ref": meta.journal_ref,
+        }
+        session.execute(insert(Paper).values(arxiv_id=meta.arxiv_id, **values)
+                        .on_conflict_do_update(index_elements=["arxiv_id"], set_=values))
+        written += 1
+    for arxiv_id in unknown:
+        session.execute(insert(Paper).values(arxiv_id=arxiv_id, status="unknown")
+                        .on_conflict_do_update(index_elements=["arxiv_id"], set_={"status": "unknown"}))
+        written += 1
+    return written
