@@ -90,5 +90,8 @@ def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) 
     except OSError as exc:
         problem = f"cannot stat: {exc.strerror or exc}"
     if problem is None and kind == "other":
-        problem = "not a markdown note; skipped"
+        if rel.count("/") == 1 and rel.lower().endswith(NOTE_SUFFIXES):
+            problem = "note outside an author folder (expected inbox/<author>/); skipped"
+        else:
+            problem = "not a markdown note; skipped"
     return WorkspaceFile(rel, kind, author, absolute, problem)

@@ -37,6 +37,9 @@ _ADJACENCY = re.compile(r"邻接|adjacen(?:t|cy)", re.I)
 _OWNER = re.compile(r"(?:归属|归|转|主题|主分类|topic|belongs to)\s*[:：]?\s*([A-Za-z][A-Za-z0-9_-]*)", re.I)
 
 
+MAX_CONTEXT_CHARS = 6000
+
+
 @dataclass(frozen=True)
 class ContextVerdict:
     verdict: Verdict
@@ -52,8 +55,18 @@ def _term_pattern(term: str) -> str:
 
 
 @lru_cache(maxsize=256)
-def _compiled(terms: tuple[str, ...]) -> list[tuple[str, re.Pattern[str]]]:
-    return [(term, re.compile(_term_pattern(term), re.I)) for term in terms if term.strip()]
+def _vocabulary(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str]]:
+    """One alternation over every term, so a context is scanned once whatever the vocabulary size."""
+    kept = tuple(term for term in terms if term.strip())
+    pattern = "|".join(f"(?P<t{i}>{_term_pattern(term)})" for i, term in enumerate(kept)) or r"(?!x)x"
+    return kept, re.compile(pattern, re.I)
+
+
+def term_hits(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The distinct vocabulary terms found in `text`, in vocabulary order."""
+    kept, pattern = _vocabulary(terms)
+    found = {int(m.lastgroup[1:]) for m in pattern.finditer(text) if m.lastgroup}
+    return tuple(kept[i] for i in sorted(found))
 
 
 def _negated_topic(text: str, names: Sequence[str]) -> bool:
@@ -79,6 +92,8 @@ def declared_owners(text: str, known_topics: Iterable[str]) -> set[str]:
 
 def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> ContextVerdict:
     """The verdict of one context (a table row or an entry) for `topic`."""
+    # What an entry is about shows in its heading and opening; a pasted dump adds only cost.
+    text = text[:MAX_CONTEXT_CHARS]
     names = topic.names
     if _negated_topic(text, names):
         return ContextVerdict(Verdict.EXCLUDED, reason=f"标注不属于 {topic.name}")
@@ -88,7 +103,7 @@ def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> Conte
         return ContextVerdict(Verdict.EXCLUDED, reason="归属 " + "/".join(sorted(owners)))
     if _GENERIC_EXCLUSION.search(text) and not owners & own:
         return ContextVerdict(Verdict.EXCLUDED, reason="来源标注不收")
-    hits = tuple(term for term, pattern in _compiled(tuple(dict.fromkeys((*names, *topic.terms)))) if pattern.search(text))
+    hits = term_hits(text, tuple(dict.fromkeys((*names, *topic.terms))))
     if _ADJACENCY.search(text) and (hits or owners & own):
         return ContextVerdict(Verdict.ADJACENT, hits, reason="来源登记为邻接")
     if hits:
