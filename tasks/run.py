@@ -85,8 +85,9 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
 
 def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
     """Ingest one file in its own transaction."""
+    topics = all_topics(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        return ingest_file(session, ref.id, wf, settings.timezone)
+        return ingest_file(session, ref.id, wf, settings.timezone, topics)
 
 
 def topics_for(settings: Settings, workspace: Path, requested: list[str] | None) -> list[Topic]:
@@ -94,6 +95,12 @@ def topics_for(settings: Settings, workspace: Path, requested: list[str] | None)
     config = load_topic_config(settings, workspace)
     names = list(requested or settings.topics or discover_topics(workspace))
     return [resolve_topic(name, settings, workspace, config) for name in names]
+
+
+def all_topics(settings: Settings, workspace: Path) -> list[Topic]:
+    """Every configured or discovered topic, for classifying entries at ingest."""
+    config = load_topic_config(settings, workspace)
+    return [resolve_topic(name, settings, workspace, config) for name in known_topic_names(settings, workspace)]
 
 
 def known_topic_names(settings: Settings, workspace: Path) -> list[str]:

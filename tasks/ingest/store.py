@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
+from collections.abc import Sequence
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
@@ -12,10 +13,12 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source, Workspace
+from predigest.topics import Topic
 from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
 from tasks.common.decode import decode_bytes
 from tasks.inbox.filenames import parse_note_name
+from tasks.judge.item_topics import classify_topics
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.knowledge.parse import parse_knowledge
@@ -58,7 +61,9 @@ def _mtime(wf: WorkspaceFile) -> dt.datetime:
         return dt.datetime.fromtimestamp(0, tz=UTC)
 
 
-def ingest_file(session: Session, workspace_id: int, wf: WorkspaceFile, timezone: str) -> IngestOutcome:
+def ingest_file(
+    session: Session, workspace_id: int, wf: WorkspaceFile, timezone: str, topics: Sequence[Topic] = ()
+) -> IngestOutcome:
     """Ingest one file; a file whose (path, sha256) is already stored writes nothing."""
     data, error = _read(wf)
     digest = hashlib.sha256(data).hexdigest()
@@ -125,7 +130,7 @@ def ingest_file(session: Session, workspace_id: int, wf: WorkspaceFile, timezone
     )
     if text is not None and error is None:
         try:
-            error = _store_content(session, source_id, wf, text, tz)
+            error = _store_content(session, source_id, wf, text, tz, topics)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             error = f"parse failed: {type(exc).__name__}: {exc}"
         if error:
@@ -133,9 +138,12 @@ def ingest_file(session: Session, workspace_id: int, wf: WorkspaceFile, timezone
     return IngestOutcome(wf.path, source_id, "new", error)
 
 
-def _store_content(session: Session, source_id: int, wf: WorkspaceFile, text: str, tz: ZoneInfo) -> str | None:
+def _store_content(
+    session: Session, source_id: int, wf: WorkspaceFile, text: str, tz: ZoneInfo, topics: Sequence[Topic]
+) -> str | None:
     """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
     items: list[ExtractedItem] = []
+    card = None
     if wf.kind == "paper_card":
         card = parse_card(text)
         items = list(card_items(card, tz.key))
@@ -174,10 +182,16 @@ def _store_content(session: Session, source_id: int, wf: WorkspaceFile, text: st
     else:
         items = list(note_items(text))
     for ordinal, extracted in enumerate(items):
+        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
+        primary_topic, adjacent = classify_topics(
+            extracted.heading + "\n" + extracted.text, topics,
+            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
+        )
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,
             title=extracted.title, text=extracted.text, key_points=extracted.key_points, numbers=extracted.numbers,
             hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at,
+            primary_topic=primary_topic, adjacent_topics=adjacent,
         )
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)
