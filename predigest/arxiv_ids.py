@@ -26,13 +26,16 @@ _NEW_BODY = r"\d{4}\.\d{4,5}"
 _OLD_BODY = r"[a-z][a-z-]*(?:\.[A-Za-z-]+)?/\d{7}"
 # An explicit arXiv reference: "arXiv:XXXX", "arXiv XXXX", "arxiv.org/abs/XXXX", "arxiv.org/pdf/XXXX".
 _EXPLICIT = re.compile(
-    r"(?P<prefix>(?:https?://)?(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d))(?P<token>[A-Za-z0-9./-]+)",
+    r"(?P<prefix>arxiv\.org/(?:abs|pdf)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d))(?P<token>[A-Za-z0-9./-]+)",
     re.IGNORECASE,
 )
 # A bare new-style id; bounded so numbers like 2.81–3.10× or 16,200 never match.
 _BARE_NEW = re.compile(r"(?<![\w.\-/])(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w]|\.\d)")
 _BARE_OLD = re.compile(r"(?<![\w.\-/])(?P<token>" + _OLD_BODY + r"(?:v\d+)?)(?![\w])")
 _VERSION = re.compile(r"v(\d+)$")
+# The scheme/host written before "arxiv.org/abs/…" belongs to the raw reference. Matched backwards
+# from each hit rather than inside _EXPLICIT, whose leading literal keeps the scan fast.
+_URL_HEAD = re.compile(r"(?:https?://)?(?:www\.|export\.)?\Z", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -92,6 +95,9 @@ def find_ids(text: str) -> list[IdMatch]:
     for m in _EXPLICIT.finditer(text):
         token = m.group("token").rstrip(".,;:)）]/-")
         start, end = m.start(), m.start("token") + len(token)
+        if m.group("prefix")[5:6] == ".":  # "arxiv.org/…"
+            head = _URL_HEAD.search(text[max(0, start - 16) : start])
+            start -= len(head.group(0)) if head else 0
         parsed = canonicalize(token)
         raw = text[start:end]
         if parsed is None and not re.search(r"\d{4}", token):

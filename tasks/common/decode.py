@@ -39,8 +39,8 @@ _BOMS: tuple[tuple[bytes, str], ...] = (
 # C0/C1 controls other than tab, LF, VT, FF, CR; plus private-use code points, which is what
 # binary data tends to become when a permissive multi-byte codec such as GB18030 accepts it.
 _SUSPICIOUS = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x9f\ue000-\uf8ff\U000f0000-\U0010ffff]")
-# A real text file has essentially none; a few stray escapes in a long note are tolerated.
-_MAX_SUSPICIOUS_RATIO = 0.01
+# A real text file has essentially none; binary data that survives strict decoding has ~10%.
+_MAX_SUSPICIOUS_RATIO = 0.05
 # BOM-less UTF-16: one byte of each pair is NUL for ASCII-range characters. The other byte is NUL
 # only for U+xx00 code points, which are rare, so the two positions must look very different.
 _UTF16_MIN_NUL_SHARE = 0.10

@@ -16,7 +16,7 @@ import itertools
 import re
 from dataclasses import dataclass, field
 
-from predigest.arxiv_ids import IdMatch, find_ids
+from predigest.arxiv_ids import find_ids
 from tasks.common.frontmatter import split_front_matter
 
 PATH_SEP = " › "
@@ -97,7 +97,7 @@ _HEDGE = re.compile("|".join(sorted(map(re.escape, _HEDGE_MARKERS), key=len, rev
 _HEDGE_CANON = {m.lower(): m for m in _HEDGE_MARKERS}
 _URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
 _SENTENCE_END = "。！？!?；;"
-_CLAUSE_END = _SENTENCE_END + "，"
+_CLAUSE_BREAK = re.compile(r"[。！？!?；;，]|, ")
 
 
 def _is_hr(line: str) -> bool:
@@ -162,33 +162,23 @@ def _split_label(heading: str) -> tuple[str | None, str]:
     return (m.group("label"), heading[m.end():]) if m else (None, heading)
 
 
-def _outside(s: str, ids: list[IdMatch]) -> str:
-    pieces, pos = [], 0
-    for m in ids:
-        pieces.append(s[pos:m.start])
-        pos = m.end
-    return "".join(pieces) + s[pos:]
-
-
 def _title(rest: str) -> str | None:
     t = _plain(rest[:2000])  # a longer "heading" is garbage; bound the work
-    if t.startswith(("▲", "★")):
-        t = _VOTE.sub("", t, count=1)
+    t = _VOTE.sub("", t, count=1) if t.startswith(("▲", "★")) else t
     pieces, pos = [], 0
-    for m in _PARENS.finditer(t):  # drop "（arXiv:…）" / "(https://arxiv.org/abs/…)" references
-        ids = find_ids(m.group(1))
-        if ids and not re.sub(r"[\s,，;；/、:：]", "", _outside(m.group(1), ids)):
-            pieces.append(t[pos:m.start()] + " ")
+    for m in _PARENS.finditer(t):  # drop "（arXiv:…）" and "(https://arxiv.org/abs/…)" references
+        ids, inner = find_ids(m.group(1)), m.group(1)
+        left = "".join(inner[a.end : b.start] for a, b in zip(ids, ids[1:], strict=False))
+        if ids and not re.sub(r"[\s,，;；/、:：]", "", inner[: ids[0].start] + left + inner[ids[-1].end :]):
+            pieces.append(t[pos : m.start()] + " ")
             pos = m.end()
     t = ("".join(pieces) + t[pos:]).strip()
     ids = find_ids(t)
     if ids and ids[-1].end >= len(t) and re.search(r"[\s—–\-·:：,，|]$", t[: ids[-1].start] or " "):
         t = t[: ids[-1].start]  # "SlimWise … — arXiv:2607.09701"
-    ids = find_ids(t)
-    if ids and ids[0].start == 0 and re.match(r"[\s—–\-·:：,，|]", t[ids[0].end:]):
-        t = t[ids[0].end:]  # "arXiv:2610.04631 The Numerical Linear Algebra of LLMs"
-    t = re.sub(r"\s+", " ", t).strip(" ·:：—–-|,，")
-    return t or None
+    elif ids and ids[0].start == 0 and re.match(r"[\s—–\-·:：,，|]", t[ids[0].end :]):
+        t = t[ids[0].end :]  # "arXiv:2610.04631 The Numerical Linear Algebra of LLMs"
+    return re.sub(r"\s+", " ", t).strip(" ·:：—–-|,，") or None
 
 
 def _front_matter(text: str) -> tuple[dict[str, str], int, str]:
@@ -221,8 +211,7 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
         # A blank line then unindented text ends the list; that text stands alone.
         end = next((j for j in range(s + 1, n) if lines[j][:1].strip() and not lines[j - 1].strip()), n)
         heading = lines[s][m.end():].strip()
-        label, rest = _split_label(heading)
-        blocks.append(_Block(m.group(2) or label, heading, heading, s, s + 1, end))
+        blocks.append(_Block(m.group(2) or _split_label(heading)[0], heading, heading, s, s + 1, end))
         if end < n:
             blocks.append(_Block(None, None, "", end, end, n))
     return blocks
@@ -250,17 +239,8 @@ def _segment(lines: list[str], code: list[bool], hr: list[bool], heads: dict[int
             stack.clear()  # `---` closes every open section
         if not content and not broken and k + 1 < len(events) and events[k + 1][1] > level:
             continue  # a section name: it lives on in its children's heading_path
-        label, _ = _split_label(heading)
-        blocks.append(_Block(label, heading, path, i, i + used, end))
+        blocks.append(_Block(_split_label(heading)[0], heading, path, i, i + used, end))
     return blocks
-
-
-def _clip(s: str, value: str, limit: int = 80) -> str:
-    if len(s) <= limit:
-        return s
-    at = max(0, s.find(value))
-    lo = max(0, min(at - (limit - len(value)) // 2, len(s) - limit))
-    return s[lo : lo + limit].strip()
 
 
 def _row(line: str) -> str:
@@ -271,23 +251,30 @@ def _numbers(line: str, out: list[dict[str, str]], seen: set[tuple[str, str]]) -
     found = list(_NUMBER.finditer(line))
     if not found:
         return
-    ids = [(m.start, m.end) for m in find_ids(line)]
+    ids, k = find_ids(line), 0
+    item = _ITEM.match(line)
+    # Clause breaks, found once per line so each number's clause is a pair of bisects.
+    breaks = [(b.start(), b.end()) for b in _CLAUSE_BREAK.finditer(line)]
+    table = _is_table(line)
     for m in found:
-        if any(s < m.end() and m.start() < e for s, e in ids):
+        while k < len(ids) and ids[k].end <= m.start():
+            k += 1  # both lists are in text order: walk them together
+        if k < len(ids) and ids[k].start < m.end():
             continue  # part of an arXiv id
         value = m.group("value").strip()
         unit = m.group("word") or m.group("sym") or "▲"
         unit = {"x": "×", "％": "%"}.get(unit, unit)
-        if _is_table(line):
-            context = _row(line)
-        else:  # the clause: back and forward to the nearest clause break, at most 120 chars each way
-            lo, hi, item = m.start(), m.end(), _ITEM.match(line)
-            while lo > max(item.end() if item else 0, m.start() - 120) and line[lo - 1] not in _CLAUSE_END and line[lo - 1 : lo + 1] != ", ":
-                lo -= 1
-            while hi < min(len(line), m.end() + 120) and line[hi] not in _CLAUSE_END and line[hi : hi + 2] != ", ":
-                hi += 1
+        if table:  # the row, or for a giant row the cells around the number
+            context = _row(line if len(line) <= 300 else line[max(0, m.start() - 150) : m.end() + 150])
+        else:
+            b = bisect.bisect_right(breaks, (m.start(), len(line)))
+            lo = max(breaks[b - 1][1] if b else 0, item.end() if item else 0, m.start() - 120)
+            b = bisect.bisect_left(breaks, (m.end(), -1))
+            hi = min(breaks[b][0] if b < len(breaks) else len(line), m.end() + 120)
             context = _plain(line[lo:hi]).lstrip("-*+> ")
-        context = _clip(context, value)
+        if len(context) > 80:  # keep the number in view
+            cut = max(0, min(context.find(value) - (80 - len(value)) // 2, len(context) - 80))
+            context = context[cut : cut + 80].strip()
         if (value, context) not in seen:
             seen.add((value, context))
             out.append({"value": value, "unit": unit, "context": context})
@@ -318,8 +305,11 @@ def _hedges(rows: list[tuple[str, bool]]) -> list[dict[str, str]]:
                     text = text[lo : min(ends) + 1 if ends else len(text)].strip()
                 if not re.sub(r"[\W_]", "", _HEDGE.sub("", text)):
                     # "**待核实**" alone heads the lines that follow: those are what is hedged
-                    follow = [_content(x) for x, _ in rows[t + 1 : t + 21]]
-                    block = follow[: next((k for k, x in enumerate(follow) if not x), len(follow))]
+                    block: list[str] = []
+                    for x, _ in rows[t + 1 : t + 9]:  # up to a blank line or the next hedged line
+                        if not x.strip() or _HEDGE.search(x):
+                            break
+                        block.append(_content(x))
                     text = (text + " " + " ".join(block)).strip() if block else text
             out.append({"marker": marker, "text": text[:400]})
     return out
@@ -360,9 +350,7 @@ def _entry(ordinal: int, block: _Block, lines: list[str], code: list[bool], skip
     for line, is_code in rows:
         if not is_code:
             _numbers(line, numbers, seen)
-    links: list[str] = []
-    for line, _ in rows:
-        links += [u for u in (m.group(0).rstrip(".,;:!?") for m in _URL.finditer(line)) if u not in links]
+    links = list(dict.fromkeys(m.group(0).rstrip(".,;:!?") for line, _ in rows for m in _URL.finditer(line)))
     scanned = f"{block.heading}\n{text}" if block.heading else text
     starts = [0, *itertools.accumulate(len(x) + 1 for x, _ in rows)][: len(rows)] if rows else [0]
     untabled = "\n".join(x for x in text.split("\n") if not _is_table(x))

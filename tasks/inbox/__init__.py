@@ -1,0 +1,1 @@
+"""Inbox notes: file names and the entries inside them."""
