@@ -42,5 +42,7 @@ def daily_briefing(
     results = []
     for topic in steps.resolve_topics(settings, root, topics):
         window = steps.compute_window(topic, day, since)
+        # Verifications first: the briefing lists them as of its date, from what is stored.
+        steps.record_verifications(settings, ref, topic, day, since)
         results.append(steps.publish_briefing(settings, ref, topic, window))
     return results

@@ -201,6 +201,10 @@ def up(
     """Start (or reuse) the server, register the deployments, start workers and the watcher."""
     home = home.resolve()
     api_url = f"http://127.0.0.1:{port}/api"
+    recorded = run_dir(home) / "api_url"
+    if running(home, "server") is not None and recorded.exists():
+        api_url = recorded.read_text().strip()  # reuse the running server, whatever port it took
+        port = int(api_url.rsplit(":", 1)[1].split("/", 1)[0])
     env = prefect_env(home, api_url)
     env["PREDIGEST_REPO"] = str(repo.resolve())
     if workspace is not None:

@@ -8,27 +8,43 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.exc import SQLAlchemyError
 
 from db.engine import ensure_schema, get_engine, session_scope
 from db.models import Briefing, Source
 from predigest.settings import Settings
 from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
-from predigest.windows import Window, window_for
+from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.assemble import build_content
-from tasks.briefing.collect import collect_window
+from tasks.briefing.collect import add_lookups, collect_window
+from tasks.briefing.judge import judge_papers
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
-from tasks.ingest.store import IngestOutcome, get_workspace_id, ingest_file
-from tasks.publish.publish import PublishedBriefing, publish_briefing
+from tasks.ingest.store import IngestOutcome, get_workspace_id, ingest_file, ingest_files
+from tasks.judge.density import DensityRule
+from tasks.publish.publish import (
+    JSON_CONTENT_TYPE,
+    MARKDOWN_CONTENT_TYPE,
+    PublishedBriefing,
+    publish_briefing,
+)
 from tasks.publish.storage import open_store
+from tasks.verify.observe import observe_window
+from tasks.verify.store import load_tracked, lookup_subjects, record, refresh_status
 
 _INDEX_LOCK = 0x70726564  # advisory lock id serialising index.json read-modify-write across workers
+_VERIFY_LOCK = 0x76657269  # advisory lock class serialising verification recording per topic
+# The daily flow also (re-)records this many earlier windows, so a first run or a skipped evening
+# still ages what those windows raised; recording is idempotent, so repeats add nothing.
+VERIFY_CATCH_UP_DAYS = 7
 
 
 @dataclass(frozen=True)
@@ -57,6 +73,10 @@ def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
         return WorkspaceRef(get_workspace_id(session, root), root)
 
 
+# Files per transaction in `ingest_batch`: enough to amortise the bulk writes, small enough to hold.
+INGEST_BATCH_FILES = 500
+
+
 def _sha256_file(path: Path) -> str | None:
     try:
         digest = hashlib.sha256()
@@ -69,14 +89,21 @@ def _sha256_file(path: Path) -> str | None:
 
 
 def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
-    """Workspace files whose current bytes are not stored yet (new or changed)."""
+    """Workspace files whose current bytes are not stored yet (new or changed).
+
+    Only paths that have a current stored version are read and hashed.
+    """
     files = scan_workspace(Path(ref.root))
     with session_scope(get_engine(settings)) as session:
         known = set(session.execute(
             select(Source.path, Source.sha256).where(Source.workspace_id == ref.id, Source.superseded_at.is_(None))
         ).tuples())
+    known_paths = {path for path, _ in known}
     changed = []
     for wf in files:
+        if wf.path not in known_paths:
+            changed.append(wf)  # no stored version of this path: new, whatever its bytes
+            continue
         digest = hashlib.sha256(wf.problem.encode()).hexdigest() if wf.problem else _sha256_file(wf.absolute)
         if (wf.path, digest) not in known:
             changed.append(wf)
@@ -88,6 +115,37 @@ def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> Inge
     topics = all_topics(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
         return ingest_file(session, ref.id, wf, settings.timezone, topics)
+
+
+def ingest_batch(
+    settings: Settings, ref: WorkspaceRef, files: Sequence[WorkspaceFile], batch_size: int = INGEST_BATCH_FILES
+) -> list[IngestOutcome]:
+    """Ingest files `batch_size` at a time, one transaction and one bulk write per batch.
+
+    The rows are those `ingest_one` writes file by file. A batch the database refuses (a value it
+    rejects in one file) is rolled back and redone one file per transaction, so the other files
+    are stored and the bad file fails alone, as it would under `ingest_one`; its error is raised
+    once every file has been tried.
+    """
+    topics = all_topics(settings, Path(ref.root))
+    engine = get_engine(settings)
+    outcomes: list[IngestOutcome] = []
+    failures: list[BaseException] = []
+    for start in range(0, len(files), batch_size):
+        batch = list(files[start : start + batch_size])
+        try:
+            with session_scope(engine) as session:
+                outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
+        except SQLAlchemyError:
+            for wf in batch:
+                try:
+                    with session_scope(engine) as session:
+                        outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
+                except SQLAlchemyError as exc:
+                    failures.append(exc)
+    if failures:
+        raise failures[0]
+    return outcomes
 
 
 def topics_for(settings: Settings, workspace: Path, requested: list[str] | None) -> list[Topic]:
@@ -112,17 +170,71 @@ def window_of(topic: Topic, day: dt.date, since: dt.datetime | None = None) -> W
     return window_for(day, topic.schedule, topic.timezone, since)
 
 
+def density_rule_for(settings: Settings, workspace: Path, topic: str) -> DensityRule:
+    """The topic's density thresholds: `density` under the topic, else `[defaults.density]`, else the defaults."""
+    config = load_topic_config(settings, workspace)
+    entry = config.get("topics", {}).get(topic, {}).get("density") or config.get("defaults", {}).get("density")
+    return DensityRule.from_mapping(entry)
+
+
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
     """Markdown and JSON of one briefing, read from Postgres as of the window's cutoff."""
     known = known_topic_names(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
         data = collect_window(session, ref.id, topic.name, window)
-    content = build_content(data, topic, known)
+        tracked = load_tracked(session, ref.id, topic.name, window.date)
+        add_lookups(session, data, lookup_subjects(tracked))
+    content = build_content(data, topic, known, tracked, settings.stale_after_days,
+                            density_rule_for(settings, Path(ref.root), topic.name))
     return render_markdown(content, settings.lang), render_json(content)
 
 
-def assemble_and_publish(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> BriefingResult:
-    """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised."""
+def record_verifications(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> dict[str, Any]:
+    """Store what one window raises and resolves; idempotent (re-recording a date adds no rows)."""
+    known = known_topic_names(settings, Path(ref.root))
+    with session_scope(get_engine(settings)) as session:
+        # One writer per (topic) at a time: keys of named subjects depend on what is already stored.
+        session.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(:t))"), {"k": _VERIFY_LOCK, "t": topic.name})
+        data = collect_window(session, ref.id, topic.name, window)
+        tracked = load_tracked(session, ref.id, topic.name, window.date)
+        add_lookups(session, data, lookup_subjects(tracked))
+        papers = judge_papers(data, topic, known)
+        observations = observe_window(data, papers, topic, known, tracked, settings.stale_after_days)
+        counts = record(session, ref.id, topic.name, observations)
+    return {"topic": topic.name, "date": window.date.isoformat(), **counts}
+
+
+def record_recent_verifications(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date, days: int = 0, since: dt.datetime | None = None
+) -> list[dict[str, Any]]:
+    """Record the windows of the `days` dates before `day` (oldest first), then `day`'s own window."""
+    out = []
+    for back in range(days, 0, -1):
+        try:
+            earlier = window_of(topic, day - dt.timedelta(days=back))
+        except ScheduleError:
+            continue  # no briefing scheduled that date
+        out.append(record_verifications(settings, ref, topic, earlier))
+    out.append(record_verifications(settings, ref, topic, window_of(topic, day, since)))
+    return out
+
+
+def mark_stale(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:
+    """Set each verification's `status` column to its state as of `day` (pending, stale past
+    Settings.stale_after_days, or resolved); returns counts and the keys that just turned stale."""
+    name = topic if isinstance(topic, str) else topic.name
+    with session_scope(get_engine(settings)) as session:
+        return refresh_status(session, ref.id, name, day, settings.stale_after_days)
+
+
+def assemble_and_publish(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False
+) -> BriefingResult:
+    """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised.
+
+    `force` rewrites the objects and bumps `published_at` even when nothing changed (the row is
+    updated in place, never duplicated).
+    """
     engine = get_engine(settings)
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
     with session_scope(engine) as session:
@@ -142,7 +254,11 @@ def assemble_and_publish(settings: Settings, ref: WorkspaceRef, topic: Topic, wi
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
         published: PublishedBriefing = publish_briefing(store, topic.name, window.date, markdown, json_text)
         written = published.markdown_written or published.json_written
-        if (row.content_hash != published.content_hash or row.window_start != window.start
+        if force and not written:
+            store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
+            store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
+            written = True
+        if (force or row.content_hash != published.content_hash or row.window_start != window.start
                 or row.cutoff != window.end or row.markdown_key != published.markdown_key):
             row.window_start, row.cutoff = window.start, window.end
             row.content_hash = published.content_hash

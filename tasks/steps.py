@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from prefect import task
 
@@ -49,3 +50,11 @@ def compute_window(topic: Topic, day: dt.date, since: dt.datetime | None) -> Win
 def publish_briefing(settings: Settings, ref: run.WorkspaceRef, topic: Topic, window: Window) -> run.BriefingResult:
     """Assemble one topic's briefing as of its cutoff and publish it."""
     return run.assemble_and_publish(settings, ref, topic, window)
+
+
+@task(name="record-verifications", task_run_name="verify {topic.name} {day}")
+def record_verifications(
+    settings: Settings, ref: run.WorkspaceRef, topic: Topic, day: dt.date, since: dt.datetime | None = None
+) -> list[dict[str, Any]]:
+    """Record pending verifications raised or resolved by the recent windows, up to `day`'s (idempotent)."""
+    return run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS, since)

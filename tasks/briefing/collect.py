@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,7 +11,12 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
+from db.models import Paper as PaperRow
 from predigest.windows import Window
+
+# How far back earlier windows are read for names seen before and numbers to compare with.
+LOOKBACK_DAYS = 30
+NOTE_KINDS = ("note", "hf_daily", "other")
 
 
 @dataclass(frozen=True)
@@ -56,6 +62,19 @@ class EntryView:
     text: str
     key_points: tuple[str, ...]
     hedges: tuple[dict[str, Any], ...]
+    numbers: tuple[dict[str, Any], ...] = ()
+    item_time: dt.datetime | None = None
+    ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
+
+
+@dataclass(frozen=True)
+class PaperLookup:
+    """What the arXiv API said about an id, if it was looked up by the cutoff."""
+
+    arxiv_id: str
+    status: str  # found, unknown
+    title: str | None
+    looked_up_at: dt.datetime
 
 
 @dataclass(frozen=True)
@@ -100,6 +119,11 @@ class WindowData:
     knowledge: KnowledgeView | None = None
     cards: dict[str, list[CardView]] = field(default_factory=dict)  # every card known by the cutoff
     queue_categories: dict[str, list[tuple[str | None, str | None]]] = field(default_factory=dict)
+    # Note entries of earlier windows (LOOKBACK_DAYS before the window start, as of the cutoff).
+    history: list[EntryView] = field(default_factory=list)
+    # Local days on which each window id was mentioned anywhere, up to the cutoff.
+    mention_days: dict[str, tuple[dt.date, ...]] = field(default_factory=dict)
+    lookups: dict[str, PaperLookup] = field(default_factory=dict)
 
 
 def _current(workspace_id: int) -> Any:
@@ -144,17 +168,11 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
             key_points=tuple(str(k) for k in item.key_points or ()), hedges=tuple(item.hedges or ()),
         ))
 
-    item_rows = session.execute(
-        select(Item, Source.path, Source.kind)
-        .join(Source, Source.id == Item.source_id)
-        .where(_current(workspace_id), in_window)
-        .order_by(Source.path, Item.ordinal)
-    ).all()
-    data.entries = [
-        EntryView(item.source_id, path, kind, item.ordinal, item.label, item.heading, item.title, item.text,
-                  tuple(str(k) for k in item.key_points or ()), tuple(item.hedges or ()))
-        for item, path, kind in item_rows
-    ]
+    data.entries = _entries(session, workspace_id, in_window, data.mentions)
+    since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
+    earlier = and_(item_time > since, item_time <= window.start, Source.kind.in_(NOTE_KINDS))
+    data.history = _entries(session, workspace_id, earlier, None)
+    _mention_history(session, workspace_id, data)
 
     data.knowledge = _knowledge_in_force(session, workspace_id, topic, window.end)
 
@@ -182,6 +200,69 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
             continue
         data.queue_categories.setdefault(arxiv_id, []).append((primary, secondary))
     return data
+
+
+def _entries(session: Session, workspace_id: int, where: Any, mentions: list[MentionView] | None) -> list[EntryView]:
+    """Items matching `where`, with the ids each names (from `mentions`, or read from the database)."""
+    item_time = func.coalesce(Item.observed_at, Source.observed_at)
+    rows = session.execute(
+        select(Item, Source.path, Source.kind, item_time.label("t"))
+        .join(Source, Source.id == Item.source_id)
+        .where(_current(workspace_id), where)
+        .order_by(Source.path, Item.ordinal)
+    ).all()
+    ids: dict[tuple[int, int], list[str]] = {}
+    if mentions is not None:
+        for m in mentions:
+            if m.arxiv_id and not m.malformed:
+                ids.setdefault((m.source_id, m.item_ordinal), []).append(m.arxiv_id)
+    else:
+        item_ids = [item.id for item, *_ in rows]
+        found = session.execute(
+            select(Item.source_id, Item.ordinal, Mention.arxiv_id).join(Mention, Mention.item_id == Item.id)
+            .where(Item.id.in_(item_ids), Mention.arxiv_id.is_not(None), Mention.malformed.is_(False))
+            .order_by(Item.source_id, Item.ordinal, Mention.id)
+        ).all() if item_ids else []
+        for source_id, ordinal, arxiv_id in found:
+            if arxiv_id:
+                ids.setdefault((source_id, ordinal), []).append(arxiv_id)
+    return [
+        EntryView(item.source_id, path, kind, item.ordinal, item.label, item.heading, item.title, item.text,
+                  tuple(str(k) for k in item.key_points or ()), tuple(item.hedges or ()),
+                  tuple(item.numbers or ()), when, tuple(dict.fromkeys(ids.get((item.source_id, item.ordinal), ()))))
+        for item, path, kind, when in rows
+    ]
+
+
+def _mention_history(session: Session, workspace_id: int, data: WindowData) -> None:
+    """Days each window id was mentioned up to the cutoff, and its arXiv lookup if made by then."""
+    window_ids = sorted({m.arxiv_id for m in data.mentions if m.arxiv_id and not m.malformed})
+    if not window_ids:
+        return
+    item_time = func.coalesce(Item.observed_at, Source.observed_at)
+    rows = session.execute(
+        select(Mention.arxiv_id, item_time)
+        .join(Item, Item.id == Mention.item_id).join(Source, Source.id == Item.source_id)
+        .where(_current(workspace_id), Mention.arxiv_id.in_(window_ids), item_time <= data.window.end,
+               Source.kind != "knowledge")
+    ).all()
+    days: dict[str, set[dt.date]] = {}
+    for arxiv_id, when in rows:
+        if arxiv_id:
+            days.setdefault(arxiv_id, set()).add(when.astimezone(data.window.tz).date())
+    data.mention_days = {k: tuple(sorted(v)) for k, v in days.items()}
+    add_lookups(session, data, window_ids)
+
+
+def add_lookups(session: Session, data: WindowData, ids: Sequence[str]) -> None:
+    """arXiv lookups of `ids` made by the cutoff (a later lookup does not exist yet for this window)."""
+    wanted = sorted(set(ids) - set(data.lookups))
+    if not wanted:
+        return
+    rows = session.execute(
+        select(PaperRow).where(PaperRow.arxiv_id.in_(wanted), PaperRow.looked_up_at <= data.window.end)
+    ).scalars()
+    data.lookups.update({p.arxiv_id: PaperLookup(p.arxiv_id, p.status, p.title, p.looked_up_at) for p in rows})
 
 
 def _knowledge_in_force(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> KnowledgeView | None:

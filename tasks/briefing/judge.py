@@ -1,49 +1,79 @@
-"""Judge a collected window for one topic: one paper per arXiv id, its status, and each source's conclusion."""
+"""Judge a collected window for one topic: one paper per arXiv id, its status, name, points and history."""
 
 from __future__ import annotations
 
+import copy
+import hashlib
 import re
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 
 from predigest.topics import Topic
-from tasks.briefing.collect import MentionView, WindowData
-from tasks.briefing.model import EntryRef, Paper, Verification
+from tasks.briefing.collect import EntryView, MentionView, WindowData
+from tasks.briefing.model import EntryRef, Paper
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.relevance import CategoryEvidence, ContextVerdict, Verdict, judge_context, judge_paper
+from tasks.verify.markers import STARS
+from tasks.verify.names import names_match
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
-STATUS_ORDER = {"net_new": 0, "adjacent": 1, "already_anchored": 2, "reference_list_only": 3, "off_topic": 4}
+_REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
+_COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
+# Words a note appends to a paper's name about its own progress ("Foo Attack 承接", "FOO — 找到了").
+_TRAILING_CJK = re.compile(r"\s+(?:承接|找到了|也找到了|预告|复核|复测|跟进|补记|简记|续)$")
+STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
+                "off_topic": 5}
+
+
+def clean_title(title: str) -> str:
+    """A heading without its trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""
+    t = _COMMENT.sub("", title).strip()
+    if re.search(r"[A-Za-z]", t):
+        t = _TRAILING_CJK.sub("", t)
+    return t.strip(" ·:：—-") or title
+
+
+def _latin_weight(title: str) -> int:
+    return len(re.findall(r"[A-Za-z][A-Za-z0-9-]*", title))
+
+
+def _best(titles: list[str]) -> str | None:
+    cleaned = [clean_title(t) for t in titles if t]
+    return max(cleaned, key=lambda t: (_latin_weight(t), -cleaned.index(t))) if cleaned else None
 
 
 def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData) -> str:
-    """The paper's name: its card, an entry about it alone, its queue row, the knowledge entry."""
+    """The paper's name: its card, an entry headed by it, the knowledge document, an entry about it alone, the queue."""
     for card in data.cards.get(arxiv_id, []):
         if card.title:
             return card.title
+    notes = [m for m in mentions if m.kind != "work_queue" and m.label != "preamble" and m.title]
     ids_per_item: dict[tuple[int, int], set[str]] = defaultdict(set)
     for m in data.mentions:
         if m.arxiv_id:
             ids_per_item[(m.source_id, m.item_ordinal)].add(m.arxiv_id)
-    for m in mentions:
-        about_it_alone = ids_per_item[(m.source_id, m.item_ordinal)] == {arxiv_id}
-        if m.title and m.kind != "work_queue" and (m.raw in m.heading or about_it_alone) and m.label != "preamble":
-            return m.title
-    for m in mentions:
-        if m.kind == "work_queue" and m.title:
-            return m.title
+    alone = [m.title or "" for m in notes if ids_per_item[(m.source_id, m.item_ordinal)] == {arxiv_id}]
+    headed = [m.title or "" for m in notes if m.raw in m.heading]
+    # An entry about it alone that names it like a headed one may carry the fuller title.
+    best = _best(headed + [t for t in alone if any(names_match(clean_title(t), clean_title(h)) for h in headed)])
+    if best:
+        return best
     if data.knowledge:
         for anchor in data.knowledge.anchors:
             if anchor.arxiv_id == arxiv_id:
-                bold = _BOLD.search(anchor.entry)
-                if bold:
-                    return bold.group(1).strip()
-    return arxiv_id
+                found = _BOLD.search(anchor.entry) or _REF_TITLE.search(anchor.entry)
+                if found:
+                    return found.group(1).strip()
+    if alone:
+        return _best(alone) or arxiv_id
+    return next((m.title for m in mentions if m.kind == "work_queue" and m.title), arxiv_id)
 
 
 def _categories(arxiv_id: str, data: WindowData) -> list[CategoryEvidence]:
     evidence = [CategoryEvidence(c.primary, c.secondary, c.path) for c in data.cards.get(arxiv_id, [])]
     evidence += [
-        CategoryEvidence(p, tuple(x.strip() for x in (s or "").split(",") if x.strip()), "queue") for p, s in data.queue_categories.get(arxiv_id, [])
+        CategoryEvidence(p, tuple(x.strip() for x in (s or "").split(",") if x.strip()), "queue")
+        for p, s in data.queue_categories.get(arxiv_id, [])
     ]
     return evidence
 
@@ -59,12 +89,69 @@ def _context_verdict(
     return verdict
 
 
+def stars(text: str) -> int:
+    """The ⭐ self-rating an entry gives itself (0 when none)."""
+    return max((len(m.group(1)) for m in STARS.finditer(text)), default=0)
+
+
+def origins(paths: list[str], data: WindowData) -> int:
+    """Independent origins among source paths: distinct authors; cards and the queue count once each."""
+    by_path = {s.path: s for s in data.sources}
+    found = set()
+    for path in paths:
+        source = by_path.get(path)
+        kind = source.kind if source else "note"
+        found.add(kind if kind in ("paper_card", "work_queue") else (source.author if source and source.author else path))
+    return len(found)
+
+
+def split_points(points: list[str], topic: str) -> tuple[list[str], list[str]]:
+    """(key points, relation lines): lines naming a document section or the document are relations."""
+    relation = [p for p in points if "§" in p or f"{topic}.md" in p]
+    kept = [p for p in points if p not in relation and not p.rstrip().endswith(("：", ":"))]
+    return kept, relation
+
+
+_MEMO: OrderedDict[str, list[Paper]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_SIZE = 4
+
+
+def _fingerprint(data: WindowData, topic: Topic, known_topics: list[str]) -> str:
+    """Everything judge_papers reads, hashed (dataclass reprs are deterministic)."""
+    digest = hashlib.sha256()
+    for part in (data.window, topic, known_topics, data.mentions, data.entries, data.cards, data.queue_categories,
+                 data.knowledge.anchors if data.knowledge else None, data.mention_days, data.sources):
+        digest.update(repr(part).encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
 def judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
-    """One Paper per canonical id mentioned in the window, sorted by status then first appearance."""
+    """One Paper per canonical id mentioned in the window, sorted by status then first appearance.
+
+    Memoised on a fingerprint of its inputs: the daily flow records verifications and then
+    publishes the same window, and judging a large window is the expensive part of both.
+    """
+    key = _fingerprint(data, topic, known_topics)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None:
+            _MEMO.move_to_end(key)
+            return copy.deepcopy(hit)
+    papers = _judge_papers(data, topic, known_topics)
+    with _MEMO_LOCK:
+        _MEMO[key] = copy.deepcopy(papers)
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return papers
+
+
+def _judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     by_id: dict[str, list[MentionView]] = defaultdict(list)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
         if m.arxiv_id and not m.malformed:
             by_id[m.arxiv_id].append(m)
+    entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
     papers: list[Paper] = []
     for arxiv_id, mentions in by_id.items():
@@ -81,48 +168,25 @@ def judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
         else:
             status = "off_topic"
         sources = list(dict.fromkeys(m.path for m in mentions))
-        entries = list(dict.fromkeys(EntryRef(m.path, m.label, m.heading) for m in mentions))
-        best = max(mentions, key=lambda m: len(m.key_points))
+        best = max(mentions, key=lambda m: (m.raw in m.heading, len(m.key_points)))
+        points, relation = split_points(list(best.key_points), topic.name)
+        if not points and best.kind == "work_queue":  # a queue row: its note says why it is queued
+            cells = [c.strip() for c in best.context.strip().strip("|").split("|")]
+            points = [cells[-1]] if len(cells) > 1 and cells[-1] else points
         cards = data.cards.get(arxiv_id, [])
+        days = data.mention_days.get(arxiv_id, ())
+        texts = [entries[(m.source_id, m.item_ordinal)].text for m in mentions if (m.source_id, m.item_ordinal) in entries]
         papers.append(Paper(
             arxiv_id=arxiv_id, title=_title_for(arxiv_id, mentions, data), status=status, reason=reason,
-            sources=sources, entries=entries,
+            sources=sources, entries=list(dict.fromkeys(EntryRef(m.path, m.label, m.heading) for m in mentions)),
             anchored_on=anchor.anchored_on if anchor else None, cited_on=anchor.cited_on if anchor else None,
-            sections=anchor.sections if anchor else (), key_points=list(best.key_points),
-            hedges=[h for m in mentions for h in m.hedges if _hedge_names(h, m, arxiv_id)],
+            sections=anchor.sections if anchor else (), key_points=points[:6],
+            hedges=[h for m in mentions for h in m.hedges if m.arxiv_id == arxiv_id],
             primary=cards[0].primary if cards else None,
             votes=max((c.votes for c in cards if c.votes is not None), default=None),
+            first_seen=days[0] if days else None, days_seen=len(days),
+            credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
+            relation=relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
         ))
-    papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id))
+    papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id or ""))
     return papers
-
-
-def _hedge_names(hedge: dict[str, object], mention: MentionView, arxiv_id: str) -> bool:
-    return mention.arxiv_id == arxiv_id
-
-
-def collect_verifications(data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> list[Verification]:
-    """Hedged claims in window entries that concern the topic, one per (subject, source)."""
-    status = {p.arxiv_id: p.status for p in papers}
-    ids_by_item: dict[tuple[int, int], list[str]] = defaultdict(list)
-    for m in data.mentions:
-        if m.arxiv_id and m.arxiv_id not in ids_by_item[(m.source_id, m.item_ordinal)]:
-            ids_by_item[(m.source_id, m.item_ordinal)].append(m.arxiv_id)
-    found: dict[tuple[str, str], Verification] = {}
-    for entry in data.entries:
-        if not entry.hedges:
-            continue
-        ids = ids_by_item[(entry.source_id, entry.ordinal)]
-        topical = [i for i in ids if status.get(i) in ("net_new", "adjacent", "already_anchored")]
-        if ids and not topical:
-            continue  # hedges about papers of other topics
-        if not topical and judge_context(entry.heading + "\n" + entry.text, topic, known).verdict not in (
-            Verdict.RELEVANT, Verdict.ADJACENT):
-            continue
-        subject = topical[0] if len(topical) == 1 else (entry.title or entry.heading)
-        first = entry.hedges[0]
-        found.setdefault((subject, entry.path), Verification(
-            subject=subject, claim=str(first.get("text", ""))[:300], marker=str(first.get("marker", "")),
-            sources=(entry.path,), raised_on=data.window.cutoff_local.date(),
-        ))
-    return sorted(found.values(), key=lambda v: (v.sources, v.subject))

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tasks.judge.density import DensityReport
+    from tasks.verify.status import StatusAsOf
 
 
 @dataclass(frozen=True)
@@ -16,11 +20,11 @@ class EntryRef:
 
 @dataclass
 class Paper:
-    """Every mention of one arXiv id in the window, judged once."""
+    """Every mention of one arXiv id in the window judged once; or, without an id, one engineering increment."""
 
-    arxiv_id: str
+    arxiv_id: str | None
     title: str
-    status: str  # net_new, adjacent, already_anchored, reference_list_only, off_topic
+    status: str  # net_new, engineering, adjacent, already_anchored, reference_list_only, off_topic
     reason: str
     sources: list[str]
     entries: list[EntryRef]
@@ -31,16 +35,22 @@ class Paper:
     hedges: list[dict[str, Any]] = field(default_factory=list)
     primary: str | None = None
     votes: int | None = None
+    first_seen: dt.date | None = None
+    days_seen: int = 0
+    earlier_sources: list[str] = field(default_factory=list)
+    mentioned_in: list[str] = field(default_factory=list)  # window sources that only mention it by name
+    credibility: int = 0  # the best ⭐ self-rating of an entry about it (0 = none given)
+    independent: int = 0  # distinct authors (cards and the queue count as one each)
+    suggested_section: str | None = None
+    section_basis: str = ""  # hint (the sources said so), text (BM25), anchor (where it is anchored)
+    neighbours: tuple[str, ...] = ()
+    relation: list[str] = field(default_factory=list)  # how the sources relate it to the document
+    hint_texts: list[str] = field(default_factory=list)  # texts read for explicit section hints
 
-
-@dataclass(frozen=True)
-class Verification:
-    subject: str
-    claim: str
-    marker: str
-    sources: tuple[str, ...]
-    raised_on: dt.date
-    status: str = "pending"
+    @property
+    def label(self) -> str:
+        """How the briefing names it: "Title（arXiv:id）" or the title alone."""
+        return f"{self.title}（arXiv:{self.arxiv_id}）" if self.arxiv_id else self.title
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,8 @@ class SourceCheck:
     summary: str
     conclusion: str
     error: str | None
+    relevance: str = ""
+    outcome: str = ""  # increments, confirmatory, off_topic, error, baseline
 
 
 @dataclass
@@ -69,8 +81,11 @@ class BriefingContent:
     density: str
     sources: list[SourceCheck]
     papers: list[Paper]
-    verifications: list[Verification]
+    verifications: list[StatusAsOf]
     malformed: list[tuple[str, str]]  # (raw, path)
+    increments: list[Paper] = field(default_factory=list)  # ranked: NET-new, engineering, adjacent
+    report: DensityReport | None = None
+    stale_after_days: int = 7
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

@@ -8,8 +8,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.model import BriefingContent, Paper
+from tasks.verify.status import StatusAsOf
 
-SCHEMA_INCREMENT_STATUSES = ("net_new", "adjacent")
 CITABLE = ("net_new", "already_anchored", "reference_list_only")
 
 
@@ -21,24 +21,45 @@ def _day(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _increment(p: Paper) -> dict[str, Any]:
+def _increment(p: Paper, rank: int) -> dict[str, Any]:
     return {
+        "rank": rank,
         "arxiv_id": p.arxiv_id,
         "title": p.title,
         "status": p.status,
-        "sources": p.sources,
+        "sources": p.sources + p.mentioned_in,
+        "primary_sources": p.sources,
+        "mentioned_in": p.mentioned_in,
         "entries": [{"path": e.path, "label": e.label, "heading": e.heading} for e in p.entries],
-        "suggested_section": None,
+        "suggested_section": p.suggested_section,
+        "section_basis": p.section_basis or None,
+        "neighbours": list(p.neighbours),
         "key_points": p.key_points,
+        "relation": p.relation,
         "hedged": bool(p.hedges),
         "primary_category": p.primary,
         "votes": p.votes,
+        "credibility": p.credibility,
+        "independent_sources": p.independent,
+        "first_seen": _day(p.first_seen),
+        "days_seen": p.days_seen,
+        "earlier_sources": p.earlier_sources,
+    }
+
+
+def _verification(v: StatusAsOf) -> dict[str, Any]:
+    return {
+        "key": v.key, "kind": v.kind, "subject": v.subject, "title": v.title, "claim": v.claim, "marker": v.marker,
+        "status": v.status, "raised_on": v.raised_on.isoformat(), "last_seen": v.last_seen.isoformat(),
+        "age_days": v.age_days, "sources": list(v.sources), "resolved_on": _day(v.resolved_on),
+        "evidence": v.evidence, "resolved_by": v.resolved_by, "advice": v.advice or None,
     }
 
 
 def briefing_dict(content: BriefingContent) -> dict[str, Any]:
     """Plain dict of the briefing; every list is in a stable order."""
     tz = content.timezone
+    report = content.report
     return {
         "topic": content.topic,
         "date": content.date.isoformat(),
@@ -51,27 +72,27 @@ def briefing_dict(content: BriefingContent) -> dict[str, Any]:
             "citations": content.knowledge_citations,
         },
         "density": content.density,
+        "density_rule": report.rule if report else None,
+        "density_score": report.score if report else None,
         "counts": {
             status: sum(1 for p in content.papers if p.status == status)
-            for status in ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic")
+            for status in ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only", "off_topic")
         },
         "sources": [
             {
                 "path": s.path, "kind": s.kind if s.kind != "other" else "note", "observed_at": _local(s.observed_at, tz),
                 "time_basis": s.time_basis, "credibility": s.credibility, "summary": s.summary,
-                "conclusion": s.conclusion, "error": s.error,
+                "relevance": s.relevance, "conclusion": s.conclusion, "outcome": s.outcome, "error": s.error,
             }
             for s in content.sources
         ],
-        "increments": [_increment(p) for p in content.papers if p.status in SCHEMA_INCREMENT_STATUSES],
-        "verifications": [
-            {"subject": v.subject, "claim": v.claim, "marker": v.marker, "status": v.status,
-             "raised_on": v.raised_on.isoformat(), "sources": list(v.sources)}
-            for v in content.verifications
-        ],
+        "increments": [_increment(p, k) for k, p in enumerate(content.increments, 1)],
+        "verifications": [_verification(v) for v in content.verifications],
+        "stale_after_days": content.stale_after_days,
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),
-             "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources}
+             "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources,
+             "suggested_section": p.suggested_section}
             for p in content.papers if p.status in CITABLE
         ],
         "off_topic": [

@@ -1,15 +1,34 @@
 """Contract: the same workspace, date and topic give byte-identical briefings, whatever the
-ingest order, database ids or number of re-renders; the markdown keeps the seeds' six sections."""
+ingest order, database ids, number of re-renders or re-recordings of verifications, in either
+language; the markdown keeps the seeds' six sections (Chinese by default, English with lang=en)."""
 
 from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from sqlalchemy import Engine
 
 from predigest.settings import Settings
 from tasks import run
 from tests.helpers import SAMPLE_WORKSPACE, truncate_all
+
+DATES = [dt.date(2026, 10, 7), dt.date(2026, 10, 9)]
+
+
+def _render_all(settings: Settings, reverse: bool) -> dict[tuple[str, dt.date], tuple[str, str]]:
+    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    files = run.find_changed_files(settings, ref)
+    for wf in reversed(files) if reverse else files:
+        run.ingest_one(settings, ref, wf)
+    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    out = {}
+    for day in DATES:
+        run.record_recent_verifications(settings, ref, topic, day, 3)
+        for lang in ("zh", "en"):
+            out[(lang, day)] = run.render_briefing(settings.model_copy(update={"lang": lang}), ref, topic,
+                                                   run.window_of(topic, day))
+    return out
 
 
 def _render(settings: Settings, reverse: bool) -> tuple[str, str]:
@@ -22,10 +41,10 @@ def _render(settings: Settings, reverse: bool) -> tuple[str, str]:
 
 
 def test_same_inputs_give_identical_bytes(clean_db: Engine, settings: Settings) -> None:
-    first = _render(settings, reverse=False)
-    assert _render(settings, reverse=False) == first  # re-render on the same rows
+    first = _render_all(settings, reverse=False)
+    assert _render_all(settings, reverse=False) == first  # re-render and re-record on the same rows
     truncate_all(clean_db)
-    assert _render(settings, reverse=True) == first  # other ids, other insertion order
+    assert _render_all(settings, reverse=True) == first  # other ids, other insertion order
 
 
 def test_markdown_has_the_seed_sections(clean_db: Engine, settings: Settings) -> None:
@@ -34,3 +53,45 @@ def test_markdown_has_the_seed_sections(clean_db: Engine, settings: Settings) ->
     assert [h[3:5] for h in headings] == ["一、", "二、", "三、", "四、", "五、", "六、"]
     assert "本轮增量密度为「高」" in markdown
     assert "inbox/tom/2026-10-07-0900-hf-daily-2026-10-07.md" in markdown  # the empty file is named
+    assert "### 增量 1 · 🟢 NET-new" in markdown and "🟠 工程新增" in markdown
+    assert "建议归入：" in markdown and "已锚的" in markdown  # suggested section and anchored neighbours
+    assert "密度规则：" in markdown  # the rule behind the density is stated
+
+
+@pytest.mark.parametrize("lang", ["en"])
+def test_english_headings(clean_db: Engine, settings: Settings, lang: str) -> None:
+    markdown, json_text = _render(settings.model_copy(update={"lang": lang}), reverse=False)
+    headings = [line for line in markdown.splitlines() if line.startswith("## ")]
+    assert [h.split(".")[0] for h in headings] == ["## 1", "## 2", "## 3", "## 4", "## 5", "## 6"]
+    assert 'increment density is "high"' in markdown
+    zh_markdown, zh_json = _render(settings, reverse=False)
+    assert zh_json == json_text  # the JSON twin does not depend on the language
+    assert zh_markdown != markdown
+
+
+def test_bytes_do_not_depend_on_hash_seeds(clean_db: Engine, settings: Settings) -> None:
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    from tests.helpers import ROOT
+
+    markdown, json_text = _render(settings, reverse=False)
+    script = (
+        "import datetime as dt, hashlib, sys\n"
+        "from pathlib import Path\n"
+        "from predigest.settings import Settings\n"
+        "from tasks import run\n"
+        f"s = Settings(_env_file=None, home=Path({str(settings.home)!r}), database_url={settings.database_url!r})\n"
+        f"ref = run.register_workspace(s, Path({str(SAMPLE_WORKSPACE)!r}))\n"
+        "(t,) = run.topics_for(s, Path(ref.root), ['inference'])\n"
+        "md, js = run.render_briefing(s, ref, t, run.window_of(t, dt.date(2026, 10, 7)))\n"
+        "print(hashlib.sha256((md + js).encode()).hexdigest())\n"
+    )
+    want = hashlib.sha256((markdown + json_text).encode()).hexdigest()
+    for seed in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(ROOT)}
+        out = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
+                             check=True, timeout=300)
+        assert out.stdout.strip().splitlines()[-1] == want, seed

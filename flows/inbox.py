@@ -1,0 +1,66 @@
+"""Ingest one workspace file as soon as it appears or changes (run by the inbox event trigger)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from prefect import flow
+
+from predigest.settings import get_settings
+from tasks import steps
+from tasks.ingest.scan import scan_workspace
+
+
+@dataclass(frozen=True)
+class InboxIngestResult:
+    """What happened to one file: `new` or `unchanged` (a source row exists for its bytes),
+    `missing` (gone before the run read it) or `ignored` (not a file predigest reads)."""
+
+    path: str
+    status: str
+    source_id: int | None = None
+    error: str | None = None
+
+
+def workspace_relative(root: Path, path: str) -> str:
+    """`path` (workspace-relative, or absolute inside `root`) as a normalised workspace-relative
+    POSIX path; ValueError for anything that leaves the workspace."""
+    if not path or "\x00" in path:
+        raise ValueError(f"not a path: {path!r}")
+    if os.path.isabs(path):
+        absolute = Path(os.path.normpath(path))
+        if not absolute.is_relative_to(root):
+            raise ValueError(f"path is outside the workspace {root}: {path}")
+        rel = absolute.relative_to(root).as_posix()
+    else:
+        rel = PurePosixPath(path.replace(os.sep, "/")).as_posix()
+    parts = [p for p in rel.split("/") if p not in ("", ".")]
+    if not parts or ".." in parts:
+        raise ValueError(f"path is outside the workspace {root}: {path}")
+    return "/".join(parts)
+
+
+@flow(name="ingest-inbox-file", flow_run_name="ingest {path}")
+def ingest_inbox_file(path: str, workspace: str | None = None) -> InboxIngestResult:
+    """Store one workspace file (a new or changed inbox note) as a source with its items and mentions.
+
+    `path` is workspace-relative (as the watcher sends it) or absolute inside the workspace; a path
+    that leaves the workspace fails the run. Symlinks leading out are recorded, never followed.
+    """
+    settings = get_settings()
+    root_text = workspace or (str(settings.workspace) if settings.workspace else None)
+    if root_text is None:
+        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    root = Path(root_text).resolve()
+    rel = workspace_relative(root, path)
+    ref = steps.register_workspace(settings, str(root))
+    # The scan decides kind, author and problems exactly as the daily run would (temp files and
+    # paths predigest does not read are absent from it).
+    found = [wf for wf in scan_workspace(root) if wf.path == rel]
+    if not found:
+        exists = os.path.lexists(root / rel)
+        return InboxIngestResult(rel, "ignored" if exists else "missing")
+    outcome = steps.ingest_source(settings, ref, found[0])
+    return InboxIngestResult(outcome.path, outcome.status, outcome.source_id, outcome.error)

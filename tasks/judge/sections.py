@@ -1,0 +1,195 @@
+"""Where an increment belongs in the knowledge document, and what it sits next to there.
+
+The document is read as of a day: a body entry (bullet) counts when its `[anchored D]` is on or
+before the day (nested bullets inherit their parent's date; undated bullets count when the
+version in force was written by then). Sections are scored with BM25 over character bigrams
+for CJK and lower-cased words for ASCII. A source's explicit hint ("建议：§1.1 …", "归入 §4.1",
+legacy "§1.(13)" mapped through the document's own old-to-new table) narrows the candidates to
+that section and its sub-sections; BM25 then picks among them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+_ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
+_CJK = re.compile(r"[\u3400-\u9fff]+")
+_BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
+_ANCHORED = re.compile(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]")
+_BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
+_REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
+_HINT_LINE = re.compile(r"建议|归入|归属|并入|suggest|belongs|→")
+_TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
+K1, B = 1.5, 0.75
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 terms: lower-cased ASCII words and CJK character bigrams (a lone CJK character as itself)."""
+    lowered = text.lower()
+    out = _ASCII.findall(lowered)
+    for run in _CJK.findall(lowered):
+        out += [run[i : i + 2] for i in range(len(run) - 1)] if len(run) > 1 else [run]
+    return out
+
+
+@dataclass(frozen=True)
+class DocEntry:
+    section: str  # the section's label, "§1.1 框架格局 › 子节"
+    name: str
+    text: str
+    anchored_on: dt.date | None
+    named: bool = True  # the entry names its subject in bold (a cross-reference line does not)
+
+
+@dataclass
+class DocSection:
+    number: str
+    label: str
+    entries: list[DocEntry] = field(default_factory=list)
+
+
+def _clean_title(title: str) -> str:
+    return _TITLE_NOISE.sub("", title).strip()
+
+
+def _entry_name(text: str) -> str:
+    bold = _BOLD.search(text)
+    if bold:
+        return bold.group(1).strip()
+    plain = _ANCHORED.sub("", text).replace("**", "").strip()
+    return re.split(r"[：:（(，,；;。]", plain, maxsplit=1)[0].strip()[:24]
+
+
+def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count: bool) -> list[DocSection]:
+    """Numbered sections (unnumbered sub-sections inherit the number) with their entries as of `day`."""
+    out: list[DocSection] = []
+    parent: tuple[int, str, str] | None = None  # level, number, label of the last numbered heading
+    for raw in sections:
+        number, title, level = str(raw.get("number") or ""), _clean_title(str(raw.get("title") or "")), int(raw.get("level") or 0)
+        if number:
+            parent = (level, number, f"{number} {title}".strip())
+            current = DocSection(number, parent[2])
+        elif parent is not None and level > parent[0]:
+            current = DocSection(parent[1], f"{parent[2]} › {title}")
+        else:
+            parent = None
+            continue
+        stack: list[tuple[int, dt.date | None]] = []
+        for line in str(raw.get("text") or "").splitlines():
+            m = _BULLET.match(line)
+            if not m:
+                continue
+            indent, body = len(m.group(1)), m.group(2)
+            while stack and stack[-1][0] >= indent:
+                stack.pop()
+            dated = _ANCHORED.search(body)
+            when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+            stack.append((indent, when))
+            if (when is not None and when <= day) or (when is None and undated_count):
+                current.entries.append(DocEntry(current.label, _entry_name(body), body, when, bool(_BOLD.search(body))))
+        if current.entries:
+            out.append(current)
+    return out
+
+
+def legacy_map(sections: Iterable[dict[str, Any]]) -> dict[str, str]:
+    """Old section numbers to current ones, from any table row "| §1.(13) | … | §2.5 … |"."""
+    mapping: dict[str, str] = {}
+    for raw in sections:
+        for line in str(raw.get("text") or "").splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else []
+            if len(cells) < 2:
+                continue
+            old = _REF.fullmatch(cells[0].replace(" ", ""))
+            target = next((m for c in cells[1:] if (m := _REF.match(c))), None)
+            if old and "(" in old.group(1) and target:
+                mapping[f"§{old.group(1)}"] = f"§{target.group(1)}"
+    return mapping
+
+
+def hinted_numbers(texts: Iterable[str], mapping: dict[str, str]) -> list[str]:
+    """Section numbers the sources recommend, most recommended first (first ref of each hint line)."""
+    votes: Counter[str] = Counter()
+    order: list[str] = []
+    for text in texts:
+        for line in text.splitlines():
+            if not _HINT_LINE.search(line):
+                continue
+            m = _REF.search(line)
+            if m:
+                number = mapping.get(f"§{m.group(1)}", f"§{m.group(1)}")
+                votes[number] += 1
+                if number not in order:
+                    order.append(number)
+    return sorted(order, key=lambda n: (-votes[n], order.index(n)))
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    section: str
+    neighbours: tuple[str, ...]
+    basis: str  # hint, text
+
+
+class SectionIndex:
+    """BM25 over the document's sections as of a day."""
+
+    def __init__(self, sections: Sequence[DocSection], mapping: dict[str, str]) -> None:
+        self.sections = list(sections)
+        self.mapping = mapping
+        docs = [tokens(s.label + "\n" + "\n".join(e.text for e in s.entries)) for s in self.sections]
+        self.docs = [(Counter(d), len(d)) for d in docs]
+        self.entry_docs = [[(Counter(t), len(t)) for t in (tokens(e.text) for e in s.entries)] for s in self.sections]
+        self.avgdl = sum(len(d) for d in docs) / len(docs) if docs else 0.0
+        df: Counter[str] = Counter()
+        for doc in docs:
+            df.update(set(doc))
+        n = len(self.docs)
+        self.idf = {t: math.log((n - c + 0.5) / (c + 0.5) + 1) for t, c in df.items()}
+
+    def _score(self, query: list[str], doc: tuple[Counter[str], int]) -> float:
+        tf, length = doc
+        norm = K1 * (1 - B + B * length / self.avgdl) if self.avgdl else K1
+        return sum(self.idf.get(t, 0.0) * tf[t] * (K1 + 1) / (tf[t] + norm) for t in query if t in tf)
+
+    def suggest(self, query_text: str, hint_texts: Iterable[str] = ()) -> Suggestion | None:
+        """The best section for an increment, preferring the sources' own hints."""
+        if not self.sections:
+            return None
+        query = sorted(set(tokens(query_text)))  # a fixed order: float sums must not depend on hashing
+        hints = hinted_numbers(hint_texts, self.mapping)
+        for number in hints:
+            pool = [i for i, s in enumerate(self.sections) if s.number == number or s.number.startswith(number + ".")]
+            if pool:
+                return self._pick(pool, query, "hint")
+        return self._pick(range(len(self.sections)), query, "text")
+
+    def _pick(self, pool: Iterable[int], query: list[str], basis: str) -> Suggestion | None:
+        scored = [(self._score(query, self.docs[i]), -i) for i in pool]
+        best_score, neg = max(scored)
+        if basis == "text" and best_score <= 0:
+            return None
+        section, entry_docs = self.sections[-neg], self.entry_docs[-neg]
+        ranked = sorted(
+            ((self._score(query, entry_docs[k]), -k, e.name) for k, e in enumerate(section.entries) if e.named),
+            reverse=True,
+        )
+        neighbours = tuple(dict.fromkeys(name for score, _, name in ranked if score > 0 and name))[:3]
+        return Suggestion(section.label, neighbours, basis)
+
+
+def doc_names(sections: Sequence[DocSection]) -> list[str]:
+    """Names the document body holds as of its day: entry names and sub-section titles."""
+    names: list[str] = []
+    for section in sections:
+        names += [e.name for e in section.entries if e.name]
+        tail = section.label.rsplit(" › ", 1)
+        if len(tail) == 2:
+            names.append(tail[1])
+    return list(dict.fromkeys(names))

@@ -1,0 +1,131 @@
+"""Verifications the sources do not flag themselves: ids arXiv does not know or titles differently,
+numbers that conflict between sources, and promised dates that have passed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from itertools import combinations
+
+from rapidfuzz import fuzz
+
+from tasks.briefing.collect import NOTE_KINDS, EntryView
+from tasks.verify.context import Context, text_ids
+from tasks.verify.names import distinctive, is_generic, names_match, normalise, short_name
+from tasks.verify.numbers import Reading, conflicts
+from tasks.verify.promises import find_promises
+from tasks.verify.status import OPEN, Observation, Tracked, status_as_of
+
+TITLE_MATCH = 80  # rapidfuzz token_set_ratio at or above which two titles are the same paper's
+
+
+def titles_agree(ours: str, theirs: str) -> bool | None:
+    """Whether a source's title and arXiv's agree; None when ours is too short or not Latin to judge."""
+    if len([t for t in distinctive(ours) if t.isascii()]) < 2:
+        return None
+    name = short_name(ours)
+    if name and name.lower() in theirs.lower():
+        return True
+    return fuzz.token_set_ratio(normalise(ours), normalise(theirs)) >= TITLE_MATCH
+
+
+def observe_lookups(ctx: Context, tracked: list[Tracked], stale_after_days: int) -> None:
+    """Raise unknown ids and title mismatches from arXiv lookups made by the cutoff; resolve on a match."""
+    open_items = {t.key: t for t in tracked
+                  if (v := status_as_of(t, ctx.day, stale_after_days)) and v.status in OPEN}
+    titles = {arxiv_id: paper.title for arxiv_id, paper in ctx.papers.items()}
+    for item in open_items.values():  # an id raised earlier may be looked up again without being mentioned
+        if item.kind in ("unknown_id", "title_mismatch") and item.subject not in titles:
+            titles[item.subject] = str(item.events[0].data().get("title") or item.subject)
+    for arxiv_id, title in sorted(titles.items()):
+        lookup = ctx.data.lookups.get(arxiv_id)
+        if lookup is None:
+            continue  # not looked up yet: never read as unknown
+        when = lookup.looked_up_at.astimezone(ctx.data.window.tz).date().isoformat()
+        agree = titles_agree(title, lookup.title) if lookup.title else None
+        base = {"title": title, "advice": "到 arxiv.org 核对编号与标题"}
+        if lookup.status == "unknown":
+            kind, detail = "unknown_id", {**base, "text": f"arXiv API（{when}）查无 {arxiv_id}", "marker": "arXiv 查无此号"}
+        elif agree is False:
+            text = f"来源标题「{title}」与 arXiv 标题「{lookup.title}」不符（{when}）"
+            kind, detail = "title_mismatch", {**base, "text": text, "marker": "标题不符"}
+        else:
+            for kind in ("unknown_id", "title_mismatch"):
+                key = f"{kind}:{arxiv_id}"
+                if key in open_items:
+                    evidence = {"title": title, "text": f"arXiv API（{when}）：{lookup.title or arxiv_id}，标题一致"}
+                    ctx.add(Observation(key, kind, arxiv_id, "resolved", f"arxiv:{arxiv_id}", ctx.day, evidence))
+            continue
+        paper = ctx.papers.get(arxiv_id)
+        for path in paper.sources if paper else ():
+            ctx.add(Observation(f"{kind}:{arxiv_id}", kind, arxiv_id, "raised", path, ctx.day, detail))
+
+
+def _readings(ctx: Context, entry: EntryView, in_window: bool, names: list[str]) -> list[Reading]:
+    if entry.kind not in NOTE_KINDS or not entry.numbers:
+        return []
+    entry_ids = [i for i in entry.ids if i in ctx.papers]
+    named = entry.title if entry.title and not is_generic(entry.title) and not entry.ids else None
+    if named is not None and not ctx.relevant(entry):
+        named = None
+    out = []
+    for number in entry.numbers:
+        context = str(number.get("context", ""))
+        written = text_ids(context)
+        ids = [i for i in written if i in ctx.papers] if written else entry_ids
+        if len(ids) == 1:
+            subject = ids[0]
+        elif not written and not entry.ids and named is not None:
+            subject = next((n for n in names if names_match(n, named)), named)
+            if subject == named:
+                names.append(named)
+        else:
+            continue
+        out.append(Reading(subject, str(number.get("value", "")), str(number.get("unit", "")), context,
+                           entry.path, in_window))
+    return out
+
+
+def observe_conflicts(ctx: Context) -> None:
+    """One contradiction per (subject, unit, metric) whose readings in two sources do not overlap."""
+    names: list[str] = []
+    readings = [r for e in ctx.data.entries for r in _readings(ctx, e, True, names)]
+    readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
+    by_path: dict[str, list[Reading]] = {}
+    for r in readings:
+        by_path.setdefault(r.path, []).append(r)
+    window_paths = {r.path for r in readings if r.in_window}
+    found: dict[str, tuple[str, list[tuple[Reading, Reading]]]] = {}
+    for pa, pb in combinations(sorted(by_path), 2):
+        if pa not in window_paths and pb not in window_paths:
+            continue
+        for a, b in conflicts(by_path[pa], by_path[pb]):
+            metric = sorted(a.metrics & b.metrics)[0]
+            key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
+            found.setdefault(key, (subject, []))[1].append((a, b))
+    for key, (subject, pairs) in sorted(found.items()):
+        first, second = min(pairs, key=lambda p: (p[0].path, p[1].path, p[0].value, p[1].value))
+        text = (f"{first.path} 称「{first.context}」（{first.value}），"
+                f"{second.path} 称「{second.context}」（{second.value}）")
+        detail = {"title": ctx.title_of(subject), "text": text[:600], "marker": "矛盾",
+                  "advice": "回到两处原文核对口径（负载、硬件、对比基线）"}
+        for path in sorted({r.path for pair in pairs for r in pair}):
+            ctx.add(Observation(key, "conflict", subject, "raised", path, ctx.day, detail))
+
+
+def observe_promises(ctx: Context) -> None:
+    """Dated commitments; each is raised the day after its date passes (events dated later stay hidden until then)."""
+    for entry in ctx.data.entries:
+        if entry.kind not in NOTE_KINDS:
+            continue
+        ids = ctx.topical(entry.ids)
+        if entry.ids and not ids:
+            continue
+        subject = ids[0] if len(ids) == 1 else (entry.title if entry.title and not is_generic(entry.title) else None)
+        if subject is None or (not ids and not ctx.relevant(entry)):
+            continue
+        for promise in find_promises(entry.text):
+            due_day = max(ctx.day, promise.due + dt.timedelta(days=1))
+            key, subject = ctx.keyer.key("promise", subject, f"|{promise.due.isoformat()}")
+            detail = {"title": ctx.title_of(subject), "text": f"承诺「{promise.written}」：{promise.sentence}",
+                      "marker": "承诺日期已过", "due": promise.due.isoformat(), "advice": "查官方发布页或仓库是否已兑现"}
+            ctx.add(Observation(key, "promise", subject, "raised", entry.path, due_day, detail), entry)

@@ -1,0 +1,143 @@
+"""Names of things without an arXiv id: normalisation, distinctive tokens and fuzzy matching.
+
+Two names match when they share most of their distinctive tokens (ASCII words that are not
+stop words, and CJK runs), or one strong single token ("FooKernel", "BarQuant"), or are nearly
+the same string. Free text names a thing when it holds a run of the name's leading tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from rapidfuzz import fuzz
+
+_ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
+_BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
+_STOP = frozenset((
+    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of",
+    "on", "or", "our", "the", "to", "via", "vs", "we", "with", "without", "not", "no", "new", "how",
+    "why", "what", "when", "where", "which", "does", "do", "can", "its", "this", "that", "than", "more"
+))
+# Words too common in this domain to identify a thing on their own.
+_COMMON = frozenset((
+    "benchmark", "benchmarks", "survey", "report", "update", "updates", "release", "serving",
+    "inference", "engine", "engines", "system", "systems", "model", "models", "attention", "cache",
+    "kernel", "kernels", "router", "routing", "scheduler", "scheduling", "agent", "agents",
+    "production", "stack", "platform", "framework", "frameworks", "blog", "paper", "papers", "official",
+    "github", "llm", "llms", "gpu", "gpus", "data", "performance", "analysis", "study", "review",
+    "overview", "guide", "tutorial", "series", "notes", "summary", "latency", "throughput", "memory"
+))
+GENERIC_TITLES = re.compile(
+    r"^(?:本轮|今日|今天|本周)?(?:小结|总结|结论|摘要|汇总|杂记|杂项|其他|备注|行动项|待办|下一轮|对账|本轮不收|"
+    r"给\s*\S{1,12}|summary|conclusion|notes?|misc|todo|action items?|next)\b",
+    re.IGNORECASE,
+)
+
+
+def normalise(name: str) -> str:
+    """Lower-case, brackets and markup dropped, whitespace collapsed: the stable form of a name."""
+    text = _BRACKETS.sub(" ", name.replace("**", "").replace("`", ""))
+    return " ".join(m.group(0).lower() for m in _WORD.finditer(text))[:200]
+
+
+@lru_cache(maxsize=4096)
+def distinctive(name: str) -> frozenset[str]:
+    """Tokens that identify a name: ASCII words (not stop words or bare numbers) and CJK runs."""
+    text = _BRACKETS.sub(" ", name)
+    return frozenset(
+        t.lower() for t in _WORD.findall(text)
+        if not t.isdigit() and t.lower() not in _STOP and (len(t) > 1 or not t.isascii())
+    )
+
+
+def _strong(token: str, original: str) -> bool:
+    """A single token that names one thing: mixed case, digits or hyphen-free coinage, not a common word."""
+    if token in _COMMON or len(token) < 4 or not token.isascii():
+        return False
+    for m in _ASCII.finditer(original):
+        word = m.group(0)
+        if word.lower() == token:
+            return any(c.isupper() for c in word[1:]) or any(c.isdigit() for c in word) or (
+                word[0].isupper() and len(word) >= 6
+            )
+    return False
+
+
+def is_generic(title: str | None) -> bool:
+    """A heading that names a section of a note (summary, action items), not a thing."""
+    return not title or bool(GENERIC_TITLES.match(title.strip(" #*·:：")))
+
+
+def is_name(text: str) -> bool:
+    """Whether a short phrase can name one thing: one strong token, or two or more distinctive ones."""
+    tokens = distinctive(text)
+    if len(tokens) == 1:
+        return _strong(next(iter(tokens)), text)
+    return len(tokens) >= 2
+
+
+def head_token(name: str) -> str | None:
+    """The coined name a title starts with ("FooCache 预告" -> "foocache"), if it is a strong token."""
+    m = _ASCII.match(name.strip(" #*·"))
+    if not m:
+        return None
+    token = m.group(0).lower()
+    return token if _strong(token, m.group(0)) and len(token) >= 5 else None
+
+
+def names_match(a: str, b: str) -> bool:
+    """Whether two names denote the same thing."""
+    ta, tb = distinctive(a), distinctive(b)
+    if not ta or not tb:
+        return False
+    shared = ta & tb
+    small = min(len(ta), len(tb))
+    if len(shared) >= 2 and len(shared) / small >= 0.75:
+        return True
+    if len(shared) == 1 and small == 1:
+        (token,) = shared
+        return _strong(token, a if len(ta) == 1 else b)
+    return fuzz.ratio(normalise(a), normalise(b)) >= 92
+
+
+def _ascii_sequence(text: str) -> list[str]:
+    return [t.lower() for t in _ASCII.findall(text) if t.lower() not in _STOP]
+
+
+def mentions_name(text: str, name: str) -> bool:
+    """Whether free text names `name`: a run of its leading ASCII tokens (3, or all if fewer)."""
+    seq = [t for t in _ascii_sequence(_BRACKETS.sub(" ", name)) if not t.isdigit()]
+    if not seq:
+        return False
+    need = seq[: min(3, len(seq))]
+    if len(need) == 1 and not _strong(need[0], name):
+        return False
+    words = _ascii_sequence(text)
+    n = len(need)
+    return any(words[i : i + n] == need for i in range(len(words) - n + 1))
+
+
+def short_name(title: str) -> str | None:
+    """The coined name before a colon ("FOO: A Serving System" -> "FOO"), when it is one."""
+    head = re.split(r"[:：]", title, maxsplit=1)[0].strip()
+    if head == title.strip() or not head or len(head) > 40:
+        return None
+    tokens = distinctive(head)
+    if len(tokens) == 1 and _strong(next(iter(tokens)), head):
+        return head
+    return head if len(tokens) >= 2 and head.isascii() else None
+
+
+def lead_phrase(text: str) -> str | None:
+    """The subject a list item or table row leads with ("FooKernel「…」：…" -> "FooKernel")."""
+    if " | " in text:
+        first = text.split(" | ", 1)[0]
+        first = re.sub(r"^[#＃]?\d{1,3}[.)、]?\s*", "", first).strip()
+        return first or None
+    m = re.match(r"\s*([^：:「（(|,，。；;]{2,40}?)\s*[：:「（(]", text)
+    if not m:
+        return None
+    lead = m.group(1).strip(" *·-—")
+    return lead or None

@@ -1,0 +1,112 @@
+"""Numbers as intervals, the metric a number measures, and whether two readings contradict.
+
+Two readings contradict when they are about the same subject, carry the same unit, measure the
+same metric (a shared metric word in the number's own clause segment) and their intervals do not
+overlap, and neither value has an agreeing counterpart in the other source. A point value gets a
+tolerance of 5 % (10 % when written as approximate: ~, ≈, 约); "<x" and "x+" are open intervals.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+# Metric classes: a number's context must name one of these for it to be compared at all.
+METRICS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.IGNORECASE)
+    for name, pattern in {
+        "throughput": r"吞吐|throughput|QPS|tok/s|tokens/s|req/s|TPS",
+        "latency": r"延迟|时延|latency|TTFT|TPOT|TTLT|TBT|P50|P90|P99",
+        "accuracy": r"准确率|精度|accuracy|precision|recall|召回|一致率|match",
+        "speedup": r"加速|提速|speed-?up|faster|slower|快|慢",
+        "gap": r"差距|领先|落后|优势|gap|lead|ahead|behind",
+        "memory": r"显存|内存|memory|VRAM|HBM",
+        "bandwidth": r"带宽|bandwidth|GB/s|TB/s",
+        "hit_rate": r"命中率|hit rate",
+        "cost": r"成本|价格|cost|price|\$",
+        "utilization": r"利用率|utili[sz]ation|占用率",
+        "violation": r"违约率|violation",
+    }.items()
+}
+_VALUE = re.compile(
+    r"^\s*(?P<pre>[~≈<>≤≥±]|约)?\s*[+\-−]?\s*(?P<a>\d[\d,]*(?:\.\d+)?)(?P<sa>[kKM](?![A-Za-z]))?"
+    r"(?:\s*[–—~-]\s*(?P<b>\d[\d,]*(?:\.\d+)?)(?P<sb>[kKM](?![A-Za-z]))?)?(?P<plus>\+)?"
+)
+_SCALE = {"k": 1e3, "K": 1e3, "M": 1e6}
+_SEGMENT = re.compile(r"[、，,；;。|]|\s+vs\.?\s+")
+EXACT_SLACK, APPROX_SLACK = 0.05, 0.10
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One number with a unit, about a subject, in one source."""
+
+    subject: str
+    value: str
+    unit: str
+    context: str
+    path: str
+    in_window: bool
+
+    @property
+    def metrics(self) -> frozenset[str]:
+        """What the number measures, read from its own clause segment only."""
+        return metrics_of(segment(self.context, self.value.replace("▲", "").strip()))
+
+
+def segment(context: str, value: str) -> str:
+    """The piece of a clause (split at 、，；| and "vs") that holds `value`."""
+    at = context.find(value) if value else -1
+    if at < 0:
+        return context
+    cuts = [m for m in _SEGMENT.finditer(context)]
+    lo = max((m.end() for m in cuts if m.end() <= at), default=0)
+    hi = min((m.start() for m in cuts if m.start() >= at + len(value)), default=len(context))
+    return context[lo:hi]
+
+
+def metrics_of(context: str) -> frozenset[str]:
+    """The metric classes a context names."""
+    return frozenset(name for name, pattern in METRICS.items() if pattern.search(context))
+
+
+def interval(value: str) -> tuple[float, float] | None:
+    """The interval a written value stands for; None when it cannot be read."""
+    m = _VALUE.match(value.replace("▲", ""))
+    if m is None:
+        return None
+    a = float(m.group("a").replace(",", "")) * _SCALE.get(m.group("sa") or "", 1.0)
+    b = float(m.group("b").replace(",", "")) * _SCALE.get(m.group("sb") or m.group("sa") or "", 1.0) if m.group("b") else a
+    lo, hi = min(a, b), max(a, b)
+    pre = m.group("pre") or ""
+    if pre in ("<", "≤"):
+        return 0.0, hi
+    if pre in (">", "≥") or m.group("plus"):
+        return lo, math.inf
+    slack = APPROX_SLACK if pre in ("~", "≈", "约") else EXACT_SLACK
+    return lo * (1 - slack), hi * (1 + slack)
+
+
+def _overlap(a: Reading, b: Reading) -> bool:
+    ia, ib = interval(a.value), interval(b.value)
+    return ia is None or ib is None or not (ia[1] < ib[0] or ib[1] < ia[0])
+
+
+def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading, Reading]]:
+    """Pairs (a, b) from two sources on the same subject and unit that share a metric and disagree,
+    where neither value has an agreeing counterpart in the other source (so quoting both numbers of
+    one comparison is not a contradiction)."""
+    def alone(r: Reading, others: list[Reading]) -> bool:
+        comparable = [o for o in others if o.unit == r.unit and o.subject == r.subject and r.metrics & o.metrics]
+        return bool(comparable) and not any(_overlap(r, o) for o in comparable)
+
+    out = []
+    for a in ours:
+        if not a.metrics or not alone(a, theirs):
+            continue
+        for b in theirs:
+            if (b.unit == a.unit and b.subject == a.subject and a.metrics & b.metrics and not _overlap(a, b)
+                    and alone(b, ours)):
+                out.append((a, b))
+    return out

@@ -1,0 +1,35 @@
+"""Everything a window says about pending verifications, as observations ready to store or to merge."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from predigest.topics import Topic
+from tasks.briefing.collect import WindowData
+from tasks.briefing.model import Paper
+from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises
+from tasks.verify.context import Context
+from tasks.verify.hedges import observe_hedges, observe_settlements
+from tasks.verify.status import Observation, Tracked
+
+
+def observe_window(
+    data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str], tracked: Sequence[Tracked],
+    stale_after_days: int,
+) -> list[Observation]:
+    """Raised and resolved observations of one window, deterministic and free of duplicates.
+
+    `tracked` holds the topic's verifications as of the window's day (events dated <= it): named
+    subjects reuse their keys across days, and open items can be resolved by this window.
+    """
+    ctx = Context.build(data, papers, topic, known, tracked)
+    prior = list(tracked)
+    observe_hedges(ctx)
+    observe_lookups(ctx, prior, stale_after_days)
+    observe_conflicts(ctx)
+    observe_promises(ctx)
+    observe_settlements(ctx, prior, stale_after_days)
+    unique: dict[tuple[str, str, str, str], Observation] = {}
+    for obs in ctx.out:
+        unique.setdefault((obs.key, obs.action, obs.source_path, obs.day.isoformat()), obs)
+    return [unique[k] for k in sorted(unique)]

@@ -1,0 +1,71 @@
+"""Promised dates in free text ("计划 2026-09 开源", "planned for Q3 2026 release") and when they lapse."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from dataclasses import dataclass
+
+_FUTURE = re.compile(
+    r"计划|预计|将于|将在|拟于|定于|目标|planned|plans? to|expected|scheduled|slated|targeting|due|will", re.I
+)
+_ACTION = re.compile(r"开源|发布|上线|推出|交付|release|open[- ]source|launch|ship|(?<![A-Za-z])GA(?![A-Za-z])|available", re.I)
+_MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
+    m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
+}
+_DATE = re.compile(
+    r"(?P<y>20\d\d)\s*(?:[-/.]|年)\s*(?P<m>\d{1,2})(?:\s*(?:[-/.]|月)\s*(?P<d>\d{1,2})\s*日?)?\s*月?"
+    r"|(?P<qy>20\d\d)\s*[- ]?Q(?P<q>[1-4])|Q(?P<q2>[1-4])\s*(?P<qy2>20\d\d)"
+    r"|(?P<mon>[A-Z][a-z]{2,8})\.?\s+(?P<my>20\d\d)",
+)
+_SENTENCES = re.compile(r"[^。！？!?；;\n]+")
+
+
+@dataclass(frozen=True)
+class Promise:
+    """A dated commitment found in a sentence; `due` is the last day it can still be kept."""
+
+    due: dt.date
+    written: str
+    sentence: str
+
+
+def _due(m: re.Match[str]) -> dt.date | None:
+    if m.group("y"):
+        year, month = int(m.group("y")), int(m.group("m"))
+        if not 1 <= month <= 12:
+            return None
+        if m.group("d"):
+            try:
+                return dt.date(year, month, int(m.group("d")))
+            except ValueError:
+                return None
+        return dt.date(year, month, calendar.monthrange(year, month)[1])
+    quarter, year_text = (m.group("q"), m.group("qy")) if m.group("q") else (m.group("q2"), m.group("qy2"))
+    if quarter:
+        year, last = int(year_text), int(quarter) * 3
+        return dt.date(year, last, calendar.monthrange(year, last)[1])
+    named = _MONTHS.get((m.group("mon") or "").lower())
+    if named:
+        year = int(m.group("my"))
+        return dt.date(year, named, calendar.monthrange(year, named)[1])
+    return None
+
+
+def find_promises(text: str) -> list[Promise]:
+    """Sentences that commit to doing something by a date (future marker + date + action)."""
+    out: list[Promise] = []
+    if not _DATE.search(text) or not _FUTURE.search(text):
+        return out
+    for sentence in _SENTENCES.findall(text):
+        future = _FUTURE.search(sentence)
+        if not future or not _ACTION.search(sentence):
+            continue
+        for m in _DATE.finditer(sentence):
+            due = _due(m)
+            if due is not None:
+                plain = " ".join(sentence.replace("**", "").split()).lstrip("-*+> ")
+                out.append(Promise(due, m.group(0).strip(), plain[:300]))
+                break
+    return out

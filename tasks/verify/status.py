@@ -1,0 +1,140 @@
+"""The lifecycle of a verification as of a day, computed only from its events dated on or before it.
+
+Rules (documented; tests hold them):
+- a verification exists on day X once it has a `raised` or `seen` event dated <= X;
+- raised_on is its earliest such event, last_seen its latest one (<= X);
+- it is resolved on X if a `resolved` event is dated <= X (the earliest one gives resolved_on
+  and the evidence); resolution is final;
+- otherwise it is stale when (X - raised_on) >= stale_after_days, else pending.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+OPEN = ("pending", "stale")
+
+
+@dataclass(frozen=True)
+class Event:
+    """One observation: raised/seen/resolved by a source on a day, with its detail (JSON text)."""
+
+    day: dt.date
+    action: str
+    source_path: str
+    detail: str = ""
+
+    def data(self) -> dict[str, Any]:
+        """The detail as a dict (old or hand-written details are plain text claims)."""
+        try:
+            value = json.loads(self.detail) if self.detail else {}
+        except ValueError:
+            return {"text": self.detail}
+        return value if isinstance(value, dict) else {"text": str(value)}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What one source said about one verification in one window."""
+
+    key: str
+    kind: str  # hedge, unknown_id, title_mismatch, conflict, promise
+    subject: str
+    action: str  # raised, resolved
+    source_path: str
+    day: dt.date
+    detail: dict[str, Any]
+
+    def event(self) -> Event:
+        return Event(self.day, self.action, self.source_path, detail_text(self.detail))
+
+
+@dataclass(frozen=True)
+class Tracked:
+    """A verification known to the database (or just observed), with its events."""
+
+    key: str
+    kind: str
+    subject: str
+    events: tuple[Event, ...]
+
+
+@dataclass(frozen=True)
+class StatusAsOf:
+    """A verification as it stood on one day."""
+
+    key: str
+    kind: str
+    subject: str
+    title: str
+    claim: str
+    marker: str
+    sources: tuple[str, ...]
+    raised_on: dt.date
+    last_seen: dt.date
+    status: str  # pending, stale, resolved
+    age_days: int
+    resolved_on: dt.date | None
+    evidence: str | None
+    resolved_by: str | None
+    advice: str
+
+
+def detail_text(detail: dict[str, Any]) -> str:
+    """Deterministic JSON for an event's detail column."""
+    return json.dumps(detail, ensure_ascii=False, sort_keys=True)
+
+
+def status_as_of(item: Tracked, day: dt.date, stale_after_days: int) -> StatusAsOf | None:
+    """The verification as of `day`, or None if nothing had raised it by then."""
+    events = sorted((e for e in item.events if e.day <= day), key=lambda e: (e.day, e.action, e.source_path))
+    seen = [e for e in events if e.action in ("raised", "seen")]
+    if not seen:
+        return None
+    first = seen[0].data()
+    resolved = [e for e in events if e.action == "resolved"]
+    raised_on, last_seen = seen[0].day, seen[-1].day
+    age = (day - raised_on).days
+    if resolved:
+        status, resolved_on = "resolved", resolved[0].day
+    else:
+        status, resolved_on = ("stale" if age >= stale_after_days else "pending"), None
+    evidence = resolved[0].data() if resolved else {}
+    return StatusAsOf(
+        key=item.key, kind=item.kind, subject=item.subject, title=str(first.get("title") or item.subject),
+        claim=str(first.get("text", "")), marker=str(first.get("marker", "")),
+        sources=tuple(dict.fromkeys(e.source_path for e in seen)), raised_on=raised_on, last_seen=last_seen,
+        status=status, age_days=age, resolved_on=resolved_on, evidence=evidence.get("text") if resolved else None,
+        resolved_by=resolved[0].source_path if resolved else None, advice=str(first.get("advice", "")),
+    )
+
+
+def merge(tracked: Iterable[Tracked], observations: Sequence[Observation]) -> list[Tracked]:
+    """Stored verifications plus this window's observations (same key, same event = one event)."""
+    by_key = {t.key: t for t in tracked}
+    added: dict[str, list[Event]] = {}
+    meta: dict[str, tuple[str, str]] = {}
+    for obs in observations:
+        added.setdefault(obs.key, []).append(obs.event())
+        meta.setdefault(obs.key, (obs.kind, obs.subject))
+    out: list[Tracked] = []
+    for key in sorted(set(by_key) | set(added)):
+        old = by_key.get(key)
+        known = {(e.day, e.action if e.action != "seen" else "raised", e.source_path) for e in old.events} if old else set()
+        fresh = [e for e in added.get(key, []) if (e.day, e.action, e.source_path) not in known]
+        kind, subject = (old.kind, old.subject) if old else meta[key]
+        out.append(Tracked(key, kind, subject, (*(old.events if old else ()), *fresh)))
+    return out
+
+
+def listed(items: Iterable[Tracked], day: dt.date, stale_after_days: int) -> list[StatusAsOf]:
+    """What section 三 lists on `day`: open items (stale first, oldest first), then those resolved that day."""
+    views = [v for v in (status_as_of(t, day, stale_after_days) for t in items) if v is not None]
+    open_items = sorted((v for v in views if v.status in OPEN),
+                        key=lambda v: (v.status != "stale", v.raised_on, v.key))
+    resolved_today = sorted((v for v in views if v.status == "resolved" and v.resolved_on == day), key=lambda v: v.key)
+    return open_items + resolved_today

@@ -1,0 +1,177 @@
+"""Contract of the backfill flow (flows/backfill.py) on an ephemeral Prefect API, over a generated
+ten-day workspace with two topics:
+
+- one run publishes exactly one briefing per topic and date (10 x 2 rows and 40 objects), each
+  byte-identical to `tasks.run.render_briefing` for that date alone on the same database;
+- each date is a child flow run named `briefing <date>`;
+- running it again rewrites nothing: every result says unchanged, and object bytes, modification
+  times and row counts stay as they were;
+- `force` re-publishes every date (results say written, `published_at` moves) without adding rows;
+- the progress hook hears every date once; bad ranges and bounds are refused;
+- a parallel backfill publishes the same bytes as the evenings run one after another (verifications
+  recorded date by date, then the briefing), in a second database.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from predigest.settings import Settings, get_settings
+from tasks import run
+from tests.helpers import ingest_all
+from tests.orchestration.workspace_gen import DAYS, make_workspace
+
+
+def _use(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
+    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
+    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
+    monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
+    monkeypatch.delenv("PREDIGEST_TOPICS", raising=False)
+    get_settings.cache_clear()
+
+
+def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
+    return {str(p.relative_to(root)): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _counts(engine: Engine) -> dict[str, int]:
+    with engine.connect() as conn:
+        return {t: conn.execute(text(f'SELECT count(*) FROM "{t}"')).scalar_one()
+                for t in ("sources", "items", "mentions", "briefings")}
+
+
+def test_date_range_and_keys() -> None:
+    from flows.backfill import date_range, idempotency_key
+
+    assert date_range(DAYS[0], DAYS[2]) == DAYS[:3]
+    assert date_range(DAYS[0], DAYS[0]) == DAYS[:1]
+    with pytest.raises(ValueError):
+        date_range(DAYS[2], DAYS[0])
+    assert idempotency_key(["inference"], DAYS[0], "abc") == "backfill-inference-2026-10-01-abc"
+
+
+def test_parameters_are_typed_for_the_ui() -> None:
+    from prefect.utilities.callables import parameter_schema
+
+    from flows.backfill import backfill_briefings
+
+    schema = parameter_schema(backfill_briefings).model_dump_for_openapi()
+    props = schema["properties"]
+    assert set(schema["required"]) == {"start", "end"}
+    assert props["start"]["format"] == "date" and props["force"]["type"] == "boolean"
+    assert props["max_concurrency"]["default"] == 2 and props["max_concurrency"]["minimum"] == 1
+    with pytest.raises(Exception, match="max_concurrency"):
+        backfill_briefings.validate_parameters({"start": "2026-10-01", "end": "2026-10-02", "max_concurrency": 0})
+
+
+def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from prefect import get_client
+
+    from flows.backfill import backfill_briefings, report_progress
+
+    _use(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    heard: list[dt.date] = []
+    with report_progress(lambda day, results: heard.append(day)):
+        results = backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=3)
+    assert sorted(heard) == DAYS
+    assert [(r.topic, r.date) for r in results] == [(t, d) for d in DAYS for t in ("inference", "rag")]
+    assert all(r.written for r in results)
+
+    out = tmp_path / "published" / "briefings"
+    ref = run.register_workspace(settings, ws)
+    for topic in run.topics_for(settings, ws, None):
+        for day in DAYS:
+            markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, day))
+            assert (out / topic.name / f"{day}.md").read_bytes() == markdown.encode("utf-8")
+            assert (out / topic.name / f"{day}.json").read_bytes() == json_text.encode("utf-8")
+    with clean_db.connect() as conn:
+        rows = conn.execute(text("SELECT topic, date, count(*) FROM briefings GROUP BY topic, date")).all()
+    assert sorted((t, d) for t, d, _ in rows) == sorted((t, d) for d in DAYS for t in ("inference", "rag"))
+    assert {n for _, _, n in rows} == {1}
+
+    with get_client(sync_client=True) as client:
+        names = {r.name for r in client.read_flow_runs()}
+    assert {f"briefing {day}" for day in DAYS} <= names
+
+    objects, counts = _snapshot(out), _counts(clean_db)
+    again = backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws))
+    assert not any(r.written for r in again)
+    assert [r.content_hash for r in again] == [r.content_hash for r in results]
+    assert _snapshot(out) == objects
+    assert _counts(clean_db) == counts
+
+    with clean_db.connect() as conn:
+        before: dict[dt.date, dt.datetime] = dict(conn.execute(text("SELECT date, published_at FROM briefings WHERE topic = 'rag'")).tuples().all())
+    forced = backfill_briefings(start=DAYS[0], end=DAYS[1], topics=["rag"], workspace=str(ws), force=True)
+    assert [(r.topic, r.date, r.written) for r in forced] == [("rag", DAYS[0], True), ("rag", DAYS[1], True)]
+    with clean_db.connect() as conn:
+        after: dict[dt.date, dt.datetime] = dict(conn.execute(text("SELECT date, published_at FROM briefings WHERE topic = 'rag'")).tuples().all())
+    assert all(after[d] > before[d] for d in DAYS[:2]) and all(after[d] == before[d] for d in DAYS[2:])
+    assert _counts(clean_db) == counts
+    assert {k: v[0] for k, v in _snapshot(out).items()} == {k: v[0] for k, v in objects.items()}
+
+
+def test_cli_backfill_shows_progress(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from predigest.cli import main
+
+    _use(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    assert main(["backfill", "--from", "2026-10-01", "--to", "2026-10-03", "--topic", "rag",
+                 "--workspace", str(ws)]) == 0
+    out = capsys.readouterr().out
+    assert "2026-10-02  rag published" in out
+    assert "3 briefings over 3 dates: 3 published, 0 unchanged" in out
+    assert main(["backfill", "--from", "2026-10-03", "--to", "2026-10-01", "--workspace", str(ws)]) == 2
+
+
+def test_backfill_equals_the_evenings_run_one_after_another(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    database_factory: Callable[[str], str],
+) -> None:
+    """The evenings, replayed without Prefect in a second database (ingest, then for each date in
+    order: record that date's verifications with the daily catch-up and publish), publish the same
+    bytes as one parallel backfill over the range, including the aging hedged claim."""
+    from db.engine import make_engine, upgrade_database
+    from flows.backfill import backfill_briefings
+
+    _use(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=4)
+
+    url = database_factory("predigest_evenings")
+    engine = make_engine(url, pool_size=2)
+    upgrade_database(engine)
+    engine.dispose()
+    evenings = settings.model_copy(update={"database_url": url, "storage_url": (tmp_path / "evenings").as_uri()})
+    ref = ingest_all(evenings, ws)
+    for day in DAYS:
+        for topic in run.topics_for(evenings, ws, None):
+            run.record_recent_verifications(evenings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS)
+            run.assemble_and_publish(evenings, ref, topic, run.window_of(topic, day))
+    backfilled, replayed = tmp_path / "published" / "briefings", tmp_path / "evenings" / "briefings"
+    for topic in ("inference", "rag"):
+        for day in DAYS:
+            for suffix in (".md", ".json"):
+                name = f"{topic}/{day}{suffix}"
+                assert (backfilled / name).read_bytes() == (replayed / name).read_bytes(), name
+    # The hedged claim of the third day is pending then, and stale by the tenth (7 days later).
+    raised = json.loads((backfilled / "inference" / f"{DAYS[2]}.json").read_text(encoding="utf-8"))
+    last = json.loads((backfilled / "inference" / f"{DAYS[-1]}.json").read_text(encoding="utf-8"))
+    assert [v["status"] for v in raised["verifications"] if v["kind"] == "hedge"] == ["pending"]
+    assert [v["status"] for v in last["verifications"] if v["kind"] == "hedge"] == ["stale"]

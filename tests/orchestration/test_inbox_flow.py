@@ -1,0 +1,97 @@
+"""Contract of the `ingest-inbox-file` flow (flows/inbox.py) on an ephemeral Prefect API:
+
+- it stores one file given as a workspace-relative or absolute path: `new` once, `unchanged` after,
+  and a changed file becomes a new source version;
+- a path that leaves the workspace (`..`, an absolute path elsewhere) fails the run and stores nothing;
+- a file gone before the run reads it is `missing`, a temp file is `ignored`; a symlink leading out
+  is recorded with its reason, never followed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, text
+
+from flows.inbox import workspace_relative
+from predigest.settings import Settings, get_settings
+
+
+def _use(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
+    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
+    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
+    monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
+    get_settings.cache_clear()
+
+
+def _sources(engine: Engine) -> list[tuple[str, str | None, bool]]:
+    with engine.connect() as conn:
+        return [tuple(r) for r in conn.execute(text(
+            "SELECT path, error, superseded_at IS NULL FROM sources ORDER BY id"))]
+
+
+@pytest.mark.parametrize("given, expected", [
+    ("inbox/alice/n.md", "inbox/alice/n.md"),
+    ("./inbox//alice/n.md", "inbox/alice/n.md"),
+    ("/ws/inbox/alice/n.md", "inbox/alice/n.md"),
+])
+def test_workspace_relative_accepts_paths_inside(given: str, expected: str) -> None:
+    assert workspace_relative(Path("/ws"), given) == expected
+
+
+@pytest.mark.parametrize("given", ["../etc/passwd", "inbox/../../x.md", "/etc/passwd", "/wsx/inbox/a.md", "", "."])
+def test_workspace_relative_rejects_paths_outside(given: str) -> None:
+    with pytest.raises(ValueError):
+        workspace_relative(Path("/ws"), given)
+
+
+def test_flow_ingests_one_file(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from flows.inbox import ingest_inbox_file
+
+    _use(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    note = ws / "inbox" / "alice" / "2026-10-09T1000-alice-a.md"
+    note.parent.mkdir(parents=True)
+    note.write_text("# a\n\n## 条目#1 · vLLM\n\n- arXiv:2610.01001 vLLM serving\n", encoding="utf-8")
+    (ws / "inbox" / "alice" / "2026-10-09T1100-alice-b.md").write_text("# b\n")
+
+    first = ingest_inbox_file(path="inbox/alice/2026-10-09T1000-alice-a.md", workspace=str(ws))
+    assert (first.status, first.path, first.error) == ("new", "inbox/alice/2026-10-09T1000-alice-a.md", None)
+    assert _sources(clean_db) == [("inbox/alice/2026-10-09T1000-alice-a.md", None, True)]  # only that file
+    again = ingest_inbox_file(path=str(note), workspace=str(ws))
+    assert (again.status, again.source_id) == ("unchanged", first.source_id)
+
+    note.write_text("# a v2\n", encoding="utf-8")
+    changed = ingest_inbox_file(path=str(note), workspace=str(ws))
+    assert changed.status == "new" and changed.source_id != first.source_id
+    assert [s[2] for s in _sources(clean_db)] == [False, True]
+
+
+def test_flow_rejects_missing_ignored_and_outside_paths(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from flows.inbox import ingest_inbox_file
+
+    _use(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    inbox = ws / "inbox" / "alice"
+    inbox.mkdir(parents=True)
+    secret = tmp_path / "secret.md"
+    secret.write_text("outside")
+    (inbox / "link-out.md").symlink_to(secret)
+    (inbox / ".n.md.swp").write_text("swap")
+
+    with pytest.raises(ValueError, match="outside the workspace"):
+        ingest_inbox_file(path="../secret.md", workspace=str(ws))
+    with pytest.raises(ValueError, match="outside the workspace"):
+        ingest_inbox_file(path=str(secret), workspace=str(ws))
+    assert _sources(clean_db) == []
+    assert ingest_inbox_file(path="inbox/alice/gone.md", workspace=str(ws)).status == "missing"
+    assert ingest_inbox_file(path="inbox/alice/.n.md.swp", workspace=str(ws)).status == "ignored"
+    link = ingest_inbox_file(path="inbox/alice/link-out.md", workspace=str(ws))
+    assert link.status == "new" and "outside the workspace" in (link.error or "")
+    assert "outside" not in str(_sources(clean_db)[0][0])

@@ -1,0 +1,179 @@
+"""Integration: the deployments on a real `prefect server` (not the ephemeral API) with two process
+workers on the `predigest` pool, started and stopped by `predigest.orchestrate.up` / `down`.
+
+Set-up: a free localhost port, PREFECT_HOME under a temp predigest home, Prefect's own database a
+temp SQLite file (PREFECT_API_DATABASE_CONNECTION_URL), predigest's data in a fresh PostgreSQL
+database from the test fixtures, briefings in a temp folder, and the generated ten-day workspace,
+ingested before `up` so the watcher's start-up rescan finds nothing to send.
+
+- A note written into the workspace's inbox is seen by the watcher, which emits
+  `inbox.file.created`; the trigger runs `ingest-inbox-file` for that path on a worker, the run
+  completes and the note's source row appears.
+- Two backfill runs at once (one over the ten dates, one over two of them), children spread over
+  both workers: exactly 10 briefings per topic, one row per (topic, date),
+  each object byte-identical to `tasks.run.render_briefing` for that date.
+- `down` stops the server, the workers and the watcher and removes their pid files.
+Waits have generous deadlines that only turn a hang into a failure; nothing asserts durations.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+
+from db.engine import make_engine, upgrade_database
+from predigest import orchestrate
+from predigest.settings import Settings
+from tasks import run
+from tests.helpers import ingest_all
+from tests.orchestration.workspace_gen import DAYS, make_workspace
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Stack:
+    api_url: str
+    home: Path
+    workspace: Path
+    published: Path
+    settings: Settings
+    engine: Engine
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_for(condition: Callable[[], Any], what: str, deadline_s: float = 150.0) -> Any:
+    end = time.monotonic() + deadline_s
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > end:
+            pytest.fail(f"gave up waiting for {what}")
+        time.sleep(0.5)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, database_factory: Callable[[str], str]) -> Iterator[Stack]:
+    tmp = tmp_path_factory.mktemp("stack")
+    url = database_factory("predigest_orch")
+    engine = make_engine(url, pool_size=2)
+    upgrade_database(engine)
+    home, published, workspace = tmp / "home", tmp / "published", (tmp / "ws").resolve()
+    settings = Settings(_env_file=None, home=home, database_url=url, storage_url=published.as_uri())  # type: ignore[call-arg]
+    make_workspace(workspace)
+    ingest_all(settings, workspace)
+    port = _free_port()
+    extra = {
+        "PREDIGEST_DATABASE_URL": url,
+        "PREDIGEST_STORAGE_URL": published.as_uri(),
+        "PREDIGEST_TOPICS": "[]",
+        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{tmp / 'prefect.db'}",
+        "PREFECT_WORKER_QUERY_SECONDS": "1",
+        "PREFECT_LOGGING_LEVEL": "INFO",  # the workers' logs name the runs they took
+        "PREFECT_LOGGING_TO_API_ENABLED": "false",  # spare the server on two cores
+    }
+    try:
+        result = orchestrate.up(home, port=port, workers=2, workspace=workspace, extra_env=extra, echo=lambda _: None)
+        assert sorted(result.started) == ["server", "watcher", "worker-1", "worker-2"]
+        yield Stack(result.api_url, home, workspace, published, settings, engine)
+    finally:
+        stopped = orchestrate.down(home, echo=lambda _: None)
+        engine.dispose()
+    assert set(stopped) == {"server", "watcher", "worker-1", "worker-2"}
+    assert not list((home / "run").glob("*.pid"))
+
+
+@contextmanager
+def _client(api_url: str) -> Iterator[Any]:
+    """A sync Prefect client on the stack's server (the test process otherwise uses the harness API)."""
+    from prefect import get_client
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
+        yield client
+
+
+def _flow_runs(api_url: str, flow_name: str) -> list[Any]:
+    from prefect.client.schemas.filters import FlowFilter, FlowFilterName
+
+    with _client(api_url) as client:
+        return list(client.read_flow_runs(flow_filter=FlowFilter(name=FlowFilterName(any_=[flow_name])), limit=200))
+
+
+def test_a_new_note_is_ingested_through_the_watcher_and_trigger(stack: Stack) -> None:
+    watcher_log = stack.home / "run" / "watcher.log"
+    _wait_for(lambda: watcher_log.exists() and "watching" in watcher_log.read_text(), "the watcher to start")
+    rel = "inbox/alice/2026-10-11T0900-alice-late.md"
+    note = stack.workspace / rel
+    note.write_text("# Alice · late\n\n## 条目#1 · vLLM\n\n- arXiv:2610.09999 — KV cache for vLLM serving.\n",
+                    encoding="utf-8")
+    _wait_for(lambda: f"inbox.file.created {rel}" in watcher_log.read_text(), "the watcher to emit the event")
+
+    def completed_run() -> Any:
+        runs = [r for r in _flow_runs(stack.api_url, "ingest-inbox-file") if r.parameters.get("path") == rel]
+        return next((r for r in runs if r.state and r.state.is_final()), None)
+
+    flow_run = _wait_for(completed_run, "the ingest-inbox-file run to finish")
+    assert flow_run.state.is_completed(), flow_run.state
+    assert flow_run.parameters == {"path": rel, "workspace": str(stack.workspace)}
+    with stack.engine.connect() as conn:
+        rows = conn.execute(text("SELECT error FROM sources WHERE path = :p"), {"p": rel}).all()
+    assert rows == [(None,)]
+
+
+def test_two_workers_backfill_ten_dates_once(stack: Stack) -> None:
+    from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    with temporary_settings(updates={PREFECT_API_URL: stack.api_url}):
+        parents = [
+            run_deployment("backfill-briefings/backfill-briefings", timeout=0,
+                           parameters={"start": str(DAYS[0]), "end": str(DAYS[-1]), "max_concurrency": 4}),
+            run_deployment("backfill-briefings/backfill-briefings", timeout=0,
+                           parameters={"start": str(DAYS[3]), "end": str(DAYS[4]), "max_concurrency": 2}),
+        ]
+
+    def finished() -> list[Any] | None:
+        with _client(stack.api_url) as client:
+            runs = [client.read_flow_run(p.id) for p in parents]  # type: ignore[union-attr]
+        return runs if all(r.state and r.state.is_final() for r in runs) else None
+
+    for flow_run in _wait_for(finished, "both backfill runs to finish", deadline_s=240):
+        assert flow_run.state.is_completed(), flow_run.state
+
+    children = _flow_runs(stack.api_url, "briefing-for-date")
+    assert sorted(r.name for r in children) == sorted([f"briefing {d}" for d in DAYS] + [f"briefing {d}" for d in DAYS[3:5]])
+    assert all(r.state.is_completed() and r.work_pool_name == "predigest" for r in children)
+    with stack.engine.connect() as conn:
+        rows = conn.execute(text("SELECT topic, date, count(*) FROM briefings GROUP BY topic, date")).all()
+    assert sorted((t, d) for t, d, _ in rows) == sorted((t, d) for d in DAYS for t in ("inference", "rag"))
+    assert {n for _, _, n in rows} == {1}
+
+    ref = run.register_workspace(stack.settings, stack.workspace)
+    out = stack.published / "briefings"
+    assert sorted(p.name for p in out.iterdir()) == ["index.json", "inference", "rag"]
+    for topic in run.topics_for(stack.settings, stack.workspace, None):
+        assert len(list((out / topic.name).glob("*.json"))) == len(DAYS)
+        for day in DAYS:
+            markdown, json_text = run.render_briefing(stack.settings, ref, topic, run.window_of(topic, day))
+            assert (out / topic.name / f"{day}.md").read_bytes() == markdown.encode("utf-8")
+            assert (out / topic.name / f"{day}.json").read_bytes() == json_text.encode("utf-8")
+    # Which worker ran which child is up to the workers; print it for the log, assert nothing.
+    for n in (1, 2):
+        log = (stack.home / "run" / f"worker-{n}.log").read_text(errors="replace").splitlines()
+        taken = [line for line in log if "submitted to infrastructure" in line and "'briefing 2026" in line]
+        print(f"worker-{n} ran {len(taken)} of {len(children)} children")

@@ -1,0 +1,76 @@
+"""Contract of the pid-file bookkeeping behind `predigest up` / `predigest down` (predigest/orchestrate.py),
+with stand-in processes instead of Prefect:
+
+- `spawn` starts a process in its own session, writes `<home>/run/<name>.pid` and a log;
+- `down` stops the processes it finds by pid file, newest first, and removes the pid files; a pid
+  file whose process is gone, or whose pid belongs to a program that is not prefect/predigest, is
+  only removed (that process is left alone);
+- the Prefect environment puts PREFECT_HOME under predigest's home and turns analytics off;
+- the CLI has `watch`, `up`, `down` and `backfill`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from predigest import orchestrate
+from predigest.cli import build_parser
+
+
+@pytest.fixture
+def stranger() -> Iterator[subprocess.Popen[bytes]]:
+    """A process that is not ours (its command line names neither prefect nor predigest)."""
+    proc = subprocess.Popen(["sleep", "300"])
+    yield proc
+    proc.kill()
+    proc.wait()
+
+
+def test_down_stops_ours_and_only_ours(tmp_path: Path, stranger: subprocess.Popen[bytes]) -> None:
+    home = tmp_path / "home"
+    argv = [sys.executable, "-c", "import time; time.sleep(300)  # predigest stand-in"]
+    first = orchestrate.spawn(home, "worker-1", argv, {"PATH": "/usr/bin:/bin"})
+    second = orchestrate.spawn(home, "watcher", argv, {"PATH": "/usr/bin:/bin"})
+    rundir = home / "run"
+    assert (rundir / "worker-1.pid").read_text().strip() == str(first)
+    assert orchestrate.running(home, "watcher") == second
+    (rundir / "gone.pid").write_text("999999999\n")
+    (rundir / "stranger.pid").write_text(f"{stranger.pid}\n")
+
+    stopped = orchestrate.down(home, grace=10, echo=lambda _: None)
+    assert stopped == ["watcher", "worker-1"]  # newest first; not the stranger, not the gone one
+    assert not list(rundir.glob("*.pid"))
+    assert orchestrate.running(home, "worker-1") is None and not orchestrate.is_ours(first)
+    assert stranger.poll() is None  # left alone
+    assert orchestrate.down(home, echo=lambda _: None) == []
+
+
+def test_prefect_env_is_offline_and_under_home(tmp_path: Path) -> None:
+    env = orchestrate.prefect_env(tmp_path / "home", "http://127.0.0.1:4999/api", base={})
+    assert env["PREFECT_HOME"] == str((tmp_path / "home").resolve() / "prefect")
+    assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
+    assert env["PREFECT_API_URL"] == "http://127.0.0.1:4999/api"
+    assert env["PREDIGEST_HOME"] == str((tmp_path / "home").resolve())
+
+
+def test_deployment_names_come_from_prefect_yaml() -> None:
+    names = dict(orchestrate.deployment_names())
+    assert names["daily-briefing"] == "flows/daily.py:daily_briefing"
+    assert names["ingest-inbox"] == "flows/inbox.py:ingest_inbox_file"
+
+
+def test_cli_has_the_orchestration_commands() -> None:
+    parser = build_parser()
+    args = parser.parse_args(["backfill", "--from", "2026-10-01", "--to", "2026-10-10", "--topic", "rag", "--force"])
+    assert (args.start.isoformat(), args.end.isoformat(), args.topic, args.force, args.concurrency) == (
+        "2026-10-01", "2026-10-10", ["rag"], True, 2)
+    assert parser.parse_args(["up", "--port", "4300", "--workers", "2"]).workers == 2
+    assert parser.parse_args(["watch", "--once"]).once
+    assert parser.parse_args(["down"]).func.__name__ == "cmd_down"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["backfill", "--from", "2026-13-01", "--to", "2026-10-10"])

@@ -1,0 +1,109 @@
+"""A small generated workspace for orchestration tests: ten consecutive days of notes.
+
+Contract: `make_workspace(root)` writes, for each of `DAYS` (2026-10-01 .. 2026-10-10):
+- `inbox/alice/<date>T1000-alice-serving.md` naming two fresh arXiv ids about inference serving and
+  one id that is already a day old (so several days mention the same paper); on the third day one
+  claim is hedged (待核实), which raises a verification that ages across the later days;
+- `inbox/bob/<date>T1500-bob-rag.md` naming one fresh id about retrieval (topic `rag`);
+and two knowledge documents, `organized/knowledge/inference.md` and `rag.md`, which anchor some of
+those ids the day after they first appeared (and one id in References), so the same paper is
+NET-new on one date and already anchored on a later one: each date's briefing differs.
+It returns the ids it used per date. Nothing random: the same call gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+DAYS = [dt.date(2026, 10, 1) + dt.timedelta(days=n) for n in range(10)]
+
+
+def serving_ids(day: dt.date) -> tuple[str, str]:
+    n = day.day
+    return f"2610.{1000 + 2 * n:05d}", f"2610.{1001 + 2 * n:05d}"
+
+
+def rag_id(day: dt.date) -> str:
+    return f"2610.{2000 + day.day:05d}"
+
+
+def _note(day: dt.date) -> str:
+    first, second = serving_ids(day)
+    lines = [
+        f"# Alice · Serving notes · {day.isoformat()} 10:00",
+        "",
+        f"## 条目#1 · KV cache offload for vLLM serving (day {day.day})",
+        "",
+        f"- arXiv:{first} — KV cache 分层卸载，vLLM 上 TTFT 降低 {20 + day.day}%，throughput +{day.day}%。",
+        "- 建议：§3 KV Cache。",
+        "",
+        f"## 条目#2 · Speculative decoding scheduler (day {day.day})",
+        "",
+        f"- arXiv:{second} — speculative decoding 调度器，SGLang 上 decode 吞吐 +{10 + day.day}%。",
+        "- 建议：§1.1 框架格局。",
+    ]
+    if day == DAYS[2]:
+        # A hedged claim: a pending verification that ages across the following days.
+        lines.insert(-1, "- 社媒转述：SGLang decode 吞吐 3.1×（待核实，未见原文）。")
+    if day > DAYS[0]:
+        previous, _ = serving_ids(day - dt.timedelta(days=1))
+        lines += [
+            "",
+            "## 条目#3 · 昨天那篇的复现",
+            "",
+            f"- arXiv:{previous} 在 H100 上复现：prefill latency 与论文一致。",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _rag_note(day: dt.date) -> str:
+    return "\n".join([
+        f"# Bob · RAG notes · {day.isoformat()} 15:00",
+        "",
+        f"## 条目#1 · Reranker distillation for retrieval (day {day.day})",
+        "",
+        f"- arXiv:{rag_id(day)} — reranker 蒸馏，RAG 检索 recall@10 +{day.day}%。",
+        "",
+    ])
+
+
+def _knowledge(topic: str, entries: list[tuple[str, str, dt.date]], reference: tuple[str, dt.date] | None) -> str:
+    lines = [
+        f"# {topic} · 知识活文档（Living Doc）",
+        "",
+        "version: v1 · updated: 2026-10-12 12:00 · citations: 10",
+        "",
+        "## §1 现状全景",
+        "",
+        "### §1.1 框架格局",
+        "",
+    ]
+    lines += [f"- **{title}**（arXiv:{arxiv_id}）。[anchored {day.isoformat()}]" for arxiv_id, title, day in entries]
+    lines += ["", "## References", ""]
+    if reference is not None:
+        lines.append(f"- arXiv:{reference[0]} (cited {reference[1].isoformat()})")
+    return "\n".join(lines) + "\n"
+
+
+def make_workspace(root: Path) -> dict[dt.date, list[str]]:
+    """Write the workspace under `root`; return the arXiv ids first named on each date."""
+    used: dict[dt.date, list[str]] = {}
+    for day in DAYS:
+        stamp = day.isoformat()
+        alice = root / "inbox" / "alice" / f"{stamp}T1000-alice-serving.md"
+        bob = root / "inbox" / "bob" / f"{stamp}T1500-bob-rag.md"
+        for path, text in ((alice, _note(day)), (bob, _rag_note(day))):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        used[day] = [*serving_ids(day), rag_id(day)]
+    knowledge = root / "organized" / "knowledge"
+    knowledge.mkdir(parents=True, exist_ok=True)
+    # Every other day's first paper is merged into the body the next day, when it is named again.
+    anchored = [(serving_ids(day)[0], f"KV offload day {day.day}", day + dt.timedelta(days=1)) for day in DAYS[::2]]
+    (knowledge / "inference.md").write_text(
+        _knowledge("inference", anchored, (serving_ids(DAYS[3])[0], DAYS[4])), encoding="utf-8"
+    )
+    rag_anchored = [(rag_id(DAYS[1]), "Reranker distillation", DAYS[4])]
+    (knowledge / "rag.md").write_text(_knowledge("rag", rag_anchored, None), encoding="utf-8")
+    return used

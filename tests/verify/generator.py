@@ -1,0 +1,93 @@
+"""A deterministic workspace generator for replaying consecutive days.
+
+`write_day(root, day_index)` writes what the team wrote on day `day_index` (1-based, from START):
+one note per day naming the paper PAPER (so it is in every window), hedges, a settling note, a
+promise and its fulfilment, and the knowledge document as it stood after that day's noon update
+(PAPER is anchored from day ANCHOR_DAY on). Nothing depends on the clock or on randomness.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+START = dt.date(2026, 11, 1)
+TOPIC = "inference"
+PAPER = "2611.00010"  # anchored in the knowledge document on day ANCHOR_DAY
+ANCHOR_DAY = 3
+SETTLED = "2611.00020"  # hedged on day 1, settled on SETTLE_DAY
+SETTLE_DAY = 5
+STALE_NAME = "QuokkaServe 调度器"  # a named subject hedged on day 1 (and again on day 4), never settled
+PROMISE_NAME = "KVPipe 发布计划"  # promised for PROMISE_DUE on day 2, kept on PROMISE_KEPT_DAY
+PROMISE_DUE = dt.date(2026, 11, 5)
+PROMISE_KEPT_DAY = 9
+EVIDENCE = "作者仓库的 benchmark 表与正文一致"
+
+
+def day_of(index: int) -> dt.date:
+    """The calendar date of day `index` (day 1 is START)."""
+    return START + dt.timedelta(days=index - 1)
+
+
+def _knowledge(index: int) -> str:
+    day = day_of(index)
+    paper = (f"- **PagedFoo**（arXiv:{PAPER}）：KV cache 分页调度，吞吐提升。[anchored {day_of(ANCHOR_DAY).isoformat()}]\n"
+             if index >= ANCHOR_DAY else "")
+    return (
+        f"# {TOPIC} · 知识活文档\n\nversion: v{index} · updated: {day.isoformat()} 12:00 · citations: {10 + index}\n\n"
+        "## §1 现状\n\n### §1.1 框架格局\n\n"
+        "- **vLLM**（arXiv:2309.06180）：PagedAttention，开源 serving 事实标准。[anchored 2026-07-14]\n"
+        "- **Dynamo**：数据中心级编排。[anchored 2026-09-01]\n\n"
+        "### §3.2 KV Cache 驱逐策略\n\n"
+        "- **H2O**（arXiv:2306.14048）：注意力质量驱逐。[anchored 2026-07-14]\n" + paper + "\n"
+        "### §4.1 投机解码\n\n"
+        "- **EAGLE**（arXiv:2401.15077）：draft 头。[anchored 2026-07-14]\n\n"
+        "## References\n\n- arXiv:2401.08671 — DeepSpeed-FastGen（cited 2026-07-14）\n"
+    )
+
+
+def _note(index: int) -> str:
+    day = day_of(index)
+    parts = [f"# Inference 笔记 · {day.isoformat()}\n",
+             f"## 条目1 · PagedFoo: Paging KV Cache for Serving（arXiv:{PAPER}）\n\n"
+             f"- KV cache 分页调度，vLLM 上吞吐提升；第 {index} 天继续跟进。\n"]
+    if index == 1:
+        parts.append(f"## 条目2 · SpecBar: Speculative Decoding at Scale（arXiv:{SETTLED}）\n\n"
+                     "- 投机解码吞吐 2.5×。\n- 待核实：2.5× 只在单卡上测过，多卡 serving 未验证。\n")
+        parts.append(f"## 条目3 · {STALE_NAME}\n\n- 新的推理调度器，P99 延迟很低。\n"
+                     "- **待核实**：延迟数字只给了 P99，没有测试条件。\n")
+    if index == 2:
+        parts.append(f"## 条目2 · {PROMISE_NAME}\n\n- KVPipe：KV cache 跨节点传输库，"
+                     f"计划 {PROMISE_DUE.year}-{PROMISE_DUE.month:02d}-{PROMISE_DUE.day:02d} 开源。\n")
+    if index == 4:
+        parts.append(f"## 条目2 · {STALE_NAME}（复测）\n\n- 推理调度器复测：待核实，P99 仍无测试条件。\n")
+    if index == SETTLE_DAY:
+        parts.append(f"## 条目2 · SpecBar 复核（arXiv:{SETTLED}）\n\n"
+                     f"- SpecBar 的 2.5× 投机解码吞吐已核实：{EVIDENCE}。\n")
+    if index == PROMISE_KEPT_DAY:
+        parts.append(f"## 条目2 · {PROMISE_NAME}\n\n- KVPipe 已开源，KV cache 传输库 v0.1 发布在 GitHub。\n")
+    return "\n".join(parts)
+
+
+def write_day(root: Path, index: int) -> list[Path]:
+    """Write day `index`'s files under `root` (the knowledge document is rewritten); returns them."""
+    day = day_of(index)
+    note = root / "inbox" / "jay" / f"{day.isoformat()}T1000-jay-inference-notes.md"
+    doc = root / "organized" / "knowledge" / f"{TOPIC}.md"
+    for path, text in ((note, _note(index)), (doc, _knowledge(index))):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return [note, doc]
+
+
+def write_conflict(root: Path, day: dt.date, paper: str = "2611.00030") -> tuple[str, str]:
+    """Two notes on `day` giving conflicting throughput gaps for the same paper; returns their paths."""
+    first = root / "inbox" / "jay" / f"{day.isoformat()}T0900-jay-bench.md"
+    second = root / "inbox" / "spark" / f"{day.isoformat()}T1500-spark-bench.md"
+    first.parent.mkdir(parents=True, exist_ok=True)
+    second.parent.mkdir(parents=True, exist_ok=True)
+    first.write_text(f"# Bench\n\n## 条目1 · FastGap: SGLang vs vLLM（arXiv:{paper}）\n\n"
+                     "- H100 上 SGLang 吞吐比 vLLM 高 29%。\n", encoding="utf-8")
+    second.write_text(f"# Bench 复测\n\n## 增量 1 · FastGap 复测（arXiv:{paper}）\n\n"
+                      "- 同一对比复测：SGLang 与 vLLM 吞吐差距只有 1–4%。\n", encoding="utf-8")
+    return (first.relative_to(root).as_posix(), second.relative_to(root).as_posix())

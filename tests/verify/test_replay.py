@@ -1,0 +1,172 @@
+"""Contract: replaying 14 consecutive evenings on a generated workspace (ingest, record verifications,
+render) gives the lifecycle the briefings promise, and re-rendering any past date afterwards (a
+backfill) gives exactly the bytes of that evening.
+
+- a hedge raised on day 1 is pending through day 7 and stale from day 8 (Settings.stale_after_days = 7);
+- a hedge settled on day 5 is listed as resolved with its evidence that day and stays resolved;
+- a promise dated day 5 surfaces on day 6 and is resolved when it is kept (day 9);
+- a paper anchored on day 3 is NET-new on days 1-2 and already anchored from day 3 on, and its
+  days_seen counts the earlier windows' mentions;
+- recording a date again adds no rows; mark_stale(settings, ref, topic, day) sets the status column.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from db.engine import get_engine, session_scope
+from db.models import Verification, VerificationEvent
+from predigest.settings import Settings
+from tasks import run
+from tasks.verify.status import status_as_of
+from tasks.verify.store import load_tracked
+from tests.helpers import ingest_all, truncate_all
+from tests.verify import generator as gen
+
+DAYS = range(1, 15)
+
+
+@dataclass
+class Replay:
+    settings: Settings
+    ref: run.WorkspaceRef
+    topic: Any
+    evenings: dict[int, tuple[str, str]]
+
+    def brief(self, index: int) -> dict[str, Any]:
+        return json.loads(self.evenings[index][1])
+
+
+@pytest.fixture(scope="module")
+def replay(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Replay:
+    truncate_all(request.getfixturevalue("engine"))
+    settings: Settings = request.getfixturevalue("module_settings")
+    root = tmp_path_factory.mktemp("replay") / "workspace"
+    evenings: dict[int, tuple[str, str]] = {}
+    ref, topic = None, None
+    for index in DAYS:
+        gen.write_day(root, index)
+        ref = ingest_all(settings, root)
+        (topic,) = run.topics_for(settings, root, [gen.TOPIC])
+        window = run.window_of(topic, gen.day_of(index))
+        run.record_verifications(settings, ref, topic, window)
+        evenings[index] = run.render_briefing(settings, ref, topic, window)
+    assert ref is not None
+    return Replay(settings, ref, topic, evenings)
+
+
+def _verification(brief: dict[str, Any], **match: str) -> dict[str, Any] | None:
+    found = [v for v in brief["verifications"] if all(v.get(k) == val for k, val in match.items())]
+    assert len(found) <= 1, found
+    return found[0] if found else None
+
+
+def test_hedge_pending_through_day_7_then_stale(replay: Replay) -> None:
+    for index in DAYS:
+        item = _verification(replay.brief(index), kind="hedge", subject=gen.STALE_NAME)
+        assert item is not None, index
+        assert item["raised_on"] == gen.day_of(1).isoformat()
+        assert item["age_days"] == index - 1
+        assert item["status"] == ("pending" if index <= 7 else "stale"), index
+    # Seen again on day 4 by another entry naming it: the same verification, not a new one.
+    assert _verification(replay.brief(4), kind="hedge", subject=gen.STALE_NAME)["last_seen"] == gen.day_of(4).isoformat()
+    stale_first = replay.brief(8)["verifications"][0]
+    assert stale_first["subject"] == gen.STALE_NAME and stale_first["status"] == "stale"
+    assert "⏳" in replay.evenings[8][0] and "已过期" in replay.evenings[8][0]
+
+
+def test_settled_hedge_is_resolved_with_evidence_and_stays_resolved(replay: Replay) -> None:
+    for index in range(1, gen.SETTLE_DAY):
+        assert _verification(replay.brief(index), subject=gen.SETTLED)["status"] == "pending"
+    resolved = _verification(replay.brief(gen.SETTLE_DAY), subject=gen.SETTLED)
+    assert resolved is not None and resolved["status"] == "resolved"
+    assert gen.EVIDENCE in resolved["evidence"]
+    assert resolved["resolved_on"] == gen.day_of(gen.SETTLE_DAY).isoformat()
+    assert "✅" in replay.evenings[gen.SETTLE_DAY][0]
+    with session_scope(get_engine(replay.settings)) as session:
+        for index in range(gen.SETTLE_DAY + 1, 15):
+            assert _verification(replay.brief(index), subject=gen.SETTLED) is None  # no longer listed
+            (item,) = [t for t in load_tracked(session, replay.ref.id, gen.TOPIC, gen.day_of(index))
+                       if t.subject == gen.SETTLED]
+            view = status_as_of(item, gen.day_of(index), replay.settings.stale_after_days)
+            assert view is not None and view.status == "resolved" and gen.EVIDENCE in (view.evidence or "")
+
+
+def test_promise_surfaces_after_its_date_and_resolves_when_kept(replay: Replay) -> None:
+    due = (gen.PROMISE_DUE - gen.START).days + 1
+    for index in range(1, due + 1):
+        assert _verification(replay.brief(index), kind="promise") is None, index
+    for index in range(due + 1, gen.PROMISE_KEPT_DAY):
+        item = _verification(replay.brief(index), kind="promise")
+        assert item is not None and item["status"] == "pending", index
+        assert gen.PROMISE_DUE.strftime("%Y-%m-%d") in item["claim"]
+    kept = _verification(replay.brief(gen.PROMISE_KEPT_DAY), kind="promise")
+    assert kept is not None and kept["status"] == "resolved" and "已开源" in kept["evidence"]
+
+
+def test_paper_is_net_new_until_its_anchor_day_then_already_anchored(replay: Replay) -> None:
+    for index in DAYS:
+        brief = replay.brief(index)
+        increments = {i["arxiv_id"]: i for i in brief["increments"]}
+        citations = {c["arxiv_id"]: c for c in brief["citations"]}
+        if index < gen.ANCHOR_DAY:
+            assert increments[gen.PAPER]["status"] == "net_new", index
+            assert increments[gen.PAPER]["days_seen"] == index
+            assert increments[gen.PAPER]["first_seen"] == gen.day_of(1).isoformat()
+        else:
+            assert gen.PAPER not in increments, index
+            assert citations[gen.PAPER]["status"] == "already_anchored"
+            assert citations[gen.PAPER]["anchored_on"] == gen.day_of(gen.ANCHOR_DAY).isoformat()
+
+
+def test_backfill_reproduces_every_evening(replay: Replay) -> None:
+    for index in DAYS:
+        window = run.window_of(replay.topic, gen.day_of(index))
+        assert run.render_briefing(replay.settings, replay.ref, replay.topic, window) == replay.evenings[index], index
+
+
+def test_recording_again_adds_no_rows(replay: Replay) -> None:
+    def counts() -> tuple[int, int]:
+        with session_scope(get_engine(replay.settings)) as session:
+            return (session.execute(select(func.count()).select_from(Verification)).scalar_one(),
+                    session.execute(select(func.count()).select_from(VerificationEvent)).scalar_one())
+
+    before = counts()
+    for index in (1, gen.SETTLE_DAY, 14):
+        summary = run.record_verifications(replay.settings, replay.ref, replay.topic,
+                                           run.window_of(replay.topic, gen.day_of(index)))
+        assert summary["new_verifications"] == 0 and summary["new_events"] == 0
+    assert counts() == before
+
+
+def test_mark_stale_sets_the_status_column_for_a_day(replay: Replay) -> None:
+    def status(subject: str) -> str:
+        with session_scope(get_engine(replay.settings)) as session:
+            return session.execute(select(Verification.status).where(Verification.subject == subject)).scalar_one()
+
+    summary = run.mark_stale(replay.settings, replay.ref, gen.TOPIC, gen.day_of(7))
+    assert summary["topic"] == gen.TOPIC and summary["day"] == gen.day_of(7).isoformat()
+    assert status(gen.STALE_NAME) == "pending"
+    summary = run.mark_stale(replay.settings, replay.ref, replay.topic, gen.day_of(8))
+    key = next(k for k in summary["newly_stale"] if gen.STALE_NAME.split()[0].lower() in k)
+    assert key.startswith("hedge:")
+    assert status(gen.STALE_NAME) == "stale" and status(gen.SETTLED) == "resolved"
+    assert summary["stale"] >= 1 and summary["resolved"] >= 1
+    again = run.mark_stale(replay.settings, replay.ref, gen.TOPIC, gen.day_of(8))
+    assert again["changed"] == 0
+
+
+def test_generator_is_deterministic(tmp_path: Path) -> None:
+    first, second = tmp_path / "a", tmp_path / "b"
+    for index in DAYS:
+        gen.write_day(first, index)
+        gen.write_day(second, index)
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    assert all((first / f).read_bytes() == (second / f).read_bytes() for f in files)

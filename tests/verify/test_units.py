@@ -1,0 +1,143 @@
+"""Contract of the pure pieces of verification: names, numbers, promises, markers and the lifecycle rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from tasks.verify.markers import SETTLE, all_found, label_refs, recommends_e1
+from tasks.verify.names import is_generic, lead_phrase, mentions_name, names_match, short_name
+from tasks.verify.numbers import Reading, conflicts, interval
+from tasks.verify.promises import find_promises
+from tasks.verify.status import Event, Observation, Tracked, listed, merge, status_as_of
+
+D = dt.date
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("Acadify H100 benchmark", "Acadify：H100 推理引擎 benchmark（1024 并发）"),
+    ("FlashMLA", "DeepSeek FlashMLA"),
+    ("QuokkaServe 调度器", "QuokkaServe 调度器（复测）"),
+    ("vllm-project/production-stack", "vLLM Production Stack 2026 GA + V1 Model Runner V2 重构"),
+])
+def test_names_that_match(a: str, b: str) -> None:
+    assert names_match(a, b) and names_match(b, a)
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("vLLM v0.30 + 官方博客三篇", "vLLM Production Stack 2026 GA"),
+    ("benchmark", "Acadify H100 benchmark"),  # a common word alone names nothing
+    ("腾讯云：vLLM + SGLang 高并发 Serving 实践", "vLLM vs SGLang on H100：基本持平"),
+])
+def test_names_that_do_not_match(a: str, b: str) -> None:
+    assert not names_match(a, b)
+
+
+def test_lead_phrase_short_name_and_mentions() -> None:
+    assert lead_phrase("FlashMLA「H800 ~3000 GB/s」：对照官方 repo 核验") == "FlashMLA"
+    assert lead_phrase("#1 Acadify benchmark | — | 数据环境存疑") == "Acadify benchmark"
+    assert short_name("SEIS: Self-Evolving Inference Systems") == "SEIS"
+    assert short_name("Dynamic LLM Routers are Often Misguided") is None
+    assert mentions_name("K8s 上 vLLM Production Stack 里的 agentic 部署", "vLLM Production Stack 2026 GA")
+    assert not mentions_name("TPU 后端（和 TorchTPU 路线并行）", "TPU Inference Externalization：TorchTPU")
+    assert is_generic("本轮总结") and is_generic("给 Tom / E1") and not is_generic("Acadify：H100")
+
+
+# --- markers -------------------------------------------------------------------------------------
+
+
+def test_settling_words_are_not_read_when_negated() -> None:
+    assert all_found(SETTLE, "带宽数字已核实：与官方一致")
+    assert not all_found(SETTLE, "这个数字尚未核实") and not all_found(SETTLE, "still unverified, not verified")
+
+
+def test_e1_recommendations_and_entry_references() -> None:
+    assert recommends_e1("**建议进 E1**：条目#1 + #2 + #3 合成一条「X」工程新增")
+    assert recommends_e1("| #6 TPU Externalization | — | E1 工程新增 |")
+    assert recommends_e1("| #3 GoodServe | inference | 是 |", ["条目", "归属", "进 inference E1？"])
+    assert not recommends_e1("和 Oct 6 E1 的 vLLM v0.30 是承接关系")
+    assert not recommends_e1("| #2 MCP | agents | 否 |", ["条目", "归属", "进 inference E1？"])
+    assert label_refs("条目#1 + #2 + #3 + #4 合成一条") == ["1", "2", "3", "4"]
+
+
+# --- numbers -------------------------------------------------------------------------------------
+
+
+def test_intervals() -> None:
+    assert interval("2.81–3.10×") == pytest.approx((2.81 * 0.95, 3.10 * 1.05))
+    assert interval("<2%") == (0.0, 2.0)
+    assert interval("1000+ TPS")[1] == float("inf")  # type: ignore[index]
+    assert interval("~3×") == pytest.approx((2.7, 3.3))
+    assert interval("1,610") == pytest.approx((1610 * 0.95, 1610 * 1.05))
+
+
+def _reading(value: str, context: str, path: str, subject: str = "2611.00030") -> Reading:
+    return Reading(subject, value, value[-1] if value[-1] in "%×" else "ms", context, path, True)
+
+
+def test_disagreeing_numbers_conflict_and_quoted_pairs_do_not() -> None:
+    a = [_reading("29%", "SGLang 吞吐比 vLLM 高 29%", "a.md")]
+    b = [_reading("1–4%", "SGLang 与 vLLM 吞吐差距只有 1–4%", "b.md")]
+    assert conflicts(a, b) == [(a[0], b[0])]
+    pair_a = [_reading("31ms", "READ P99 31ms vs WRITE 190ms", "a.md"), _reading("190ms", "READ P99 31ms vs WRITE 190ms", "a.md")]
+    pair_b = [_reading("31ms", "P99 延迟 31ms vs WRITE 190ms", "b.md"), _reading("190ms", "P99 延迟 31ms vs WRITE 190ms", "b.md")]
+    assert conflicts(pair_a, pair_b) == []
+    other_metric = [_reading("40%", "EP 通信 −40%", "b.md")]
+    assert conflicts([_reading("35%", "显存 −35%", "a.md")], other_metric) == []
+
+
+# --- promises ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "due"), [
+    ("计划 2026-09 开源", D(2026, 9, 30)),
+    ("private beta 已结束；计划在 2026 年 10 月 PyTorch Conference 开源。", D(2026, 10, 31)),
+    ("The release is planned for Q3 2026.", D(2026, 9, 30)),
+    ("Weights are expected in March 2027 (open-source).", D(2027, 3, 31)),
+    ("作者说预计 2026-11-05 发布", D(2026, 11, 5)),
+])
+def test_promises(text: str, due: dt.date) -> None:
+    (promise,) = find_promises(text)
+    assert promise.due == due
+
+
+def test_dates_without_a_promise_are_not_promises() -> None:
+    assert find_promises("来源：Acadify 技术博客（2026-10-05）") == []
+    assert find_promises("FP8 KV-cache 2026 Q4 可以当默认选项考虑") == []
+
+
+# --- lifecycle -----------------------------------------------------------------------------------
+
+
+def _tracked(*events: Event, key: str = "hedge:x") -> Tracked:
+    return Tracked(key, "hedge", "x", events)
+
+
+def test_status_as_of_uses_only_events_up_to_the_day() -> None:
+    item = _tracked(Event(D(2026, 11, 1), "raised", "a.md", '{"text": "claim", "marker": "待核实"}'),
+                    Event(D(2026, 11, 4), "seen", "b.md"),
+                    Event(D(2026, 11, 10), "resolved", "c.md", '{"text": "已核实"}'))
+    assert status_as_of(item, D(2026, 10, 31), 7) is None
+    first = status_as_of(item, D(2026, 11, 1), 7)
+    assert first is not None and first.status == "pending" and first.sources == ("a.md",) and first.claim == "claim"
+    assert status_as_of(item, D(2026, 11, 7), 7).status == "pending"  # type: ignore[union-attr]
+    eighth = status_as_of(item, D(2026, 11, 8), 7)
+    assert eighth is not None and eighth.status == "stale" and eighth.age_days == 7
+    assert eighth.last_seen == D(2026, 11, 4) and eighth.sources == ("a.md", "b.md")
+    done = status_as_of(item, D(2026, 11, 12), 7)
+    assert done is not None and done.status == "resolved" and done.evidence == "已核实" and done.resolved_on == D(2026, 11, 10)
+
+
+def test_merge_adds_this_windows_observations_once_and_listing_orders_stale_first() -> None:
+    stored = _tracked(Event(D(2026, 11, 1), "raised", "a.md"))
+    obs = [Observation("hedge:x", "hedge", "x", "raised", "a.md", D(2026, 11, 1), {}),
+           Observation("hedge:y", "hedge", "y", "raised", "b.md", D(2026, 11, 9), {}),
+           Observation("hedge:z", "hedge", "z", "resolved", "c.md", D(2026, 11, 9), {})]
+    merged = merge([stored, _tracked(Event(D(2026, 11, 2), "raised", "c.md"), key="hedge:z")], obs)
+    assert [len(t.events) for t in merged] == [1, 1, 2]
+    views = listed(merged, D(2026, 11, 9), 7)
+    assert [(v.key, v.status) for v in views] == [("hedge:x", "stale"), ("hedge:y", "pending"), ("hedge:z", "resolved")]
