@@ -9,6 +9,7 @@ from prefect.task_runners import ThreadPoolTaskRunner
 
 from predigest.settings import get_settings
 from tasks import steps
+from tasks.feeds import steps as feed_steps
 from tasks.run import BriefingResult
 
 
@@ -39,6 +40,8 @@ def daily_briefing(
     ref = steps.register_workspace(settings, root)
     changed = steps.find_changed_files(settings, ref)
     steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
+    if settings.arxiv_lookup:
+        feed_steps.lookup_papers(settings, ref.id)
     results = []
     for topic in steps.resolve_topics(settings, root, topics):
         window = steps.compute_window(topic, day, since)
