@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 ZH: dict[str, str] = {
     "title": "{topic} · E1 预消化简报({date})",
     "runner": "执行体：predigest · E1 日间预消化轮({topic}) · {cutoff}",
@@ -170,3 +172,12 @@ DENSITY: dict[str, dict[str, str]] = {
     "zh": {"high": "高", "medium": "中", "medium-low": "中低", "low": "低"},
     "en": {"high": "high", "medium": "medium", "medium-low": "medium-low", "low": "low"},
 }
+
+
+def short_title(title: str) -> str:
+    """A short name for lists: the part before a colon, else the title cut at a word boundary."""
+    head = re.split(r"[:：（(?？]", title, maxsplit=1)[0].strip()
+    if 2 <= len(head) <= 32:
+        return head
+    cut = head[:32]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"

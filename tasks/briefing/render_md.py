@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import DENSITY, LABELS
+from tasks.briefing.labels import DENSITY, LABELS, short_title
 from tasks.briefing.model import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
@@ -16,17 +15,8 @@ def _cell(text: str) -> str:
     return " ".join(text.replace("|", "\\|").split())
 
 
-def _short(title: str) -> str:
-    """A short name for lists: the part before a colon, else the title cut at a word boundary."""
-    head = re.split(r"[:：（(?？]", title, maxsplit=1)[0].strip()
-    if 2 <= len(head) <= 32:
-        return head
-    cut = head[:32]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
-
-
 def _names(papers: list[Paper], L: dict[str, str]) -> str:
-    return L["names"].format(names="/".join(_short(p.title) for p in papers)) if papers else ""
+    return L["names"].format(names="/".join(short_title(p.title) for p in papers)) if papers else ""
 
 
 def _refs(p: Paper, L: dict[str, str]) -> str:
@@ -120,12 +110,12 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     if c.increments:
         top = c.increments[0]
         out.append(L["sum_top"].format(label=top.label, why=_cell(top.key_points[0] if top.key_points else top.reason)))
-        nodes = list(dict.fromkeys(f"{_short(p.title)} → {p.suggested_section}" for p in c.increments
+        nodes = list(dict.fromkeys(f"{short_title(p.title)} → {p.suggested_section}" for p in c.increments
                                    if p.status != "adjacent" and p.suggested_section))
         out.append(L["sum_nodes"].format(nodes=L["sep"].join(nodes) or L["none"]))
-    items = [f"T{i} {_short(v.title)}（{v.status}）" for i, v in enumerate(c.verifications, 1)]
+    items = [f"T{i} {short_title(v.title)}（{v.status}）" for i, v in enumerate(c.verifications, 1)]
     out.append(L["sum_checks"].format(items=L["sep"].join(items) or L["none"]))
-    follow = [f"{_short(v.title)}：{_cell(v.advice)}" for v in c.verifications if v.status != "resolved" and v.advice]
+    follow = [f"{short_title(v.title)}：{_cell(v.advice)}" for v in c.verifications if v.status != "resolved" and v.advice]
     out.append(L["sum_next"].format(items=L["sep"].join(follow[:4]) or L["none"]))
     off = c.with_status("off_topic")
     if off:

@@ -7,6 +7,7 @@ from collections import Counter
 
 from predigest.topics import Topic
 from tasks.briefing.collect import SourceView, WindowData
+from tasks.briefing.labels import short_title
 from tasks.briefing.model import Paper, SourceCheck
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.verify.markers import CONFIRMATORY, found
@@ -52,7 +53,7 @@ def _summary(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
 def _relevance(source: SourceView, data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> str:
     """What in the source concerns the topic, each with its standing (NET-new, 已锚, 确认性 …)."""
     mine = [p for p in papers if source.path in p.sources and p.status in TAGS]
-    parts = [f"{_short(p.title)}（{TAGS[p.status]}）" for p in mine]
+    parts = [f"{short_title(p.title)}（{TAGS[p.status]}）" for p in mine]
     named = {e.path + str(e.label) for p in mine for e in p.entries}
     for entry in (e for e in data.entries if e.source_id == source.id and not e.ids and e.label != "preamble"):
         title = entry.title
@@ -60,17 +61,8 @@ def _relevance(source: SourceView, data: WindowData, papers: list[Paper], topic:
             continue
         if judge_context(f"{entry.heading}\n{entry.text}", topic, known).verdict is Verdict.RELEVANT:
             tag = "确认性" if found(CONFIRMATORY, entry.text) else "背景"
-            parts.append(f"{_short(title)}（{tag}）")
+            parts.append(f"{short_title(title)}（{tag}）")
     return "；".join(parts[:6]) + (f"；另 {len(parts) - 6} 项" if len(parts) > 6 else "") if parts else "无"
-
-
-def _short(title: str) -> str:
-    """A short name for lists: the part before a colon, else the title cut at a word boundary."""
-    head = re.split(r"[:：（(?？]", title, maxsplit=1)[0].strip()
-    if 2 <= len(head) <= 32:
-        return head
-    cut = head[:32]
-    return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
 
 
 def _conclusion(source: SourceView, papers: list[Paper], relevance: str) -> tuple[str, str]:
@@ -82,7 +74,7 @@ def _conclusion(source: SourceView, papers: list[Paper], relevance: str) -> tupl
     parts = []
     for status, label in (("net_new", "NET-new"), ("engineering", "工程新增"), ("adjacent", "邻接")):
         if counts[status]:
-            names = "/".join(p.arxiv_id or _short(p.title) for p in mine if p.status == status)
+            names = "/".join(p.arxiv_id or short_title(p.title) for p in mine if p.status == status)
             parts.append(f"{counts[status]} 条{label}（{names}）")
     if parts:
         return "；".join(parts), "increments"
