@@ -81,12 +81,29 @@ def _categories(arxiv_id: str, data: WindowData) -> list[CategoryEvidence]:
 def _context_verdict(
     mention: MentionView, categories: list[CategoryEvidence], topic: Topic, known_topics: list[str]
 ) -> ContextVerdict:
-    """A card's or queue row's own words do not outvote the categories it declares for the paper."""
+    """A card's or queue row's own words do not outvote the categories it declares for the paper,
+    and a raw feed listing needs more than one passing word to count (an abstract that says
+    "inference" once is not about serving)."""
     verdict = judge_context(mention.context, topic, known_topics)
     declared = mention.kind in ("paper_card", "work_queue") and any(c.primary for c in categories)
     if declared and verdict.verdict is Verdict.RELEVANT:
         return ContextVerdict(Verdict.NONE, verdict.hits, "分类未含本主题")
+    if is_feed_listing(mention.path) and verdict.verdict is Verdict.RELEVANT:
+        title = mention.context.split("\n", 1)[0]
+        in_title = judge_context(title, topic, known_topics).verdict is Verdict.RELEVANT
+        if not in_title and len(verdict.hits) < FEED_MIN_ABSTRACT_HITS:
+            return ContextVerdict(Verdict.NONE, verdict.hits, "订阅源条目仅顺带提及")
     return verdict
+
+
+# A feed item (HF Daily API, arXiv listing) is relevant when its title uses the topic's vocabulary
+# or its abstract uses this many distinct terms.
+FEED_MIN_ABSTRACT_HITS = 3
+
+
+def is_feed_listing(path: str) -> bool:
+    """Feed snapshots are stored under their request URI; workspace files under relative paths."""
+    return path.startswith(("http://", "https://"))
 
 
 def stars(text: str) -> int:

@@ -93,3 +93,22 @@ def test_papers_are_looked_up_once(clean_db: Engine, settings: Settings) -> None
     second = stage.lookup_papers(settings, ref.id, lookup=lookup)
     assert (second.asked, second.requests) == (0, 0)
     assert all(s >= 3.0 for s in clock.sleeps)
+
+
+def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, settings: Settings) -> None:
+    """A listing item whose abstract mentions the topic once is checked but not an increment."""
+    from tasks.briefing.collect import MentionView
+    from tasks.briefing.judge import _context_verdict
+    from tasks.judge.relevance import Verdict
+
+    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    now = dt.datetime(2026, 10, 9, tzinfo=dt.UTC)
+
+    def mention(context: str) -> MentionView:
+        return MentionView(1, "https://rss.arxiv.org/rss/cs.LG", "arxiv_feed", 0, None, "t", "t", "2610.00001",
+                           "oai:arXiv.org:2610.00001", False, context, now)
+
+    passing = _context_verdict(mention("Graph Learning for Molecules\nWe use variational inference."), [], topic, [])
+    titled = _context_verdict(mention("Fast vLLM Serving\nA system."), [], topic, [])
+    dense = _context_verdict(mention("A System\nWe cut TTFT and raise throughput with KV cache reuse."), [], topic, [])
+    assert (passing.verdict, titled.verdict, dense.verdict) == (Verdict.NONE, Verdict.RELEVANT, Verdict.RELEVANT)
