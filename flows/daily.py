@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from prefect import flow, unmapped
-from prefect.task_runners import ThreadPoolTaskRunner
 
+from predigest.runners import task_runner_for
 from predigest.settings import get_settings
 from tasks import steps
 from tasks.feeds import steps as feed_steps
@@ -22,8 +22,8 @@ def _today(timezone: str) -> dt.date:
 @flow(
     name="daily-briefing",
     flow_run_name="daily-briefing {date}",
-    # Bounded below the DB pool: each ingest task holds one connection.
-    task_runner=ThreadPoolTaskRunner(max_workers=get_settings().task_concurrency),  # type: ignore[arg-type]
+    # Threads bounded below the DB pool (each ingest task holds one connection), or Dask when configured.
+    task_runner=task_runner_for(get_settings()),
 )
 def daily_briefing(
     date: dt.date | None = None,

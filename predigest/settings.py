@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from pydantic import Field, field_validator
@@ -40,6 +41,10 @@ class Settings(BaseSettings):
     lang: str = "zh"
     # Bound on concurrent Prefect task threads; keep below the DB pool size.
     task_concurrency: int = 4
+    # "threads" (default) or "dask": extraction fan-out on a Dask cluster (pip install predigest[dask]);
+    # dask_address names a running scheduler, else a local cluster of task_concurrency processes starts.
+    task_runner: Literal["threads", "dask"] = "threads"
+    dask_address: str | None = None
     db_pool_size: int = 8
     s3_endpoint_url: str | None = None
     stale_after_days: int = 7
