@@ -31,6 +31,10 @@ test-server: $(STAMP) ## run the tests against the PostgreSQL at 127.0.0.1:5432 
 test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserver)
 	PREDIGEST_TEST_DATABASE_URL= $(BIN)/pytest -q
 
+.PHONY: bench
+bench: $(STAMP) ## run the benchmarks (~12 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)
+	$(BIN)/python -m benchmarks
+
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check .
 	$(BIN)/mypy predigest db tasks flows

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Sequence
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +30,18 @@ from tasks.briefing.judge import judge_papers
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
-from tasks.ingest.store import IngestOutcome, get_workspace_id, ingest_file, ingest_files
+from tasks.ingest.store import (
+    IngestOutcome,
+    PlannedFile,
+    RowBuilder,
+    build_in_worker,
+    get_workspace_id,
+    ingest_file,
+    ingest_files,
+    init_worker,
+    plan_files,
+    write_planned,
+)
 from tasks.judge.density import DensityRule
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
@@ -95,9 +108,9 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
     """
     files = scan_workspace(Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        known = set(session.execute(
+        known = {(path, digest) for path, digest in session.execute(
             select(Source.path, Source.sha256).where(Source.workspace_id == ref.id, Source.superseded_at.is_(None))
-        ).tuples())
+        )}
     known_paths = {path for path, _ in known}
     changed = []
     for wf in files:
@@ -118,34 +131,75 @@ def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> Inge
 
 
 def ingest_batch(
-    settings: Settings, ref: WorkspaceRef, files: Sequence[WorkspaceFile], batch_size: int = INGEST_BATCH_FILES
+    settings: Settings, ref: WorkspaceRef, files: Sequence[WorkspaceFile], batch_size: int = INGEST_BATCH_FILES,
+    workers: int = 1,
 ) -> list[IngestOutcome]:
     """Ingest files `batch_size` at a time, one transaction and one bulk write per batch.
 
-    The rows are those `ingest_one` writes file by file. A batch the database refuses (a value it
-    rejects in one file) is rolled back and redone one file per transaction, so the other files
-    are stored and the bad file fails alone, as it would under `ingest_one`; its error is raised
-    once every file has been tried.
+    The rows, and the order ids are taken in, are those `ingest_one` writes file by file. With
+    `workers` > 1, that many worker processes parse the next batches while this process writes the
+    current one (worth it from a few thousand files: each worker takes a second or two to start).
+    A batch the database refuses (a value it rejects in one file) is rolled back and redone one
+    file per transaction, so the other files are stored and the bad file fails alone, as under
+    `ingest_one`; its error is raised once every file has been tried.
     """
     topics = all_topics(settings, Path(ref.root))
     engine = get_engine(settings)
+    batches = [list(files[start : start + batch_size]) for start in range(0, len(files), batch_size)]
     outcomes: list[IngestOutcome] = []
     failures: list[BaseException] = []
-    for start in range(0, len(files), batch_size):
-        batch = list(files[start : start + batch_size])
-        try:
-            with session_scope(engine) as session:
-                outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
-        except SQLAlchemyError:
-            for wf in batch:
-                try:
-                    with session_scope(engine) as session:
-                        outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
-                except SQLAlchemyError as exc:
-                    failures.append(exc)
+
+    def one_by_one(batch: list[WorkspaceFile]) -> None:
+        for wf in batch:
+            try:
+                with session_scope(engine) as session:
+                    outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
+            except SQLAlchemyError as exc:
+                failures.append(exc)
+
+    if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
+        for batch in batches:
+            try:
+                with session_scope(engine) as session:
+                    outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
+            except SQLAlchemyError:
+                one_by_one(batch)
+    else:
+        _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
     if failures:
         raise failures[0]
     return outcomes
+
+
+def _ingest_pipelined(
+    settings: Settings, ref: WorkspaceRef, batches: list[list[WorkspaceFile]], workers: int, topics: list[Topic],
+    outcomes: list[IngestOutcome], one_by_one: Callable[[list[WorkspaceFile]], None],
+) -> None:
+    """Read, hash and look up each batch here; parse it in the worker processes; write it here, in order."""
+    engine = get_engine(settings)
+    builder = RowBuilder(ref.id, settings.timezone, topics)
+    context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                             initargs=(ref.id, settings.timezone, topics)) as pool:
+
+        def submit(batch: list[WorkspaceFile]) -> tuple[list[PlannedFile], list[Future[list[Any]]]]:
+            with session_scope(engine) as session:
+                planned = plan_files(session, ref.id, batch)
+            new = [p for p in planned if p.existing is None]
+            step = max(1, -(-len(new) // (4 * workers)))  # a few chunks per worker per batch
+            return planned, [pool.submit(build_in_worker, new[i : i + step]) for i in range(0, len(new), step)]
+
+        ahead = [submit(batches[0])]
+        for k, batch in enumerate(batches):
+            if k + 1 < len(batches):
+                ahead.append(submit(batches[k + 1]))  # parsed while this batch is written
+            planned, futures = ahead.pop(0)
+            rows = [r for future in futures for r in future.result()]
+            try:
+                with session_scope(engine) as session:
+                    outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
+            except SQLAlchemyError:
+                one_by_one(batch)
 
 
 def topics_for(settings: Settings, workspace: Path, requested: list[str] | None) -> list[Topic]:

@@ -92,27 +92,10 @@ def ingest_files(
     if len({wf.path for wf in files}) != len(files):
         # The same path twice: the second must see what the first wrote, so one at a time.
         return [ingest_files(session, workspace_id, [wf], timezone, topics)[0] for wf in files]
-    tz = ZoneInfo(timezone)
-    classify: Classify = TopicClassifier(topics).classify
-    read = [(wf, *_read(wf)) for wf in files]
-    digests = [hashlib.sha256(data).hexdigest() for _, data, _ in read]
-    stored = _stored_versions(session, workspace_id, [wf.path for wf in files])
-    outcomes: dict[int, IngestOutcome] = {}
-    pending: list[tuple[int, _Rows]] = []
-    for index, ((wf, data, error), digest) in enumerate(zip(read, digests, strict=True)):
-        existing = stored.get((wf.path, digest))
-        if existing is not None:
-            outcomes[index] = _unchanged(session, workspace_id, wf, existing)
-            continue
-        rows = _build(workspace_id, wf, data, digest, error, tz, classify)
-        if rows is None:  # its parse raised part-way: the per-file path writes what it always wrote
-            outcomes.update(_write(session, workspace_id, pending))
-            pending = []
-            outcomes[index] = _ingest_file_orm(session, workspace_id, wf, data, digest, error, tz, classify)
-            continue
-        pending.append((index, rows))
-    outcomes.update(_write(session, workspace_id, pending))
-    return [outcomes[i] for i in range(len(files))]
+    builder = RowBuilder(workspace_id, timezone, topics)
+    planned = plan_files(session, workspace_id, files)
+    rows = builder.build([p for p in planned if p.existing is None])
+    return write_planned(session, workspace_id, planned, rows, builder)
 
 
 @dataclass(frozen=True)
@@ -120,6 +103,82 @@ class _Stored:
     id: int
     error: str | None
     superseded_at: dt.datetime | None
+
+
+@dataclass(frozen=True)
+class PlannedFile:
+    """A file read and hashed once, with the stored version of the same bytes if there is one."""
+
+    wf: WorkspaceFile
+    data: bytes
+    digest: str
+    error: str | None
+    existing: _Stored | None
+
+
+def plan_files(session: Session, workspace_id: int, files: Sequence[WorkspaceFile]) -> list[PlannedFile]:
+    """Read and hash each file once and find which (path, sha256) are stored already (one query)."""
+    read = [(wf, *_read(wf)) for wf in files]
+    stored = _stored_versions(session, workspace_id, [wf.path for wf in files])
+    planned = []
+    for wf, data, error in read:
+        digest = hashlib.sha256(data).hexdigest()
+        planned.append(PlannedFile(wf, data, digest, error, stored.get((wf.path, digest))))
+    return planned
+
+
+class RowBuilder:
+    """Parses new file versions into rows (CPU only: runs in this process or in a worker process)."""
+
+    def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic]):
+        self.workspace_id = workspace_id
+        self.tz = ZoneInfo(timezone)
+        self.classify: Classify = TopicClassifier(topics).classify
+
+    def build(self, planned: Sequence[PlannedFile]) -> list[_Rows | None]:
+        """Rows per file, in order; None for a file whose parse raised after producing rows."""
+        return [_build(self.workspace_id, p.wf, p.data, p.digest, p.error, self.tz, self.classify) for p in planned]
+
+
+def write_planned(
+    session: Session, workspace_id: int, planned: Sequence[PlannedFile], rows: Sequence[_Rows | None],
+    builder: RowBuilder,
+) -> list[IngestOutcome]:
+    """Write planned files in order: unchanged ones touch nothing (a reverted one becomes current
+    again), new ones are written in bulk from `rows` (one per new file, in order)."""
+    outcomes: dict[int, IngestOutcome] = {}
+    pending: list[tuple[int, _Rows]] = []
+    new_rows = iter(rows)
+    for index, p in enumerate(planned):
+        if p.existing is not None:
+            outcomes[index] = _unchanged(session, workspace_id, p.wf, p.existing)
+            continue
+        built = next(new_rows)
+        if built is None:  # its parse raised part-way: the per-file path writes what it always wrote
+            outcomes.update(_write(session, workspace_id, pending))
+            pending = []
+            outcomes[index] = _ingest_file_orm(session, workspace_id, p.wf, p.data, p.digest, p.error,
+                                               builder.tz, builder.classify)
+            continue
+        pending.append((index, built))
+    outcomes.update(_write(session, workspace_id, pending))
+    return [outcomes[i] for i in range(len(planned))]
+
+
+# --- worker processes: one RowBuilder each --------------------------------------------------------
+
+_WORKER_BUILDER: RowBuilder | None = None
+
+
+def init_worker(workspace_id: int, timezone: str, topics: Sequence[Topic]) -> None:
+    """Initializer of a process pool that builds rows (`build_in_worker`)."""
+    global _WORKER_BUILDER
+    _WORKER_BUILDER = RowBuilder(workspace_id, timezone, topics)
+
+
+def build_in_worker(planned: Sequence[PlannedFile]) -> list[_Rows | None]:
+    assert _WORKER_BUILDER is not None, "init_worker did not run in this process"
+    return _WORKER_BUILDER.build(planned)
 
 
 def _stored_versions(session: Session, workspace_id: int, paths: list[str]) -> dict[tuple[str, str], _Stored]:
@@ -302,7 +361,7 @@ def _write(session: Session, workspace_id: int, pending: list[tuple[int, _Rows]]
             .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
             .returning(Source.id, Source.path)
         )
-        ids.update({path: source_id for source_id, path in result.tuples()})
+        ids.update({path: source_id for source_id, path in result})
     written: list[tuple[int, int, _Rows]] = []
     for index, rows in pending:
         path = rows.source["path"]
@@ -369,14 +428,12 @@ def _copy(session: Session, table: str, columns: tuple[str, ...], rows: list[dic
     session.flush()
     raw = session.connection().connection.driver_connection
     assert raw is not None
-    json_columns = [c in _JSON for c in columns]
+    json_columns = [(c, c in _JSON) for c in columns]
     statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN"
     try:
         with raw.cursor() as cursor, cursor.copy(statement) as copy:
             for row in rows:
-                copy.write_row([
-                    Jsonb(row[c]) if is_json else row[c] for c, is_json in zip(columns, json_columns, strict=True)
-                ])
+                copy.write_row([Jsonb(row[c]) if is_json else row[c] for c, is_json in json_columns])
     except psycopg.Error as exc:
         # Raise what an INSERT through SQLAlchemy would have raised (DataError, IntegrityError, ...).
         raise DBAPIError.instance(statement, None, exc, psycopg.Error) from exc

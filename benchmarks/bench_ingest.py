@@ -1,0 +1,131 @@
+"""Full ingest of a generated workspace into PostgreSQL, against reading it and running one regex;
+then the same workspace again, unchanged (every file skipped by its hash); and how both grow with
+the number of notes."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.harness import Databases, Result, fresh_database, settings_for, table_counts, temp_dir, timed
+from benchmarks.workspace import WorkspaceInfo, generate
+
+# The baseline's one regex: anything shaped like a new-style arXiv id.
+ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")
+
+
+@dataclass
+class IngestRun:
+    info: WorkspaceInfo
+    baseline: float
+    ingest: dict[int, float]  # worker processes -> seconds
+    reingest: float
+    files: int
+    counts: dict[str, int]
+
+
+def read_and_regex(root: Path) -> tuple[int, int, int]:
+    """The baseline: read every file predigest would look at, decode it, run ARXIV_ID over it.
+
+    Returns (files, bytes, ids found)."""
+    files = size = ids = 0
+    for top in ("inbox", "organized"):
+        for dirpath, _, filenames in os.walk(root / top):
+            for name in filenames:
+                data = (Path(dirpath) / name).read_bytes()
+                files += 1
+                size += len(data)
+                ids += len(ARXIV_ID.findall(data.decode("utf-8", "replace")))
+    return files, size, ids
+
+
+def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers: tuple[int, ...]) -> IngestRun:
+    """Generate, then time the baseline (best of 3), the full ingest (once per worker count, each
+    into its own fresh database) and the unchanged re-ingest (on the last one)."""
+    from tasks import run
+
+    with temp_dir(f"ingest{notes}") as tmp:
+        root = tmp / "workspace"
+        with timed() as gen:
+            info = generate(root, notes=notes, seed=seed)
+        print(f"   [{label}] generated {info.files} files, {info.bytes / 1e6:.1f} MB in {gen():.1f} s", flush=True)
+        baseline = float("inf")
+        for _ in range(3):
+            with timed() as t:
+                read_and_regex(root)
+            baseline = min(baseline, t())
+        times: dict[int, float] = {}
+        for n in workers:
+            with fresh_database(dbs, f"ingest{notes}_{n}w") as url:
+                settings = settings_for(url, tmp / f"w{n}")
+                with timed() as full:
+                    ref = run.register_workspace(settings, root)
+                    changed = run.find_changed_files(settings, ref)
+                    run.ingest_batch(settings, ref, changed, workers=n)
+                times[n] = full()
+                counts = table_counts(url)
+                print(f"   [{label}] ingested {len(changed)} files with {n} process(es) in {full():.1f} s", flush=True)
+                if n != workers[-1]:
+                    continue
+                with timed() as again:
+                    ref = run.register_workspace(settings, root)
+                    unchanged = run.find_changed_files(settings, ref)
+                    run.ingest_batch(settings, ref, unchanged)
+                if unchanged or table_counts(url) != counts:
+                    raise AssertionError(f"re-ingest of an unchanged workspace wrote rows ({len(unchanged)} files)")
+        return IngestRun(info, baseline, times, again(), len(changed), counts)
+
+
+def bench_ingest(dbs: Databases, notes: int = 10_000, seed: int = 1) -> tuple[Result, IngestRun]:
+    result = Result(
+        f"full ingest of a {notes:,}-note workspace, and the unchanged re-ingest",
+        f"python -m benchmarks --only ingest --notes {notes}",
+    )
+    r = ingest_workspace(dbs, notes, seed, "ingest", (1, 2))
+    mb = r.info.bytes / 1e6
+    result.add("workspace files", r.info.files, "count", f"{mb:.1f} MB: {r.info.notes} notes, "
+               f"{r.info.cards} cards, a queue, a knowledge document with {r.info.anchors} anchors")
+    result.add("rows written: items", r.counts["items"], "count",
+               f"{r.counts['mentions']} mentions, {r.counts['anchors']} anchors, {r.counts['sources']} sources")
+    result.add("baseline: read every file + one arXiv-id regex", r.baseline, "s", f"{mb / r.baseline:.0f} MB/s")
+    for n, seconds in r.ingest.items():
+        result.add(f"full ingest, {n} process(es) (ingest_batch workers={n})", seconds, "s",
+                   f"{mb / seconds:.1f} MB/s, {seconds / r.baseline:.1f}x the baseline")
+    best = min(r.ingest.values())
+    result.add("full ingest (best) / baseline", best / r.baseline, "x")
+    result.add("re-ingest unchanged (register + find changed + ingest)", r.reingest, "s")
+    result.check("full ingest time (best)", best, 10.0)
+    result.check("full ingest / read+regex baseline (best)", best / r.baseline, 10.0, "x")
+    result.check("unchanged re-ingest time", r.reingest, 1.0)
+    return result, r
+
+
+def bench_growth(
+    dbs: Databases, sizes: list[int], seed: int = 1, known: dict[int, IngestRun] | None = None, workers: int = 2
+) -> Result:
+    """Ingest (with `workers` processes) and re-ingest at each size; a size measured already in this run is reused."""
+    result = Result(
+        f"growth with workspace size (ingest_batch workers={workers})",
+        f"python -m benchmarks --only growth --growth-sizes {','.join(str(s) for s in sizes)}",
+    )
+    runs: dict[int, IngestRun] = {n: r for n, r in (known or {}).items() if workers in r.ingest}
+    for notes in sizes:
+        if notes not in runs:
+            runs[notes] = ingest_workspace(dbs, notes, seed, f"growth {notes}", (workers,))
+    for notes in sizes:
+        r = runs[notes]
+        result.table.append({
+            "notes": notes, "files": r.info.files, "MB": round(r.info.bytes / 1e6, 1),
+            "items": r.counts["items"], "baseline_s": round(r.baseline, 3),
+            "ingest_s": round(r.ingest[workers], 2), "ingest_per_1k_notes_s": round(r.ingest[workers] * 1000 / notes, 2),
+            "reingest_s": round(r.reingest, 3),
+        })
+    if 10_000 in runs and 50_000 in runs:
+        growth = runs[50_000].ingest[workers] / runs[10_000].ingest[workers]
+        result.add("ingest time 50k / 10k notes", growth, "x", "linear would be 5.0x")
+        result.add("re-ingest time 50k / 10k notes", runs[50_000].reingest / runs[10_000].reingest, "x")
+        result.add("baseline time 50k / 10k notes", runs[50_000].baseline / runs[10_000].baseline, "x")
+        result.check("growth 10k -> 50k notes (ingest time)", growth, 5.5, "x")
+    return result
