@@ -19,23 +19,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
 
 from predigest.arxiv_ids import find_ids
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
-from tasks.queue.parse import split_table_row
-
-
-@dataclass(frozen=True)
-class ChangelogRow:
-    """One row of the noon-update change log."""
-
-    at: datetime  # aware, UTC
-    summary: str
-    citations_before: int | None
-    citations_after: int | None  # a lone number (`448`) is the count after the update
+from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
+from tasks.knowledge.header import Header, parse_changelog, parse_header
 
 
 @dataclass(frozen=True)
@@ -94,34 +85,12 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _ANCHORED = re.compile(r"[\[【(（]\s*anchored\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[\]】)）]", re.I)
 _CITED = re.compile(r"[(（]\s*cited\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[)）]", re.I)
-_DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
 _HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
-_HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")
-_ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
-_CL_COLUMNS = {
-    "at": {"午间更新", "更新", "更新时间", "日期", "时间", "date", "time", "update", "updated", "when"},
-    "summary": {"合入内容", "内容", "摘要", "summary", "changes", "change", "what"},
-    "citations": {"引用数", "引用", "citations", "citation", "cites"},
-}
-
-
 def _to_date(y: str, m: str, d: str) -> date | None:
     try:
         return date(int(y), int(m), int(d))
     except ValueError:
         return None
-
-
-def _local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
-    m = _DATETIME.search(value)
-    if m is None:
-        return None
-    y, mo, d, hh, mm = m.groups()
-    try:
-        local = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), tzinfo=tz)
-    except ValueError:
-        return None
-    return local.astimezone(UTC)
 
 
 def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[date]:
@@ -133,11 +102,6 @@ def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[dat
         else:
             out.append(parsed)
     return out
-
-
-def _int(text: str) -> int | None:
-    m = re.search(r"\d[\d,]*", text)
-    return int(m.group(0).replace(",", "")) if m else None
 
 
 @dataclass
@@ -154,63 +118,6 @@ def _section_label(stack: list[tuple[int, str, str]]) -> str:
     start = numbered[-1] if numbered else 0
     parts = [f"{n} {t}".strip() for _, n, t in stack[start:]]
     return " › ".join(p for p in parts if p)
-
-
-@dataclass
-class _Header:
-    seen: bool = False
-    version: str | None = None
-    updated_at: datetime | None = None
-    citations: int | None = None
-
-
-def _parse_header(line: str, tz: ZoneInfo, out: _Header, warnings: list[str]) -> None:
-    for field in _HEADER_SPLIT.split(line.strip().strip("*`>").strip()):
-        m = re.match(r"\s*([^:：]+?)\s*[:：]\s*(.*)$", field)
-        if m is None:
-            continue
-        key, value = m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")
-        if key == "version":
-            out.version = value or None
-        elif key == "updated":
-            out.updated_at = _local_to_utc(value, tz)
-            if out.updated_at is None:
-                warnings.append(f"header: unreadable updated time {value!r}")
-        elif key == "citations":
-            out.citations = _int(value)
-            if out.citations is None:
-                warnings.append(f"header: unreadable citation count {value!r}")
-        else:
-            continue
-        out.seen = True
-
-
-def _parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
-    if len(table) < 2 or not re.fullmatch(r"[\s|:\-]+", table[1]):
-        return []
-    headers = [re.sub(r"[\s*`]", "", h).lower() for h in split_table_row(table[0])]
-    cols = {
-        key: next((i for i, h in enumerate(headers) if h in names), None)
-        for key, names in _CL_COLUMNS.items()
-    }
-    if cols["at"] is None or (cols["summary"] is None and cols["citations"] is None):
-        return []  # not the change log (e.g. the §0 numbering map)
-    rows: list[ChangelogRow] = []
-    for line in table[2:]:
-        cells = split_table_row(line)
-
-        def cell(key: str, cells: list[str] = cells) -> str:
-            idx = cols[key]
-            return cells[idx] if idx is not None and idx < len(cells) else ""
-
-        at = _local_to_utc(cell("at"), tz)
-        if at is None:
-            warnings.append(f"change log: unreadable time in row: {line.strip()}")
-            continue
-        sides = _ARROW.split(cell("citations"), maxsplit=1)
-        before, after = (_int(sides[0]), _int(sides[1])) if len(sides) == 2 else (None, _int(sides[0]))
-        rows.append(ChangelogRow(at, cell("summary"), before, after))
-    return rows
 
 
 def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, ...]:
@@ -247,7 +154,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
     """Parse a knowledge document; see the module docstring for the rules."""
     lines = text.replace("\r\n", "\n").split("\n")
     warnings: list[str] = []
-    header = _Header()
+    header = Header()
     title: str | None = None
     raw_sections: list[tuple[str, str, str, int, list[str]]] = []
     stack: list[tuple[int, str, str]] = []
@@ -294,7 +201,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             current = None
             continue
         if not header.seen and _HEADER_KEY.search(line) and not _BULLET.match(line):
-            _parse_header(line, tz, header, warnings)
+            parse_header(line, tz, header, warnings)
             current = None
             continue
         bullet = _BULLET.match(line)
@@ -314,7 +221,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             open_bullets = []
 
     anchors = _anchors(entries, warnings)
-    changelog = [row for table in tables for row in _parse_changelog(table, tz, warnings)]
+    changelog = [row for table in tables for row in parse_changelog(table, tz, warnings)]
     changelog.sort(key=lambda r: r.at, reverse=True)
     sections = tuple(Section(n, t, h, lv, "\n".join(body).strip()) for n, t, h, lv, body in raw_sections)
     if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):

@@ -1,0 +1,110 @@
+"""The knowledge document's header line and noon-update change log (see tasks.knowledge.parse).
+
+Times are wall clock in the document's timezone, returned as aware UTC; unreadable values are
+skipped with a warning, never raised.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+from tasks.queue.parse import split_table_row
+
+_DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
+_HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")
+_ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
+_CL_COLUMNS = {
+    "at": {"午间更新", "更新", "更新时间", "日期", "时间", "date", "time", "update", "updated", "when"},
+    "summary": {"合入内容", "内容", "摘要", "summary", "changes", "change", "what"},
+    "citations": {"引用数", "引用", "citations", "citation", "cites"},
+}
+
+
+@dataclass(frozen=True)
+class ChangelogRow:
+    """One row of the noon-update change log."""
+
+    at: datetime  # aware, UTC
+    summary: str
+    citations_before: int | None
+    citations_after: int | None  # a lone number (`448`) is the count after the update
+
+
+def local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
+    """The first `YYYY-MM-DD[ HH:MM]` in `value`, read as wall clock in `tz`, as aware UTC."""
+    m = _DATETIME.search(value)
+    if m is None:
+        return None
+    y, mo, d, hh, mm = m.groups()
+    try:
+        local = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), tzinfo=tz)
+    except ValueError:
+        return None
+    return local.astimezone(UTC)
+
+
+def _int(text: str) -> int | None:
+    m = re.search(r"\d[\d,]*", text)
+    return int(m.group(0).replace(",", "")) if m else None
+
+
+@dataclass
+class Header:
+    seen: bool = False
+    version: str | None = None
+    updated_at: datetime | None = None
+    citations: int | None = None
+
+
+def parse_header(line: str, tz: ZoneInfo, out: Header, warnings: list[str]) -> None:
+    """Fill `out` from a `version · updated · citations` line; unreadable values become warnings."""
+    for field in _HEADER_SPLIT.split(line.strip().strip("*`>").strip()):
+        m = re.match(r"\s*([^:：]+?)\s*[:：]\s*(.*)$", field)
+        if m is None:
+            continue
+        key, value = m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")
+        if key == "version":
+            out.version = value or None
+        elif key == "updated":
+            out.updated_at = local_to_utc(value, tz)
+            if out.updated_at is None:
+                warnings.append(f"header: unreadable updated time {value!r}")
+        elif key == "citations":
+            out.citations = _int(value)
+            if out.citations is None:
+                warnings.append(f"header: unreadable citation count {value!r}")
+        else:
+            continue
+        out.seen = True
+
+
+def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
+    """Rows of `table` when its columns name a change log (time plus summary or citations), else []."""
+    if len(table) < 2 or not re.fullmatch(r"[\s|:\-]+", table[1]):
+        return []
+    headers = [re.sub(r"[\s*`]", "", h).lower() for h in split_table_row(table[0])]
+    cols = {
+        key: next((i for i, h in enumerate(headers) if h in names), None)
+        for key, names in _CL_COLUMNS.items()
+    }
+    if cols["at"] is None or (cols["summary"] is None and cols["citations"] is None):
+        return []  # not the change log (e.g. the §0 numbering map)
+    rows: list[ChangelogRow] = []
+    for line in table[2:]:
+        cells = split_table_row(line)
+
+        def cell(key: str, cells: list[str] = cells) -> str:
+            idx = cols[key]
+            return cells[idx] if idx is not None and idx < len(cells) else ""
+
+        at = local_to_utc(cell("at"), tz)
+        if at is None:
+            warnings.append(f"change log: unreadable time in row: {line.strip()}")
+            continue
+        sides = _ARROW.split(cell("citations"), maxsplit=1)
+        before, after = (_int(sides[0]), _int(sides[1])) if len(sides) == 2 else (None, _int(sides[0]))
+        rows.append(ChangelogRow(at, cell("summary"), before, after))
+    return rows
