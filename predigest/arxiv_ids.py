@@ -8,6 +8,8 @@ never "repaired" into another paper.
 from __future__ import annotations
 
 import bisect
+import functools
+import operator
 import re
 from dataclasses import dataclass
 
@@ -29,13 +31,27 @@ _EXPLICIT = re.compile(
     r"(?P<prefix>arxiv\.org/(?:abs|pdf)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d))(?P<token>[A-Za-z0-9./-]+)",
     re.IGNORECASE,
 )
-# A bare new-style id; bounded so numbers like 2.81–3.10× or 16,200 never match.
+# A bare new-style id; bounded so numbers like 2.81–3.10× or 16,200 never match. (Scanned for as
+# _BARE_NEW_AT_DOT below; kept as the plain statement of what that finds.)
 _BARE_NEW = re.compile(r"(?<![\w.\-/])(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w]|\.\d)")
 _BARE_OLD = re.compile(r"(?<![\w.\-/])(?P<token>" + _OLD_BODY + r"(?:v\d+)?)(?![\w])")
 _VERSION = re.compile(r"v(\d+)$")
+_NEW_FULL = re.compile(_NEW_BODY)
+_OLD_FULL = re.compile(r"([A-Za-z][A-Za-z-]*)(?:\.[A-Za-z-]+)?/(\d{7})")
+_FOUR_DIGITS = re.compile(r"\d{4}")
 # The scheme/host written before "arxiv.org/abs/…" belongs to the raw reference. Matched backwards
 # from each hit rather than inside _EXPLICIT, whose leading literal keeps the scan fast.
 _URL_HEAD = re.compile(r"(?:https?://)?(?:www\.|export\.)?\Z", re.IGNORECASE)
+# Scans that start with a rare literal or character class, so the regex engine skips ahead instead
+# of trying every position (what made find_ids slow on long texts):
+# - the x of every "arxiv", in each case re.IGNORECASE accepts (i also matches İ and ı): _EXPLICIT is
+#   only tried where one starts, in order, exactly the matches its own finditer would give;
+# - the dot of each bare new-style id: one id holds one dot, four characters after its start, and
+#   two can never overlap (inside one, the lookbehind fails), so these are exactly _BARE_NEW's matches;
+# - "/" and seven digits, without which _BARE_OLD cannot match.
+_ARXIV_X = re.compile(r"[xX](?<=[aA][rR][xX])[iIİı][vV]")
+_BARE_NEW_AT_DOT = re.compile(r"\.(?<=(?<![\w.\-/])\d{4}\.)\d{4,5}(?:v\d+)?(?![\w]|\.\d)")
+_HAS_OLD = re.compile(r"/\d{7}")
 
 
 @dataclass(frozen=True)
@@ -63,7 +79,7 @@ def canonicalize(token: str) -> tuple[str, int | None] | None:
     if m:
         version = int(m.group(1))
         token = token[: m.start()]
-    if re.fullmatch(_NEW_BODY, token):
+    if _NEW_FULL.fullmatch(token):
         yymm, number = token.split(".")
         year, month = int(yymm[:2]), int(yymm[2:])
         if not 1 <= month <= 12 or (year, month) < (7, 4):
@@ -72,7 +88,7 @@ def canonicalize(token: str) -> tuple[str, int | None] | None:
         if (len(number) == 5) != (year >= 15):
             return None
         return token, version
-    m_old = re.fullmatch(r"([A-Za-z][A-Za-z-]*)(?:\.[A-Za-z-]+)?/(\d{7})", token)
+    m_old = _OLD_FULL.fullmatch(token)
     if m_old:
         archive = m_old.group(1).lower()
         yymm = m_old.group(2)[:4]
@@ -82,38 +98,68 @@ def canonicalize(token: str) -> tuple[str, int | None] | None:
     return None
 
 
+# The same papers are cited over and over; remembering recent answers saves re-validating them.
+_canonicalize = functools.lru_cache(maxsize=4096)(canonicalize)
+
+
+# An IdMatch's fields (raw, canonical, version, start, end) as a plain tuple, much cheaper to build.
+IdSpan = tuple[str, str | None, int | None, int, int]
+
+
 def find_ids(text: str) -> list[IdMatch]:
     """Every arXiv reference in `text`, in order; explicit references win over bare ones at the same place."""
-    found: list[IdMatch] = []
+    return [IdMatch(*found) for found in find_id_spans(text)[0]]
+
+
+def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
+    """find_ids(text) as tuples, and whether each line's references are exactly its own find_ids, shifted.
+
+    Only an explicit reference's prefix ("arXiv:\\n2610.04646") can run over a line break. When
+    none does (the flag is True), every match lies within its line and each regex meets the same
+    characters, or the same line break/end of text, as on that line alone; so a caller holding a
+    text's references need not look them up again line by line.
+    """
+    if not _FOUR_DIGITS.search(text):
+        return [], True  # every id has four digits in a row (then each line has none either)
+    found: list[IdSpan] = []
     taken: list[tuple[int, int]] = []
-
-    def overlaps(start: int, end: int) -> bool:
-        # `taken` holds explicit references in text order (sorted, disjoint): only the one before `end` can overlap.
-        i = bisect.bisect_left(taken, (end,))
-        return i > 0 and taken[i - 1][1] > start
-
-    for m in _EXPLICIT.finditer(text):
+    by_line = True
+    after = 0  # end of the last _EXPLICIT match: the next must start here or later, as in finditer
+    for x in _ARXIV_X.finditer(text):
+        if x.start() - 2 < after or not (m := _EXPLICIT.match(text, x.start() - 2)):
+            continue
+        after = m.end()
+        prefix = m.group("prefix")
+        if "\n" in prefix:
+            by_line = False
         token = m.group("token").rstrip(".,;:)）]/-")
         start, end = m.start(), m.start("token") + len(token)
-        if m.group("prefix")[5:6] == ".":  # "arxiv.org/…"
+        if prefix[5:6] == ".":  # "arxiv.org/…"
             head = _URL_HEAD.search(text[max(0, start - 16) : start])
             start -= len(head.group(0)) if head else 0
-        parsed = canonicalize(token)
-        raw = text[start:end]
-        if parsed is None and not re.search(r"\d{4}", token):
+        parsed = _canonicalize(token)
+        if parsed is None and not _FOUR_DIGITS.search(token):
             continue  # "arXiv: see below" and similar prose, not an attempted id
-        found.append(IdMatch(raw, parsed[0] if parsed else None, parsed[1] if parsed else None, start, end))
+        found.append((text[start:end], *(parsed or (None, None)), start, end))
         taken.append((start, end))
-    for pattern in (_BARE_NEW, _BARE_OLD):
-        for m in pattern.finditer(text):
-            start, end = m.span("token")
-            if overlaps(start, end):
-                continue
-            parsed = canonicalize(m.group("token"))
-            if parsed is None:
-                continue  # a bare number that is not an id is just a number
-            # Bare new- and old-style tokens can never overlap each other (and finditer never overlaps
-            # itself), so only explicit references need to stay in `taken`; this keeps the scan linear.
-            found.append(IdMatch(m.group("token"), parsed[0], parsed[1], start, end))
-    found.sort(key=lambda x: x.start)
-    return found
+    bare = [(m.start() - 4, m.end()) for m in _BARE_NEW_AT_DOT.finditer(text)]
+    if _HAS_OLD.search(text):
+        bare += [m.span("token") for m in _BARE_OLD.finditer(text)]
+    for start, end in bare:
+        # `taken` holds explicit references in text order (sorted, disjoint): only the one before `end` can overlap.
+        i = bisect.bisect_left(taken, (end,))
+        if i > 0 and taken[i - 1][1] > start:
+            continue
+        token = text[start:end]
+        parsed = _canonicalize(token)
+        if parsed is None:
+            continue  # a bare number that is not an id is just a number
+        # Bare new- and old-style tokens can never overlap each other (and finditer never overlaps
+        # itself), so only explicit references need to stay in `taken`; this keeps the scan linear.
+        found.append((token, *parsed, start, end))
+    if len(found) > 1:
+        found.sort(key=_START)
+    return found, by_line
+
+
+_START = operator.itemgetter(3)

@@ -1,0 +1,197 @@
+"""What an entry claims besides its numbers: its cleaned title, key points, hedges and links.
+
+An entry is its rows (its heading, then its body lines) and `scanned`, the rows joined by "\\n". The
+regexes here run once over `scanned` (or the body) rather than once per row; none of their matches
+can span a "\\n", so each lies within its row. Several are spelled to start with a literal or a
+character class, which lets the regex engine skip to candidates instead of trying every position;
+tests/inbox/test_claims.py checks each against the plain rule it stands for.
+"""
+
+from __future__ import annotations
+
+import re
+
+from predigest.arxiv_ids import find_id_spans
+from tasks.inbox.segment import ITEM, is_table
+
+_VOTE = re.compile(r"[▲★]\s?\d[\d,]*\s*[·:：—–|-]*\s*")
+_PARENS = re.compile(r"[（(]([^（()）\n]{0,300})[)）]")
+_PAREN_FILLER = re.compile(r"[\s,，;；/、:：]")
+_TRAILING_SEP = re.compile(r"[\s—–\-·:：,，|]$")
+_LEADING_SEP = re.compile(r"[\s—–\-·:：,，|]")
+_HEDGE_MARKERS = ("待核实", "待验证", "存疑", "未经验证", "未经", "需要核实", "需核实", "待确认", "不能直接信",
+                  "unverified", "needs verification", "to be verified", "unconfirmed", "TBD-verify")
+HEDGE = re.compile("|".join(sorted(map(re.escape, _HEDGE_MARKERS), key=len, reverse=True)), re.IGNORECASE)
+
+
+def _any_case(c: str) -> str:
+    """A class of what `c` matches under re.IGNORECASE (checked for every code point in the tests)."""
+    if not c.isascii() or not c.isalpha():
+        return re.escape(c)
+    return "[" + c.lower() + c.upper() + {"i": "İı", "k": "K", "s": "ſ"}.get(c.lower(), "") + "]"
+
+
+# HEDGE, spelled so the engine can skip to candidate characters: the class of every marker's first
+# character, then the markers in HEDGE's order, each checking that first character by lookbehind.
+_HEDGE_ORDER = sorted(_HEDGE_MARKERS, key=lambda m: len(re.escape(m)), reverse=True)
+_HEDGE_SCAN = re.compile(
+    "[" + "".join(dict.fromkeys("".join(_any_case(m[0]).strip("[]") for m in _HEDGE_ORDER))) + "](?:"
+    + "|".join(f"(?<={_any_case(m[0])})" + "".join(map(_any_case, m[1:])) for m in _HEDGE_ORDER) + ")"
+)
+_HEDGE_CANON = {m.lower(): m for m in _HEDGE_MARKERS}
+# Whether HEDGE matches at all, found fast: the class in front lets the engine skip to the few
+# candidate characters (a marker's first, or the f every English marker has), where HEDGE would be
+# tried at every position; lookarounds then spell out the rest of the marker in each case
+# re.IGNORECASE accepts (i also matches İ and ı, s also ſ). Only text with a hit is scanned by HEDGE.
+MAY_HEDGE = re.compile(
+    r"[待存未需不fF](?:(?<=待)(?:核实|验证|确认)|(?<=存)疑|(?<=未)经|(?<=需)(?:要核实|核实)|(?<=不)能直接信"
+    r"|(?<=[uU][nN][vV][eE][rR][iIİı][fF])[iIİı][eE][dD]"
+    r"|(?<=[nN][eE][eE][dD][sSſ] [vV][eE][rR][iIİı][fF])[iIİı][cC][aA][tT][iIİı][oO][nN]"
+    r"|(?<=[tT][oO] [bB][eE] [vV][eE][rR][iIİı][fF])[iIİı][eE][dD]"
+    r"|(?<=[uU][nN][cC][oO][nN][fF])[iIİı][rR][mM][eE][dD]"
+    r"|(?<=[tT][bB][dD]-[vV][eE][rR][iIİı][fF])[yY])"
+)
+_NON_WORD = re.compile(r"[\W_]")
+URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
+_SENTENCE_END = "。！？!?；;"
+# An item row after its "\n" (a literal first character lets the engine jump from line to line),
+# with the rest of the row as group 3.
+_ITEM_ROWS = re.compile("\n" + ITEM.pattern + "([^\n]*)")
+
+
+def plain(s: str) -> str:
+    # Same as re.sub(r"\s+", " ", …).strip(): str.split() and \s agree on what is whitespace.
+    return " ".join(s.replace("**", "").replace("__", "").replace("`", "").split())
+
+
+def table_row(line: str) -> str:
+    """A table row as its cells, each plain, joined by " | "."""
+    return " | ".join(plain(c) for c in line.strip().strip("|").split("|"))
+
+
+def title(rest: str) -> str | None:
+    t = plain(rest[:2000])  # a longer "heading" is garbage; bound the work
+    t = _VOTE.sub("", t, count=1) if t.startswith(("▲", "★")) else t
+    pieces, pos = [], 0
+    # Drop "（arXiv:…）" and "(https://arxiv.org/abs/…)" references. (Spans: raw, canonical, version, start, end.)
+    for m in _PARENS.finditer(t) if "(" in t or "（" in t else ():
+        inner = m.group(1)
+        ids = find_id_spans(inner)[0]
+        left = "".join(inner[a[4] : b[3]] for a, b in zip(ids, ids[1:], strict=False)) if len(ids) > 1 else ""
+        if ids and not _PAREN_FILLER.sub("", inner[: ids[0][3]] + left + inner[ids[-1][4] :]):
+            pieces.append(t[pos : m.start()] + " ")
+            pos = m.end()
+    t = ("".join(pieces) + t[pos:]).strip() if pieces else t.strip()
+    ids = find_id_spans(t)[0]
+    if ids and ids[-1][4] >= len(t) and _TRAILING_SEP.search(t[: ids[-1][3]] or " "):
+        t = t[: ids[-1][3]]  # "SlimWise … — arXiv:2607.09701"
+    elif ids and ids[0][3] == 0 and _LEADING_SEP.match(t[ids[0][4] :]):
+        t = t[ids[0][4] :]  # "arXiv:2610.04631 The Numerical Linear Algebra of LLMs"
+    return " ".join(t.split()).strip(" ·:：—–-|,，") or None
+
+
+def links(scanned: str) -> list[str]:
+    return list(dict.fromkeys(m.group(0).rstrip(".,;:!?") for m in URL.finditer(scanned)))
+
+
+def _content(line: str) -> str:
+    m = ITEM.match(line)
+    return plain(line[m.end():] if m else line.strip().lstrip(">").strip())
+
+
+def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, str]]:
+    """Hedge markers in the non-code rows, each with the sentence, item or row it hedges."""
+    out: list[dict[str, str]] = []
+    marked: list[tuple[int, list[str]]] = []  # (row, its markers in order), rows ascending
+    row = prev = 0
+    for m in _HEDGE_SCAN.finditer(scanned):
+        row += scanned.count("\n", prev, m.start())
+        prev = m.start()
+        if code[row]:
+            continue
+        marker = _HEDGE_CANON[m.group(0).lower()]
+        if not marked or marked[-1][0] != row:
+            marked.append((row, []))
+        if marker not in marked[-1][1]:
+            marked[-1][1].append(marker)
+    for t, markers in marked:
+        line = rows[t]
+        for marker in markers:
+            if is_table(line):
+                text = table_row(line)
+            else:
+                text = _content(line)
+                if not ITEM.match(line):  # prose: just the sentence holding the marker
+                    at_ = text.lower().find(marker.lower())
+                    lo = max((text.rfind(c, 0, at_) for c in _SENTENCE_END), default=-1) + 1
+                    ends = [k for k in (text.find(c, at_) for c in _SENTENCE_END) if k >= 0]
+                    text = text[lo : min(ends) + 1 if ends else len(text)].strip()
+                if not _NON_WORD.sub("", HEDGE.sub("", text)):
+                    # "**待核实**" alone heads the lines that follow: those are what is hedged
+                    block: list[str] = []
+                    for x in rows[t + 1 : t + 9]:  # up to a blank line or the next hedged line
+                        if not x.strip() or HEDGE.search(x):
+                            break
+                        block.append(_content(x))
+                    text = (text + " " + " ".join(block)).strip() if block else text
+            out.append({"marker": marker, "text": text[:400]})
+    return out
+
+
+def key_points(text: str, rows: list[str], code: list[bool]) -> list[str]:
+    """Top-level (and one-space-deeper) list items of the body, with their wrapped continuation lines.
+
+    `rows`/`code` are the body lines and their code flags; `text` is "\\n".join(rows).
+    """
+    if True in code:
+        return _key_points_with_code(text, rows, code)
+    lined = "\n" + text  # every row, the first too, now follows a "\n": one regex finds all items
+    found = [(m, len(m.group(1))) for m in _ITEM_ROWS.finditer(lined)]  # (item, its indent)
+    if not found:
+        return []
+    top = min(indent for _, indent in found)
+    starts = {m.start() for m, _ in found}  # the "\n" before each item row
+    points: list[str] = []
+    for m, indent in found:
+        if indent > top + 1:
+            continue
+        point, at = m.group(3), m.end()  # `at`: the "\n" ending the row, or the end
+        if at < len(lined) and at not in starts:  # the next row may continue this bullet
+            parts = [point]
+            for _ in range(49):
+                if at >= len(lined) or at in starts:
+                    break
+                nl = lined.find("\n", at + 1)
+                nl = len(lined) if nl < 0 else nl
+                line = lined[at + 1 : nl]
+                if not line.strip() or len(line) - len(line.lstrip()) <= top:
+                    break
+                parts.append(line)
+                at = nl
+            point = " ".join(parts)
+        point = plain(point)
+        if point:
+            points.append(point)
+    return points
+
+
+def _key_points_with_code(text: str, rows: list[str], code: list[bool]) -> list[str]:
+    """key_points() for a body with fenced code, whose list-like lines are not items."""
+    items = [(t, m) for t, line in enumerate(rows) if not code[t] and (m := ITEM.match(line))]
+    if not items:
+        return []
+    top = min(len(m.group(1)) for _, m in items)
+    points: list[str] = []
+    for t, m in items:
+        if len(m.group(1)) > top + 1:
+            continue
+        parts = [rows[t][m.end():]]
+        for k in range(t + 1, min(t + 50, len(rows))):  # wrapped continuation lines of the same bullet
+            line = rows[k]
+            if code[k] or not line.strip() or ITEM.match(line) or len(line) - len(line.lstrip()) <= top:
+                break
+            parts.append(line)
+        point = plain(" ".join(parts))
+        if point:
+            points.append(point)
+    return points

@@ -1,0 +1,212 @@
+"""Structure of a note: code fences, thematic breaks, headings, front matter, and the blocks entries come from.
+
+Rules are described in tasks.inbox.notes. Speed matters here (every line of every note passes
+through): a regex over the whole body finds the few lines that can be anything but plain text, and
+only those run the per-line rules; every other line is plain text by construction.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from tasks.common.frontmatter import split_front_matter
+
+PATH_SEP = " › "
+
+
+@dataclass
+class Block:
+    label: str | None
+    heading: str | None
+    path: str
+    head: int  # line index of the heading, or of the first body line
+    start: int
+    end: int
+    rest: str | None = None  # the heading without its label (split_label), once computed
+
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+ITEM = re.compile(r"( {0,12})(?:[-*+]|(\d{1,3})[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?=\S)")
+_FM_LINE = re.compile(r"\s*(?:#|-\s|[A-Za-z_][\w-]*\s*[:：])|\s+\S")
+_PSEUDO = (
+    (2, re.compile(r"[一二三四五六七八九十]{1,3}、\S")),
+    (3, re.compile(r"(?:条目\s*[#＃]?\s*\d{1,4}[a-z]?|增量\s*\d{1,4})\s*[·:：—]\s*\S")),
+)
+# A line can start a pseudo-heading only if it starts like one of _PSEUDO.
+_PSEUDO_HINT = re.compile(r"[一二三四五六七八九十]|条目|增量")
+_PSEUDO_HINTS = re.compile(r"\n(?:[一二三四五六七八九十]|条目|增量)")
+_LABEL = re.compile(
+    r"\**(?P<label>(?:条目|Entry|Item)\s*[#＃]?\s*\d{1,4}[a-z]?|增量\s*\d{1,4}|信号\s*[A-Z0-9]{1,3}"
+    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|[A-Z](?=[.)、]\s))"
+    r"(?!\w)\**[\s·:：.)、—–|-]*"
+)
+# Lines that may be more than plain text: an ATX heading or fence opener (<= 3 spaces, then `#`, ``` or
+# ~~~), a fence closer or setext underline (only ` ~ = or - between whitespace), a thematic break
+# (3+ of one of - * _ between spaces/tabs, exactly what is_hr accepts). `[^\S\n]` is \s within a
+# line. _HINTS finds them after a "\n" (a literal first character lets the engine jump from line to
+# line), _HINT on the first line.
+_LINE_HINT = (r"(?: {0,3}(?:#|```|~~~)|[^\S\n]*(?:`{3,}|~{3,}|={2,}|-{2,})[^\S\n]*$"
+              r"|[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$)")
+_HINT = re.compile(_LINE_HINT, re.M)
+_HR_CHARS = frozenset("-*_")
+_HINTS = re.compile("\n" + _LINE_HINT, re.M)
+
+
+def is_hr(line: str) -> bool:
+    """A thematic break: three or more of one of - * _, and nothing else but spaces and tabs."""
+    if line.lstrip(" \t")[:1] not in _HR_CHARS:  # cheap no for almost every line
+        return False
+    s = line.replace(" ", "").replace("\t", "")
+    return len(s) >= 3 and s[0] in "-*_" and s == s[0] * len(s)
+
+
+def is_table(line: str) -> bool:
+    return line.lstrip().startswith("|")
+
+
+def _atx(line: str) -> tuple[int, str] | None:
+    s = line.lstrip(" ")
+    if len(line) - len(s) > 3 or not s.startswith("#"):
+        return None
+    level = len(s) - len(s.lstrip("#"))
+    rest = s[level:]
+    if level > 6 or (rest and rest[0] not in " \t"):
+        return None  # "#3 foo" and "#hashtag" are text
+    text = rest.strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip()
+    return level, text
+
+
+def _line_numbers(body: str, first: re.Pattern[str], rest: re.Pattern[str]) -> list[int]:
+    """Indices of the lines of `body` that `first` matches (line 0) or `rest` does after their "\\n"."""
+    out = [0] if first.match(body) else []
+    ln, prev = 0, 0
+    for m in rest.finditer(body):
+        ln += body.count("\n", prev, m.start()) + 1
+        prev = m.start() + 1
+        out.append(ln)
+    return out
+
+
+def lines_with(body: str, pattern: re.Pattern[str]) -> list[int]:
+    """Indices of the lines of `body` where `pattern` (which never matches a "\\n") has a match, ascending."""
+    out: list[int] = []
+    ln = prev = 0
+    for m in pattern.finditer(body):
+        ln += body.count("\n", prev, m.start())
+        prev = m.start()
+        if not out or out[-1] != ln:
+            out.append(ln)
+    return out
+
+
+def scan(lines: list[str], body: str) -> tuple[list[bool], list[bool], dict[int, tuple[int, str, int]]]:
+    """Mark code lines and thematic breaks; find headings as {line: (level, text, lines used)}.
+
+    `body` is "\\n".join(lines). Only hinted lines and the line above each one (a setext heading's
+    text) run the rules; any other line is not a fence, heading, underline or break, and inside a
+    fence it cannot close it, so it is just text (or code).
+    """
+    code, hr = [False] * len(lines), [False] * len(lines)
+    heads: dict[int, tuple[int, str, int]] = {}
+    hinted = _line_numbers(body, _HINT, _HINTS)
+    candidates = sorted({*hinted, *(i - 1 for i in hinted if i)})
+    fence, resume, last = "", 0, -1  # resume: first line not consumed by a setext underline
+    for i in candidates:
+        if i < resume:
+            continue
+        line = lines[i]
+        if fence:
+            code[last + 1 : i + 1] = [True] * (i - last)  # the lines since the last candidate are code
+            last = i
+            if line.strip().startswith(fence) and not line.strip().lstrip(fence[0]):
+                fence = ""
+        elif m := _FENCE.match(line):
+            code[i], fence, last = True, m.group(1), i
+        elif atx := _atx(line):
+            heads[i] = (atx[0], atx[1], 1)
+        else:
+            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            # Setext only for a one-line paragraph; "text\n---" right after other text stays a break.
+            if (len(nxt) >= 2 and nxt == nxt[0] * len(nxt) and nxt[0] in "=-" and line.strip()
+                    and not is_table(line) and not line.lstrip().startswith((">", "- ", "* ", "+ "))
+                    and (i == 0 or not lines[i - 1].strip() or i - 1 in heads or hr[i - 1])):
+                heads[i] = (1 if nxt[0] == "=" else 2, line.strip(), 2)
+                resume = i + 2
+                continue
+            hr[i] = is_hr(line)
+    if fence:  # an unclosed fence runs to the end
+        code[last + 1 :] = [True] * (len(lines) - last - 1)
+    return code, hr, heads
+
+
+def split_label(heading: str) -> tuple[str | None, str]:
+    m = _LABEL.match(heading)
+    return (m.group("label"), heading[m.end():]) if m else (None, heading)
+
+
+def front_matter(text: str) -> tuple[dict[str, str], int, str]:
+    head = text[:20000].split("\n")[:200]
+    first = next((k for k, line in enumerate(head) if line.strip()), None)
+    if first is None or head[first].strip() != "---":
+        return {}, 0, text
+    close = next((k for k in range(first + 1, len(head)) if head[k].strip() in ("---", "...")), None)
+    inner = [line for line in head[first + 1 : close] if line.strip()] if close else []
+    # Only a block of `key: value` lines is front matter; anything else is a leading `---` rule.
+    if not inner or close is None or not all(_FM_LINE.match(line) for line in inner):
+        return {}, 0, text
+    fields, body = split_front_matter(text)
+    flat = {k: ", ".join(v) if isinstance(v, list) else v for k, v in fields.items()}
+    return flat, close + 1, body
+
+
+def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -> list[Block] | None:
+    """One block per top-level list item in lines[a:b], plus preamble and text between lists."""
+    starts: list[tuple[int, re.Match[str]]] = []
+    for j in range(a, b):
+        m = None if code[j] or is_hr(lines[j]) else ITEM.match(lines[j])
+        if m and len(m.group(1)) <= 1 and (m.group(2) or not numbered):
+            starts.append((j, m))
+    if not starts or (numbered and len(starts) < 2):
+        return None
+    blocks = [Block("preamble", None, "", a, a, starts[0][0])]
+    for k, (s, m) in enumerate(starts):
+        n = starts[k + 1][0] if k + 1 < len(starts) else b
+        # A blank line then unindented text ends the list; that text stands alone.
+        end = next((j for j in range(s + 1, n) if lines[j][:1].strip() and not lines[j - 1].strip()), n)
+        heading = lines[s][m.end():].strip()
+        label, rest = split_label(heading)
+        blocks.append(Block(m.group(2) or label, heading, heading, s, s + 1, end, rest))
+        if end < n:
+            blocks.append(Block(None, None, "", end, end, n))
+    return blocks
+
+
+def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
+            heads: dict[int, tuple[int, str, int]], skip: range) -> list[Block]:
+    events = [(i, lv, t, used) for i, (lv, t, used) in heads.items() if i not in skip and lv <= 4]
+    if not events:
+        events = [(i, lv, lines[i].strip(), 1) for i in _line_numbers(body, _PSEUDO_HINT, _PSEUDO_HINTS)
+                  if not code[i] and lines[i][:1].strip() for lv, pat in _PSEUDO if pat.match(lines[i])]
+    first = events[0][0] if events else len(lines)
+    blocks = _items(lines, code, 0, first, numbered=bool(events))
+    blocks = blocks or [Block("preamble", None, "", 0, 0, first)]
+    stack: list[tuple[int, str]] = []
+    for k, (i, level, heading, used) in enumerate(events):
+        end = events[k + 1][0] if k + 1 < len(events) else len(lines)
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        path = PATH_SEP.join([h for _, h in stack] + [heading])
+        stack.append((level, heading))
+        broken = any(hr[i + used : end])
+        content = any(lines[j].strip() and not hr[j] and j not in skip for j in range(i + used, end))
+        if broken:
+            stack.clear()  # `---` closes every open section
+        if not content and not broken and k + 1 < len(events) and events[k + 1][1] > level:
+            continue  # a section name: it lives on in its children's heading_path
+        label, rest = split_label(heading)
+        blocks.append(Block(label, heading, path, i, i + used, end, rest))
+    return blocks
