@@ -1,129 +1,45 @@
-"""Read what a briefing needs from Postgres, as of its cutoff: window sources, mentions, anchors, cards."""
+"""Read what a briefing needs from Postgres, as of its cutoff: window sources, mentions, anchors, cards.
+
+Rows are read with Core selects of the columns used (plain tuples, no ORM identity map or
+instances): a window reads thousands of items, and building ORM objects for them cost more than
+the queries. The views themselves live in `tasks.briefing.views`; they are re-exported here.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from functools import lru_cache
+from typing import Any, NamedTuple
 
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import Text, and_, cast, func, or_, select
+from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
+from db.models import Item, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
 from predigest.windows import Window
+from tasks.briefing.knowledge import knowledge_in_force
+from tasks.briefing.views import (
+    AnchorView,
+    CardView,
+    EntryView,
+    KnowledgeView,
+    MentionView,
+    PaperLookup,
+    SourceView,
+    WindowData,
+)
+
+__all__ = [
+    "LOOKBACK_DAYS", "NOTE_KINDS", "AnchorView", "CardView", "EntryView", "KnowledgeView", "MentionView",
+    "PaperLookup", "SourceView", "WindowData", "add_lookups", "collect_window",
+]
 
 # How far back earlier windows are read for names seen before and numbers to compare with.
 LOOKBACK_DAYS = 30
 NOTE_KINDS = ("note", "hf_daily", "other")
-
-
-@dataclass(frozen=True)
-class SourceView:
-    id: int
-    path: str
-    kind: str
-    author: str | None
-    observed_at: dt.datetime
-    time_basis: str
-    error: str | None
-
-
-@dataclass(frozen=True)
-class MentionView:
-    source_id: int
-    path: str
-    kind: str
-    item_ordinal: int
-    label: str | None
-    heading: str
-    title: str | None
-    arxiv_id: str | None
-    raw: str
-    malformed: bool
-    context: str
-    item_time: dt.datetime
-    key_points: tuple[str, ...] = ()
-    hedges: tuple[dict[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class EntryView:
-    """One window item, with or without arXiv mentions."""
-
-    source_id: int
-    path: str
-    kind: str
-    ordinal: int
-    label: str | None
-    heading: str
-    title: str | None
-    text: str
-    key_points: tuple[str, ...]
-    hedges: tuple[dict[str, Any], ...]
-    numbers: tuple[dict[str, Any], ...] = ()
-    item_time: dt.datetime | None = None
-    ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
-
-
-@dataclass(frozen=True)
-class PaperLookup:
-    """What the arXiv API said about an id, if it was looked up by the cutoff."""
-
-    arxiv_id: str
-    status: str  # found, unknown
-    title: str | None
-    looked_up_at: dt.datetime
-
-
-@dataclass(frozen=True)
-class AnchorView:
-    arxiv_id: str
-    section: str | None
-    anchored_on: dt.date | None
-    cited_on: dt.date | None
-    reference_only: bool
-    entry: str
-
-
-@dataclass(frozen=True)
-class KnowledgeView:
-    path: str
-    topic: str
-    version: str | None
-    updated_at: dt.datetime | None
-    citations: int | None
-    changelog: tuple[dict[str, Any], ...]
-    anchors: tuple[AnchorView, ...]
-    sections: tuple[dict[str, Any], ...]
-
-
-@dataclass(frozen=True)
-class CardView:
-    arxiv_id: str
-    path: str
-    title: str | None
-    primary: str | None
-    secondary: tuple[str, ...]
-    created_on: dt.date | None
-    votes: int | None
-
-
-@dataclass
-class WindowData:
-    window: Window
-    sources: list[SourceView] = field(default_factory=list)  # window sources, incl. errors
-    mentions: list[MentionView] = field(default_factory=list)
-    entries: list[EntryView] = field(default_factory=list)
-    knowledge: KnowledgeView | None = None
-    cards: dict[str, list[CardView]] = field(default_factory=dict)  # every card known by the cutoff
-    queue_categories: dict[str, list[tuple[str | None, str | None]]] = field(default_factory=dict)
-    # Note entries of earlier windows (LOOKBACK_DAYS before the window start, as of the cutoff).
-    history: list[EntryView] = field(default_factory=list)
-    # Local days on which each window id was mentioned anywhere, up to the cutoff.
-    mention_days: dict[str, tuple[dt.date, ...]] = field(default_factory=dict)
-    lookups: dict[str, PaperLookup] = field(default_factory=dict)
 
 
 def _current(workspace_id: int) -> Any:
@@ -134,60 +50,47 @@ def _current(workspace_id: int) -> Any:
 def collect_window(session: Session, workspace_id: int, topic: str, window: Window) -> WindowData:
     """Everything dated inside (window.start, window.end], plus the knowledge document in force."""
     data = WindowData(window)
-    item_time = func.coalesce(Item.observed_at, Source.observed_at)
-    in_window = and_(item_time > window.start, item_time <= window.end)
+    since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
+    # One scan of the items for the window and the lookback before it: the time filter cannot use
+    # an index, so each separate query (window sources, mentions, entries, history and its ids)
+    # read every current item again.
+    rows = _items(session, workspace_id, since, window)
+    in_window = [r for r in rows if r.time > window.start]
 
     # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
     source_rows = session.execute(
-        select(Source)
+        select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
+               Source.error)
         .where(_current(workspace_id), Source.kind != "knowledge")
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
-                Source.id.in_(select(Item.source_id).join(Source, Source.id == Item.source_id).where(in_window)),
+                Source.id.in_(sorted({r.entry.source_id for r in in_window})),
             )
         )
         .order_by(Source.path)
-    ).scalars()
-    data.sources = [
-        SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error) for s in source_rows
-    ]
+    )
+    data.sources = [SourceView(*row) for row in source_rows]
 
-    rows = session.execute(
-        select(Mention, Item, Source.path, Source.kind, item_time.label("t"))
-        .join(Item, Item.id == Mention.item_id)
-        .join(Source, Source.id == Item.source_id)
-        .where(_current(workspace_id), in_window)
-        .order_by(Source.path, Item.ordinal, Mention.id)
-    ).all()
-    for mention, item, path, kind, when in rows:
-        data.mentions.append(MentionView(
-            source_id=item.source_id, path=path, kind=kind, item_ordinal=item.ordinal, label=item.label,
-            heading=item.heading, title=item.title, arxiv_id=mention.arxiv_id, raw=mention.raw,
-            malformed=mention.malformed, context=mention.context, item_time=when,
-            key_points=tuple(str(k) for k in item.key_points or ()), hedges=tuple(item.hedges or ()),
-        ))
-
-    data.entries = _entries(session, workspace_id, in_window, data.mentions)
-    since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
-    earlier = and_(item_time > since, item_time <= window.start, Source.kind.in_(NOTE_KINDS))
-    data.history = _entries(session, workspace_id, earlier, None)
+    data.mentions = _mentions(session, in_window)
+    data.entries = [r.entry for r in in_window]
+    data.history = [r.entry for r in rows if r.time <= window.start and r.entry.kind in NOTE_KINDS]
     _mention_history(session, workspace_id, data)
 
-    data.knowledge = _knowledge_in_force(session, workspace_id, topic, window.end)
+    data.knowledge = knowledge_in_force(session, workspace_id, topic, window.end)
 
     card_rows = session.execute(
-        select(PaperCard, Source.path)
+        select(PaperCard.arxiv_id, Source.path, PaperCard.title, PaperCard.primary_category, PaperCard.secondary,
+               PaperCard.created_on, PaperCard.votes)
         .join(Source, Source.id == PaperCard.source_id)
         .where(_current(workspace_id), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
         .order_by(Source.path)
-    ).all()
-    for card, path in card_rows:
-        if card.arxiv_id is None:
+    )
+    for arxiv_id, path, title, primary, secondary, created_on, votes in card_rows:
+        if arxiv_id is None:
             continue
-        data.cards.setdefault(card.arxiv_id, []).append(CardView(
-            card.arxiv_id, path, card.title, card.primary_category, tuple(card.secondary or ()),
-            card.created_on, card.votes,
+        data.cards.setdefault(arxiv_id, []).append(CardView(
+            arxiv_id, path, title, primary, tuple(secondary or ()), created_on, votes,
         ))
     queue_rows = session.execute(
         select(QueueEntry.arxiv_id, QueueEntry.primary_category, QueueEntry.secondary_category)
@@ -202,36 +105,76 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     return data
 
 
-def _entries(session: Session, workspace_id: int, where: Any, mentions: list[MentionView] | None) -> list[EntryView]:
-    """Items matching `where`, with the ids each names (from `mentions`, or read from the database)."""
+class _ItemRow(NamedTuple):
+    id: int
+    time: dt.datetime
+    entry: EntryView
+
+
+def _items(session: Session, workspace_id: int, since: dt.datetime, window: Window) -> list[_ItemRow]:
+    """Current items dated in (since, window.end]: all of the window's, and note entries before it,
+    each with the canonical ids its well-formed mentions name (in mention order), by (path, ordinal)."""
     item_time = func.coalesce(Item.observed_at, Source.observed_at)
+    ids = (
+        select(func.array_agg(aggregate_order_by(Mention.arxiv_id, Mention.id)))
+        .where(Mention.item_id == Item.id, Mention.arxiv_id.is_not(None), Mention.malformed.is_(False))
+        .scalar_subquery()
+    )
     rows = session.execute(
-        select(Item, Source.path, Source.kind, item_time.label("t"))
+        select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
+               Item.title, Item.text, cast(Item.key_points, Text), cast(Item.hedges, Text),
+               cast(Item.numbers, Text), item_time, ids)
         .join(Source, Source.id == Item.source_id)
-        .where(_current(workspace_id), where)
+        .where(_current(workspace_id), item_time > since, item_time <= window.end,
+               or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
         .order_by(Source.path, Item.ordinal)
+    )
+    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo, tuple(item_ids or ())))
+            for item_id, *fields, when, item_ids in rows]
+
+
+# Entries by their stored content (every field, the JSON as text), not by id: the same row read
+# again gives the same view, whatever happened to the database in between. Consecutive windows
+# of a backfill read mostly the same 30 days of entries (twice per date), and decoding their JSON
+# and building their views was a third of collecting a window. Views are frozen and never changed.
+@lru_cache(maxsize=16384)
+def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
+           text: str, key_points: str | None, hedges: str | None, numbers: str | None, when: dt.datetime,
+           tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
+    """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
+    return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
+                     tuple(str(k) for k in _json(key_points)), tuple(_json(hedges)), tuple(_json(numbers)), when,
+                     tuple(dict.fromkeys(i for i in ids if i)))
+
+
+def _json(value: str | None) -> list[Any]:
+    """A JSONB column read as text (psycopg's loader detects the encoding of every value's bytes;
+    most of these lists are empty); NULL reads as an empty list, as `value or ()` did."""
+    if value is None or value == "[]":
+        return []
+    decoded: list[Any] = json.loads(value)
+    return decoded or []
+
+
+def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
+    """The mentions of the window's items, by (path, ordinal, mention id)."""
+    by_id = {r.id: r for r in items}
+    if not by_id:
+        return []
+    found = session.execute(
+        select(Mention.id, Mention.item_id, Mention.arxiv_id, Mention.raw, Mention.malformed, Mention.context)
+        .where(Mention.item_id.in_(sorted(by_id)))
     ).all()
-    ids: dict[tuple[int, int], list[str]] = {}
-    if mentions is not None:
-        for m in mentions:
-            if m.arxiv_id and not m.malformed:
-                ids.setdefault((m.source_id, m.item_ordinal), []).append(m.arxiv_id)
-    else:
-        item_ids = [item.id for item, *_ in rows]
-        found = session.execute(
-            select(Item.source_id, Item.ordinal, Mention.arxiv_id).join(Mention, Mention.item_id == Item.id)
-            .where(Item.id.in_(item_ids), Mention.arxiv_id.is_not(None), Mention.malformed.is_(False))
-            .order_by(Item.source_id, Item.ordinal, Mention.id)
-        ).all() if item_ids else []
-        for source_id, ordinal, arxiv_id in found:
-            if arxiv_id:
-                ids.setdefault((source_id, ordinal), []).append(arxiv_id)
-    return [
-        EntryView(item.source_id, path, kind, item.ordinal, item.label, item.heading, item.title, item.text,
-                  tuple(str(k) for k in item.key_points or ()), tuple(item.hedges or ()),
-                  tuple(item.numbers or ()), when, tuple(dict.fromkeys(ids.get((item.source_id, item.ordinal), ()))))
-        for item, path, kind, when in rows
-    ]
+    ordered = sorted(found, key=lambda m: (by_id[m.item_id].entry.path, by_id[m.item_id].entry.ordinal, m.id))
+    out = []
+    for _, item_id, arxiv_id, raw, malformed, context in ordered:
+        e = by_id[item_id].entry
+        out.append(MentionView(
+            source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
+            heading=e.heading, title=e.title, arxiv_id=arxiv_id, raw=raw, malformed=malformed, context=context,
+            item_time=by_id[item_id].time, key_points=e.key_points, hedges=e.hedges,
+        ))
+    return out
 
 
 def _mention_history(session: Session, workspace_id: int, data: WindowData) -> None:
@@ -239,18 +182,32 @@ def _mention_history(session: Session, workspace_id: int, data: WindowData) -> N
     window_ids = sorted({m.arxiv_id for m in data.mentions if m.arxiv_id and not m.malformed})
     if not window_ids:
         return
-    item_time = func.coalesce(Item.observed_at, Source.observed_at)
-    rows = session.execute(
-        select(Mention.arxiv_id, item_time)
-        .join(Item, Item.id == Mention.item_id).join(Source, Source.id == Item.source_id)
-        .where(_current(workspace_id), Mention.arxiv_id.in_(window_ids), item_time <= data.window.end,
-               Source.kind != "knowledge")
+    # The ids' mentions, their items, then those items' sources, each by its index, with the join
+    # done here: as one join, the planner (without statistics) reads every current item instead.
+    named = session.execute(
+        select(Mention.item_id, Mention.arxiv_id).where(Mention.arxiv_id.in_(window_ids))
     ).all()
+    items = session.execute(
+        select(Item.id, Item.source_id, Item.observed_at).where(Item.id.in_(sorted({i for i, _ in named})))
+    ).all() if named else []
+    sources = dict(session.execute(
+        select(Source.id, Source.observed_at)
+        .where(Source.id.in_(sorted({source_id for _, source_id, _ in items})), _current(workspace_id),
+               Source.kind != "knowledge")
+    ).tuples().all()) if items else {}
+    times: dict[int, dt.datetime] = {}
+    for item_id, source_id, observed_at in items:
+        when = observed_at if observed_at is not None else sources.get(source_id)
+        if source_id in sources and when is not None and when <= data.window.end:
+            times[item_id] = when
     days: dict[str, set[dt.date]] = {}
-    for arxiv_id, when in rows:
-        if arxiv_id:
-            days.setdefault(arxiv_id, set()).add(when.astimezone(data.window.tz).date())
-    data.mention_days = {k: tuple(sorted(v)) for k, v in days.items()}
+    tz = data.window.tz
+    for item_id, arxiv_id in named:
+        when = times.get(item_id)
+        if arxiv_id and when is not None:
+            days.setdefault(arxiv_id, set()).add(when.astimezone(tz).date())
+    # By id: rows come back in no particular order, and judge_papers fingerprints this dict's repr.
+    data.mention_days = {k: tuple(sorted(days[k])) for k in sorted(days)}
     add_lookups(session, data, window_ids)
 
 
@@ -260,34 +217,7 @@ def add_lookups(session: Session, data: WindowData, ids: Sequence[str]) -> None:
     if not wanted:
         return
     rows = session.execute(
-        select(PaperRow).where(PaperRow.arxiv_id.in_(wanted), PaperRow.looked_up_at <= data.window.end)
-    ).scalars()
-    data.lookups.update({p.arxiv_id: PaperLookup(p.arxiv_id, p.status, p.title, p.looked_up_at) for p in rows})
-
-
-def _knowledge_in_force(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> KnowledgeView | None:
-    """The newest version dated at or before the cutoff, else the oldest one we have.
-
-    Anchors carry their own dates, so an older cutoff still reads the right anchors from a newer
-    version; what a newer version cannot tell is an id that was later removed from References.
-    """
-    candidates = session.execute(
-        select(KnowledgeSnapshot, Source)
-        .join(Source, Source.id == KnowledgeSnapshot.source_id)
-        .where(Source.workspace_id == workspace_id, KnowledgeSnapshot.topic == topic, Source.error.is_(None))
-        .order_by(Source.observed_at, Source.id)
-    ).all()
-    if not candidates:
-        return None
-    before = [c for c in candidates if c[1].observed_at <= cutoff]
-    snapshot, source = before[-1] if before else candidates[0]
-    anchors = session.execute(
-        select(Anchor).where(Anchor.snapshot_id == snapshot.id).order_by(Anchor.id)
-    ).scalars()
-    return KnowledgeView(
-        path=source.path, topic=topic, version=snapshot.version, updated_at=snapshot.updated_at,
-        citations=snapshot.citations, changelog=tuple(snapshot.changelog or ()),
-        anchors=tuple(AnchorView(a.arxiv_id, a.section, a.anchored_on, a.cited_on, a.reference_only, a.entry)
-                      for a in anchors),
-        sections=tuple(snapshot.sections or ()),
+        select(PaperRow.arxiv_id, PaperRow.status, PaperRow.title, PaperRow.looked_up_at)
+        .where(PaperRow.arxiv_id.in_(wanted), PaperRow.looked_up_at <= data.window.end)
     )
+    data.lookups.update({arxiv_id: PaperLookup(arxiv_id, status, title, when) for arxiv_id, status, title, when in rows})

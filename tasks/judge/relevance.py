@@ -19,6 +19,7 @@ from enum import StrEnum
 from functools import lru_cache
 
 from predigest.topics import Topic
+from tasks.judge.terms import alternation, term_pattern, vocabulary
 
 
 class Verdict(StrEnum):
@@ -47,26 +48,19 @@ class ContextVerdict:
     reason: str = ""
 
 
-def _term_pattern(term: str) -> str:
-    escaped = re.escape(term).replace(r"\ ", r"\s*")
-    if term.isascii() and term[:1].isalnum() and term[-1:].isalnum():
-        return rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
-    return escaped
-
-
-@lru_cache(maxsize=256)
-def _vocabulary(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str]]:
-    """One alternation over every term, so a context is scanned once whatever the vocabulary size."""
-    kept = tuple(term for term in terms if term.strip())
-    pattern = "|".join(f"(?P<t{i}>{_term_pattern(term)})" for i, term in enumerate(kept)) or r"(?!x)x"
-    return kept, re.compile(pattern, re.I)
+# The alternation and per-term patterns live in tasks.judge.terms; these names stay for their
+# importers (tasks.ingest.topics builds its classifier from them).
+_term_pattern = term_pattern
+_vocabulary = alternation
 
 
 def term_hits(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
-    """The distinct vocabulary terms found in `text`, in vocabulary order."""
-    kept, pattern = _vocabulary(terms)
-    found = {int(m.lastgroup[1:]) for m in pattern.finditer(text) if m.lastgroup}
-    return tuple(kept[i] for i in sorted(found))
+    """The distinct vocabulary terms found in `text`, in vocabulary order.
+
+    Exactly what one `re.I` alternation over the terms finds (`tasks.judge.terms.reference_hits`),
+    but only terms that could occur in the text are scanned.
+    """
+    return vocabulary(terms).hits(text)
 
 
 def _negated_topic(text: str, names: Sequence[str]) -> bool:
@@ -93,7 +87,13 @@ def declared_owners(text: str, known_topics: Iterable[str]) -> set[str]:
 def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> ContextVerdict:
     """The verdict of one context (a table row or an entry) for `topic`."""
     # What an entry is about shows in its heading and opening; a pasted dump adds only cost.
-    text = text[:MAX_CONTEXT_CHARS]
+    return _judge_context(text[:MAX_CONTEXT_CHARS], topic, tuple(known_topics))
+
+
+# A pure function of its arguments (the verdict is immutable), and every window of a backfill
+# judges the same entries of its lookback again, each date twice (recording, then rendering).
+@lru_cache(maxsize=4096)
+def _judge_context(text: str, topic: Topic, known_topics: tuple[str, ...]) -> ContextVerdict:
     names = topic.names
     if _negated_topic(text, names):
         return ContextVerdict(Verdict.EXCLUDED, reason=f"标注不属于 {topic.name}")

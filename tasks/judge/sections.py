@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
@@ -80,22 +81,33 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
         else:
             parent = None
             continue
-        stack: list[tuple[int, dt.date | None]] = []
-        for line in str(raw.get("text") or "").splitlines():
-            m = _BULLET.match(line)
-            if not m:
-                continue
-            indent, body = len(m.group(1)), m.group(2)
-            while stack and stack[-1][0] >= indent:
-                stack.pop()
-            dated = _ANCHORED.search(body)
-            when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
-            stack.append((indent, when))
+        for body, when, name, named in _bullets(str(raw.get("text") or "")):
             if (when is not None and when <= day) or (when is None and undated_count):
-                current.entries.append(DocEntry(current.label, _entry_name(body), body, when, bool(_BOLD.search(body))))
+                current.entries.append(DocEntry(current.label, name, body, when, named))
         if current.entries:
             out.append(current)
     return out
+
+
+@lru_cache(maxsize=512)
+def _bullets(text: str) -> tuple[tuple[str, dt.date | None, str, bool], ...]:
+    """(body, date, name, named) of each bullet of a section's text, whatever the day: every window
+    reads the same document, and only which dates count changes. Nested bullets inherit their
+    parent's date."""
+    out = []
+    stack: list[tuple[int, dt.date | None]] = []
+    for line in text.splitlines():
+        m = _BULLET.match(line)
+        if not m:
+            continue
+        indent, body = len(m.group(1)), m.group(2)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        dated = _ANCHORED.search(body)
+        when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+        stack.append((indent, when))
+        out.append((body, when, _entry_name(body), bool(_BOLD.search(body))))
+    return tuple(out)
 
 
 def legacy_map(sections: Iterable[dict[str, Any]]) -> dict[str, str]:
@@ -137,26 +149,48 @@ class Suggestion:
     basis: str  # hint, text
 
 
+Doc = tuple[Counter[str], int]  # term frequencies and length of one BM25 document
+
+
+@lru_cache(maxsize=16384)
+def _doc(text: str) -> Doc:
+    """An entry's BM25 document; the document's entries are the same for every window, so each is
+    tokenised once (callers only read the Counter)."""
+    terms = tokens(text)
+    return Counter(terms), len(terms)
+
+
 class SectionIndex:
     """BM25 over the document's sections as of a day."""
 
     def __init__(self, sections: Sequence[DocSection], mapping: dict[str, str]) -> None:
         self.sections = list(sections)
         self.mapping = mapping
-        docs = [tokens(s.label + "\n" + "\n".join(e.text for e in s.entries)) for s in self.sections]
-        self.docs = [(Counter(d), len(d)) for d in docs]
-        self.entry_docs = [[(Counter(t), len(t)) for t in (tokens(e.text) for e in s.entries)] for s in self.sections]
-        self.avgdl = sum(len(d) for d in docs) / len(docs) if docs else 0.0
+        self.entry_docs = [[_doc(e.text) for e in s.entries] for s in self.sections]
+        # A section's document is its label and entries joined by newlines; no term spans a
+        # newline, so its counts are the sum of the parts' counts.
+        self.docs: list[Doc] = []
+        for section, entry_docs in zip(self.sections, self.entry_docs, strict=True):
+            tf: Counter[str] = Counter()
+            length = 0
+            for part_tf, part_length in (_doc(section.label), *entry_docs):
+                tf.update(part_tf)
+                length += part_length
+            self.docs.append((tf, length))
+        self.avgdl = sum(length for _, length in self.docs) / len(self.docs) if self.docs else 0.0
         df: Counter[str] = Counter()
-        for doc in docs:
-            df.update(set(doc))
+        for tf, _ in self.docs:
+            df.update(tf.keys())
         n = len(self.docs)
         self.idf = {t: math.log((n - c + 0.5) / (c + 0.5) + 1) for t, c in df.items()}
 
-    def _score(self, query: list[str], doc: tuple[Counter[str], int]) -> float:
+    def _score(self, query: list[str], doc: Doc, wanted: set[str] | None = None) -> float:
+        """BM25 of `doc` for `query` (sorted); `wanted` (the query as a set) lets only the shared
+        terms be visited, in the query's order, so the float sum is the same."""
         tf, length = doc
         norm = K1 * (1 - B + B * length / self.avgdl) if self.avgdl else K1
-        return sum(self.idf.get(t, 0.0) * tf[t] * (K1 + 1) / (tf[t] + norm) for t in query if t in tf)
+        terms = sorted(wanted & tf.keys()) if wanted is not None else [t for t in query if t in tf]
+        return sum(self.idf.get(t, 0.0) * tf[t] * (K1 + 1) / (tf[t] + norm) for t in terms)
 
     def suggest(self, query_text: str, hint_texts: Iterable[str] = ()) -> Suggestion | None:
         """The best section for an increment, preferring the sources' own hints."""
@@ -171,13 +205,14 @@ class SectionIndex:
         return self._pick(range(len(self.sections)), query, "text")
 
     def _pick(self, pool: Iterable[int], query: list[str], basis: str) -> Suggestion | None:
-        scored = [(self._score(query, self.docs[i]), -i) for i in pool]
+        wanted = set(query)
+        scored = [(self._score(query, self.docs[i], wanted), -i) for i in pool]
         best_score, neg = max(scored)
         if basis == "text" and best_score <= 0:
             return None
         section, entry_docs = self.sections[-neg], self.entry_docs[-neg]
         ranked = sorted(
-            ((self._score(query, entry_docs[k]), -k, e.name) for k, e in enumerate(section.entries) if e.named),
+            ((self._score(query, entry_docs[k], wanted), -k, e.name) for k, e in enumerate(section.entries) if e.named),
             reverse=True,
         )
         neighbours = tuple(dict.fromkeys(name for score, _, name in ranked if score > 0 and name))[:3]

@@ -6,6 +6,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from predigest.arxiv_ids import find_ids
 from predigest.topics import Topic
@@ -20,26 +21,58 @@ TOPICAL = ("net_new", "adjacent", "already_anchored", "reference_list_only")
 
 def text_ids(text: str) -> list[str]:
     """Canonical arXiv ids written in `text`, in order."""
-    return list(dict.fromkeys(m.canonical for m in find_ids(text) if m.canonical and not m.malformed))
+    return list(_text_ids(text))
+
+
+@lru_cache(maxsize=16384)
+def _text_ids(text: str) -> tuple[str, ...]:
+    # The same number contexts and subjects are read by every window of the lookback.
+    return tuple(dict.fromkeys(m.canonical for m in find_ids(text) if m.canonical and not m.malformed))
 
 
 class Keyer:
-    """Stable keys: arXiv subjects by id, named subjects by fuzzy match to names already tracked."""
+    """Stable keys: arXiv subjects by id, named subjects by fuzzy match to names already tracked.
+
+    `named` only grows, and a named subject that matches nothing is appended again at each call,
+    so scanning it was quadratic in a window's observations. A key is the first tracked name of
+    the same kind that matches; that is the first occurrence of some (subject, key), so only
+    distinct ones are scanned, and each query remembers how far it has checked (an earlier match
+    stays the first, new names are only ever appended).
+    """
 
     def __init__(self, tracked: Sequence[Tracked]) -> None:
         self.named: list[tuple[str, str, str]] = sorted(
             (t.kind, t.subject, t.key) for t in tracked if not text_ids(t.subject)
         )
+        self._by_kind: dict[str, list[tuple[str, str]]] = {}  # distinct (subject, key) per kind, in order
+        self._listed: set[tuple[str, str, str]] = set()
+        self._memo: dict[tuple[str, str, str], tuple[int, int | None]] = {}  # query -> (checked, match)
+        for kind, subject, key in self.named:
+            self._list(kind, subject, key)
+
+    def _list(self, kind: str, subject: str, key: str) -> None:
+        if (kind, subject, key) not in self._listed:
+            self._listed.add((kind, subject, key))
+            self._by_kind.setdefault(kind, []).append((subject, key))
 
     def key(self, kind: str, subject: str, suffix: str = "") -> tuple[str, str]:
         """(key, subject) for a new observation; a named subject reuses a matching tracked one."""
         if text_ids(subject) == [subject]:
             return f"{kind}:{subject}{suffix}", subject
-        for k, s, key in self.named:
-            if k == kind and names_match(s, subject) and key.endswith(suffix):
-                return key, s
+        query = (kind, subject, suffix)
+        listed = self._by_kind.get(kind, [])
+        checked, hit = self._memo.get(query, (0, None))
+        if hit is None:
+            hit = next((i for i in range(checked, len(listed))
+                        if listed[i][1].endswith(suffix) and names_match(listed[i][0], subject)), None)
+            checked = len(listed)
+        self._memo[query] = (checked, hit)
+        if hit is not None:
+            s, key = listed[hit]
+            return key, s
         key = f"{kind}:{normalise(subject)}{suffix}"
         self.named.append((kind, subject, key))
+        self._list(kind, subject, key)
         return key, subject
 
 

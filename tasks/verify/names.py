@@ -36,13 +36,15 @@ GENERIC_TITLES = re.compile(
 )
 
 
+# Both are pure and called for the same few thousand names by every check of every window.
+@lru_cache(maxsize=16384)
 def normalise(name: str) -> str:
     """Lower-case, brackets and markup dropped, whitespace collapsed: the stable form of a name."""
     text = _BRACKETS.sub(" ", name.replace("**", "").replace("`", ""))
     return " ".join(m.group(0).lower() for m in _WORD.finditer(text))[:200]
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=16384)
 def distinctive(name: str) -> frozenset[str]:
     """Tokens that identify a name: ASCII words (not stop words or bare numbers) and CJK runs."""
     text = _BRACKETS.sub(" ", name)

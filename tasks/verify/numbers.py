@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 # Metric classes: a number's context must name one of these for it to be compared at all.
 METRICS: dict[str, re.Pattern[str]] = {
@@ -48,11 +49,20 @@ class Reading:
     context: str
     path: str
     in_window: bool
+    # What the number measures, read from its own clause segment only. Worked out once here: the
+    # comparison of two sources reads it for every pair of readings.
+    metrics: frozenset[str] = field(init=False, repr=False, compare=False)
+    span: tuple[float, float] | None = field(init=False, repr=False, compare=False)  # interval(value)
 
-    @property
-    def metrics(self) -> frozenset[str]:
-        """What the number measures, read from its own clause segment only."""
-        return metrics_of(segment(self.context, self.value.replace("▲", "").strip()))
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metrics", _metrics(self.context, self.value))
+        object.__setattr__(self, "span", interval(self.value))
+
+
+# The same numbers are read by every window of the lookback (and twice per date): both are pure.
+@lru_cache(maxsize=32768)
+def _metrics(context: str, value: str) -> frozenset[str]:
+    return metrics_of(segment(context, value.replace("▲", "").strip()))
 
 
 def segment(context: str, value: str) -> str:
@@ -71,6 +81,7 @@ def metrics_of(context: str) -> frozenset[str]:
     return frozenset(name for name, pattern in METRICS.items() if pattern.search(context))
 
 
+@lru_cache(maxsize=32768)
 def interval(value: str) -> tuple[float, float] | None:
     """The interval a written value stands for; None when it cannot be read."""
     m = _VALUE.match(value.replace("▲", ""))
@@ -89,7 +100,7 @@ def interval(value: str) -> tuple[float, float] | None:
 
 
 def _overlap(a: Reading, b: Reading) -> bool:
-    ia, ib = interval(a.value), interval(b.value)
+    ia, ib = a.span, b.span
     return ia is None or ib is None or not (ia[1] < ib[0] or ib[1] < ia[0])
 
 
@@ -109,4 +120,47 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
             if (b.unit == a.unit and b.subject == a.subject and a.metrics & b.metrics and not _overlap(a, b)
                     and alone(b, ours)):
                 out.append((a, b))
+    return out
+
+
+def by_subject_unit(readings: list[Reading]) -> dict[tuple[str, str], list[Reading]]:
+    """Readings grouped by (subject, unit), each group in the given order: only these compare."""
+    groups: dict[tuple[str, str], list[Reading]] = {}
+    for r in readings:
+        groups.setdefault((r.subject, r.unit), []).append(r)
+    return groups
+
+
+def grouped_conflicts(
+    ours: list[Reading], theirs: list[Reading], our_groups: dict[tuple[str, str], list[Reading]],
+    their_groups: dict[tuple[str, str], list[Reading]],
+) -> list[tuple[Reading, Reading]]:
+    """`conflicts(ours, theirs)`, reading each number only against its own (subject, unit) group.
+
+    A reading outside a's group is never comparable with a, so the pairs, and their order (ours
+    in order, then theirs in order), are those of `conflicts`.
+    """
+    shared = our_groups.keys() & their_groups.keys()
+    if not shared:
+        return []
+    lonely: dict[int, bool] = {}  # alone(b, ours) by id(b): the same for every a of the pair
+
+    def alone(r: Reading, others: list[Reading]) -> bool:
+        comparable = [o for o in others if r.metrics & o.metrics]
+        return bool(comparable) and not any(_overlap(r, o) for o in comparable)
+
+    out = []
+    for a in ours:
+        key = (a.subject, a.unit)
+        if key not in shared or not a.metrics:
+            continue
+        group = their_groups[key]
+        if not alone(a, group):
+            continue
+        for b in group:
+            if a.metrics & b.metrics and not _overlap(a, b):
+                if id(b) not in lonely:
+                    lonely[id(b)] = alone(b, our_groups[key])
+                if lonely[id(b)]:
+                    out.append((a, b))
     return out

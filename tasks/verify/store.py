@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Date, Integer, column, func, select, update, values
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -36,58 +36,93 @@ def lookup_subjects(tracked: Sequence[Tracked]) -> list[str]:
     return sorted({t.subject for t in tracked if t.kind in ("unknown_id", "title_mismatch")})
 
 
-def _verification_id(session: Session, workspace_id: int, topic: str, obs: Observation) -> int:
-    stmt = (
-        insert(Verification)
-        .values(workspace_id=workspace_id, topic=topic, key=obs.key, kind=obs.kind, subject=obs.subject,
-                claim=str(obs.detail.get("text", ""))[:2000], raised_on=obs.day, last_seen=obs.day, status="pending")
-        .on_conflict_do_nothing(constraint="uq_verifications_key")
-        .returning(Verification.id)
-    )
-    new_id = session.execute(stmt).scalar_one_or_none()
-    if new_id is not None:
-        return new_id
-    return session.execute(
-        select(Verification.id).where(Verification.workspace_id == workspace_id, Verification.topic == topic,
-                                      Verification.key == obs.key)
-    ).scalar_one()
+# Rows per IN list read back.
+_CHUNK = 1000
+# Inserted through the tables (Core executemany, rows sent in batches in order), not the ORM classes.
+_VERIFICATIONS = Verification.metadata.tables["verifications"]
+_EVENTS = VerificationEvent.metadata.tables["verification_events"]
 
 
 def record(session: Session, workspace_id: int, topic: str, observations: Sequence[Observation]) -> dict[str, int]:
-    """Store observations; re-recording the same window adds no rows. Returns counts of new rows."""
-    new_events = 0
-    before = session.execute(
-        select(func.count()).select_from(Verification)
-        .where(Verification.workspace_id == workspace_id, Verification.topic == topic)
-    ).scalar_one()
-    for obs in sorted(observations, key=lambda o: (o.key, o.day, o.action, o.source_path)):
-        vid = _verification_id(session, workspace_id, topic, obs)
-        action = obs.action
+    """Store observations; re-recording the same window adds no rows. Returns counts of new rows.
+
+    Observations are taken in (key, day, action, source_path) order, as one statement each did
+    before, with the same outcome, ids included: one batched `INSERT … ON CONFLICT DO NOTHING` of
+    a row per observation for the verifications (rows go in order and each takes one id from the
+    sequence, as the single-row inserts did; a later row of a key is skipped like a conflict), one
+    read of the raised and seen events already stored, the raised/seen decisions made here against
+    those plus the ones made earlier in the batch, one UPDATE of raised_on/last_seen, and one
+    batched insert of the events (again one id per row attempted, in order).
+    """
+    count = select(func.count()).select_from(Verification).where(
+        Verification.workspace_id == workspace_id, Verification.topic == topic)
+    before = session.execute(count).scalar_one()
+    ordered = sorted(observations, key=lambda o: (o.key, o.day, o.action, o.source_path))
+    ids = _verification_ids(session, workspace_id, topic, ordered)
+    said = _said(session, list(ids.values()))
+    spans: dict[int, tuple[dt.date, dt.date]] = {}  # raised_on / last_seen bounds to apply, per verification
+    events: list[dict[str, Any]] = []
+    for obs in ordered:
+        vid, action = ids[obs.key], obs.action
         if action == "raised":
-            seen = select(VerificationEvent.day).where(
-                VerificationEvent.verification_id == vid, VerificationEvent.action.in_(("raised", "seen")))
-            if session.execute(seen.where(VerificationEvent.day == obs.day,
-                                          VerificationEvent.source_path == obs.source_path)).first():
+            earlier = said.setdefault(vid, set())
+            if (obs.day, obs.source_path) in earlier:
                 continue  # this source already said so that day (as raised or seen)
-            action = "seen" if session.execute(seen.where(VerificationEvent.day < obs.day)).first() else "raised"
-            session.execute(
-                update(Verification).where(Verification.id == vid).values(
-                    raised_on=func.least(Verification.raised_on, obs.day),
-                    last_seen=func.greatest(Verification.last_seen, obs.day))
-            )
-        result = session.execute(
-            insert(VerificationEvent)
-            .values(verification_id=vid, day=obs.day, action=action, source_path=obs.source_path,
-                    detail=detail_text(obs.detail))
-            .on_conflict_do_nothing(constraint="uq_verification_events_obs")
-            .returning(VerificationEvent.id)
-        ).scalar_one_or_none()
-        new_events += result is not None
-    after = session.execute(
-        select(func.count()).select_from(Verification)
-        .where(Verification.workspace_id == workspace_id, Verification.topic == topic)
-    ).scalar_one()
+            action = "seen" if any(day < obs.day for day, _ in earlier) else "raised"
+            earlier.add((obs.day, obs.source_path))  # stored below (a raised/seen event never conflicts here)
+            lo, hi = spans.get(vid, (obs.day, obs.day))
+            spans[vid] = (min(lo, obs.day), max(hi, obs.day))
+        events.append({"verification_id": vid, "day": obs.day, "action": action, "source_path": obs.source_path,
+                       "detail": detail_text(obs.detail)})
+    if spans:
+        bounds = values(column("vid", Integer), column("lo", Date), column("hi", Date), name="bounds").data(
+            [(vid, lo, hi) for vid, (lo, hi) in sorted(spans.items())])
+        session.execute(
+            update(Verification).where(Verification.id == bounds.c.vid).values(
+                raised_on=func.least(Verification.raised_on, bounds.c.lo),
+                last_seen=func.greatest(Verification.last_seen, bounds.c.hi))
+        )
+    new_events = len(session.execute(
+        insert(_EVENTS).on_conflict_do_nothing(constraint="uq_verification_events_obs").returning(_EVENTS.c.id),
+        events,
+    ).all()) if events else 0
+    after = session.execute(count).scalar_one()
     return {"observations": len(observations), "new_verifications": after - before, "new_events": new_events}
+
+
+def _verification_ids(
+    session: Session, workspace_id: int, topic: str, ordered: Sequence[Observation]
+) -> dict[str, int]:
+    """The id of each observation's verification, inserting those not stored yet (first observation wins)."""
+    rows = [{"workspace_id": workspace_id, "topic": topic, "key": obs.key, "kind": obs.kind, "subject": obs.subject,
+             "claim": str(obs.detail.get("text", ""))[:2000], "raised_on": obs.day, "last_seen": obs.day,
+             "status": "pending"} for obs in ordered]
+    if rows:
+        session.execute(insert(_VERIFICATIONS).on_conflict_do_nothing(constraint="uq_verifications_key"), rows)
+    keys = sorted({obs.key for obs in ordered})
+    ids: dict[str, int] = {}
+    for start in range(0, len(keys), _CHUNK):
+        ids.update(session.execute(
+            select(Verification.key, Verification.id).where(
+                Verification.workspace_id == workspace_id, Verification.topic == topic,
+                Verification.key.in_(keys[start : start + _CHUNK]))
+        ).tuples().all())
+    return ids
+
+
+def _said(session: Session, vids: list[int]) -> dict[int, set[tuple[dt.date, str]]]:
+    """(day, source) of every raised or seen event stored for these verifications."""
+    said: dict[int, set[tuple[dt.date, str]]] = {}
+    vids = sorted(vids)
+    for start in range(0, len(vids), _CHUNK):
+        rows = session.execute(
+            select(VerificationEvent.verification_id, VerificationEvent.day, VerificationEvent.source_path)
+            .where(VerificationEvent.verification_id.in_(vids[start : start + _CHUNK]),
+                   VerificationEvent.action.in_(("raised", "seen")))
+        )
+        for vid, day, path in rows:
+            said.setdefault(vid, set()).add((day, path))
+    return said
 
 
 def refresh_status(session: Session, workspace_id: int, topic: str, day: dt.date, stale_after_days: int) -> dict[str, Any]:

@@ -1,0 +1,84 @@
+"""The knowledge document in force at a cutoff, with its anchors, read once per snapshot and process.
+
+A snapshot's header and anchors are written once, with the snapshot, and never updated: a new
+version of the document is a new snapshot. Every window of a backfill reads the same snapshot
+(3,150 anchors on the generated workspace), so the view is kept in a small process-level cache.
+The key names the database (its URL) and the snapshot's source row down to its `ingested_at`, so a
+database dropped and re-created, or truncated with its ids restarted, never serves a stale view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.models import Anchor, KnowledgeSnapshot, Source
+from tasks.briefing.views import AnchorView, KnowledgeView
+
+# Snapshots kept: one per topic a worker briefs is enough; a few more cover tests and re-ingests.
+CACHE_SIZE = 8
+_cache: OrderedDict[Hashable, KnowledgeView] = OrderedDict()
+_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def knowledge_in_force(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> KnowledgeView | None:
+    """The newest version dated at or before the cutoff, else the oldest one we have.
+
+    Anchors carry their own dates, so an older cutoff still reads the right anchors from a newer
+    version; what a newer version cannot tell is an id that was later removed from References.
+    """
+    candidates = session.execute(
+        select(KnowledgeSnapshot.id, Source.id, Source.sha256, Source.ingested_at, Source.observed_at)
+        .join(Source, Source.id == KnowledgeSnapshot.source_id)
+        .where(Source.workspace_id == workspace_id, KnowledgeSnapshot.topic == topic, Source.error.is_(None))
+        .order_by(Source.observed_at, Source.id)
+    ).all()
+    if not candidates:
+        return None
+    before = [c for c in candidates if c[4] <= cutoff]
+    snapshot_id, source_id, sha256, ingested_at, _ = before[-1] if before else candidates[0]
+    url = session.get_bind().engine.url.render_as_string(hide_password=True)
+    key = (url, topic, snapshot_id, source_id, sha256, ingested_at)
+    with _lock:
+        view = _cache.get(key)
+        if view is not None:
+            _cache.move_to_end(key)
+    if view is None:
+        view = _load(session, topic, snapshot_id)
+        with _lock:
+            _cache[key] = view
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    # Callers get their own row dicts: a change made to one window's view must not reach the cache.
+    return dataclasses.replace(view, changelog=tuple(dict(row) for row in view.changelog),
+                               sections=tuple(dict(row) for row in view.sections))
+
+
+def _load(session: Session, topic: str, snapshot_id: int) -> KnowledgeView:
+    path, version, updated_at, citations, changelog, sections = session.execute(
+        select(Source.path, KnowledgeSnapshot.version, KnowledgeSnapshot.updated_at, KnowledgeSnapshot.citations,
+               KnowledgeSnapshot.changelog, KnowledgeSnapshot.sections)
+        .join(Source, Source.id == KnowledgeSnapshot.source_id)
+        .where(KnowledgeSnapshot.id == snapshot_id)
+    ).one()
+    anchors = session.execute(
+        select(Anchor.arxiv_id, Anchor.section, Anchor.anchored_on, Anchor.cited_on, Anchor.reference_only,
+               Anchor.entry)
+        .where(Anchor.snapshot_id == snapshot_id).order_by(Anchor.id)
+    ).all()
+    return KnowledgeView(
+        path=path, topic=topic, version=version, updated_at=updated_at, citations=citations,
+        changelog=tuple(changelog or ()), anchors=tuple(AnchorView(*row) for row in anchors),
+        sections=tuple(sections or ()),
+    )

@@ -1,0 +1,116 @@
+"""What a briefing reads from Postgres, as plain immutable views (filled by `tasks.briefing.collect`)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Any
+
+from predigest.windows import Window
+
+
+@dataclass(frozen=True)
+class SourceView:
+    id: int
+    path: str
+    kind: str
+    author: str | None
+    observed_at: dt.datetime
+    time_basis: str
+    error: str | None
+
+
+@dataclass(frozen=True)
+class MentionView:
+    source_id: int
+    path: str
+    kind: str
+    item_ordinal: int
+    label: str | None
+    heading: str
+    title: str | None
+    arxiv_id: str | None
+    raw: str
+    malformed: bool
+    context: str
+    item_time: dt.datetime
+    key_points: tuple[str, ...] = ()
+    hedges: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class EntryView:
+    """One window item, with or without arXiv mentions."""
+
+    source_id: int
+    path: str
+    kind: str
+    ordinal: int
+    label: str | None
+    heading: str
+    title: str | None
+    text: str
+    key_points: tuple[str, ...]
+    hedges: tuple[dict[str, Any], ...]
+    numbers: tuple[dict[str, Any], ...] = ()
+    item_time: dt.datetime | None = None
+    ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
+
+
+@dataclass(frozen=True)
+class PaperLookup:
+    """What the arXiv API said about an id, if it was looked up by the cutoff."""
+
+    arxiv_id: str
+    status: str  # found, unknown
+    title: str | None
+    looked_up_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class AnchorView:
+    arxiv_id: str
+    section: str | None
+    anchored_on: dt.date | None
+    cited_on: dt.date | None
+    reference_only: bool
+    entry: str
+
+
+@dataclass(frozen=True)
+class KnowledgeView:
+    path: str
+    topic: str
+    version: str | None
+    updated_at: dt.datetime | None
+    citations: int | None
+    changelog: tuple[dict[str, Any], ...]
+    anchors: tuple[AnchorView, ...]
+    sections: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class CardView:
+    arxiv_id: str
+    path: str
+    title: str | None
+    primary: str | None
+    secondary: tuple[str, ...]
+    created_on: dt.date | None
+    votes: int | None
+
+
+@dataclass
+class WindowData:
+    window: Window
+    sources: list[SourceView] = field(default_factory=list)  # window sources, incl. errors
+    mentions: list[MentionView] = field(default_factory=list)
+    entries: list[EntryView] = field(default_factory=list)
+    knowledge: KnowledgeView | None = None
+    cards: dict[str, list[CardView]] = field(default_factory=dict)  # every card known by the cutoff
+    queue_categories: dict[str, list[tuple[str | None, str | None]]] = field(default_factory=dict)
+    # Note entries of earlier windows (LOOKBACK_DAYS before the window start, as of the cutoff).
+    history: list[EntryView] = field(default_factory=list)
+    # Local days on which each window id was mentioned anywhere, up to the cutoff.
+    mention_days: dict[str, tuple[dt.date, ...]] = field(default_factory=dict)
+    lookups: dict[str, PaperLookup] = field(default_factory=dict)

@@ -1,0 +1,150 @@
+"""Which vocabulary terms a text uses: the answer of one case-insensitive alternation, found fast.
+
+The reference is `reference_hits`: one `re.I` alternation over the whole vocabulary, scanned with
+`finditer` (leftmost match wins, the lowest term index among matches starting there, and the scan
+resumes at that match's end). Python's `re` tries every alternative at every position, so that
+scan cost ~2 ms an entry and was the largest part of judging a window's relevance.
+
+`Vocabulary.hits` gives the same answer (the technique of `tasks.ingest.topics.TopicClassifier`,
+which ingest uses). It folds the text to lower case once and works out which terms *could* occur:
+- a term with ASCII word boundaries and no space (`vLLM`, `tok/s`, `TensorRT-LLM`) can only match
+  where an ASCII alphanumeric run of the text starts, and that run must equal the term's first
+  run: one `[a-z0-9]+` pass gives the runs, a dict the terms;
+- any other term (CJK, or with a space, which the pattern turns into `\\s*`) needs each of its
+  space-separated chunks in the folded text (a substring test);
+- a term with a cased non-ASCII character is always a candidate.
+Then it replays the alternation over the candidates only, each found with its own pattern. Terms
+that cannot occur never match anywhere, so leaving them out changes no match of `finditer`.
+Folding is exact: under `re.I` the only non-ASCII characters equal to ASCII letters are ı İ ſ and
+the Kelvin sign; `_FOLD` maps them to their letters before `str.lower()` (tests check the table).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})  # ſ ı İ and the Kelvin sign
+_SPECIAL = re.compile("[\u017f\u0131\u0130\u212a]")
+_RUN = re.compile(r"[a-z0-9]+")
+_NEVER = r"(?!x)x"
+
+
+def term_pattern(term: str) -> str:
+    """One term as a regex: spaces match any whitespace run; ASCII-word terms get ASCII word boundaries."""
+    escaped = re.escape(term).replace(r"\ ", r"\s*")
+    if term.isascii() and term[:1].isalnum() and term[-1:].isalnum():
+        return rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+    return escaped
+
+
+def kept_terms(terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The terms that take part (blank ones never match)."""
+    return tuple(term for term in terms if term.strip())
+
+
+@lru_cache(maxsize=256)
+def alternation(terms: tuple[str, ...]) -> tuple[tuple[str, ...], re.Pattern[str]]:
+    """One alternation over every kept term (group `t<i>` is kept term i): the reference matcher."""
+    kept = kept_terms(terms)
+    pattern = "|".join(f"(?P<t{i}>{term_pattern(term)})" for i, term in enumerate(kept)) or _NEVER
+    return kept, re.compile(pattern, re.I)
+
+
+def reference_hits(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
+    """The distinct terms found in `text`, in vocabulary order, by scanning the whole alternation."""
+    kept, pattern = alternation(terms)
+    found = {int(m.lastgroup[1:]) for m in pattern.finditer(text) if m.lastgroup}
+    return tuple(kept[i] for i in sorted(found))
+
+
+def _filterable(term: str) -> bool:
+    """Whether a substring test on folded text can stand in for the term's pattern (no false negative)."""
+    return all(c.isascii() or (c.lower() == c and c.upper() == c) for c in term)
+
+
+def _chunks(term: str) -> tuple[str, ...]:
+    return tuple(chunk.lower() for chunk in term.split(" ") if chunk)
+
+
+class Vocabulary:
+    """The kept terms of one vocabulary, with what decides whether each could occur in a text."""
+
+    def __init__(self, terms: tuple[str, ...]) -> None:
+        self.kept = kept_terms(terms)
+        self.patterns = [re.compile(term_pattern(term), re.I) for term in self.kept]
+        # What a match must start with in the folded text (None: no such literal, search instead).
+        self.lead: list[str | None] = [
+            _chunks(term)[0] if _filterable(term) and not term.startswith(" ") else None for term in self.kept
+        ]
+        self.by_run: dict[str, list[int]] = {}  # bounded terms by their first alphanumeric run
+        self.probed: list[tuple[int, tuple[str, ...]]] = []  # other filterable terms with their chunks
+        self.always: list[int] = []  # terms scanned whatever the text
+        for i, term in enumerate(self.kept):
+            bounded = term.isascii() and term[:1].isalnum() and term[-1:].isalnum()
+            if not _filterable(term):
+                self.always.append(i)
+            elif bounded and " " not in term:
+                run = _RUN.match(term.lower())
+                assert run is not None  # a bounded term starts with an ASCII alphanumeric
+                self.by_run.setdefault(run.group(0), []).append(i)
+            else:
+                self.probed.append((i, _chunks(term)))
+
+    def hits(self, text: str) -> tuple[str, ...]:
+        """`reference_hits(text, terms)`."""
+        folded = (text.translate(_FOLD) if not text.isascii() and _SPECIAL.search(text) else text).lower()
+        candidates = list(self.always)
+        for run in self.by_run.keys() & set(_RUN.findall(folded)):
+            candidates += self.by_run[run]
+        candidates += [i for i, chunks in self.probed if all(c in folded for c in chunks)]
+        found = self._replay(sorted(candidates), text, folded)
+        return tuple(self.kept[i] for i in sorted(found))
+
+    def _leftmost(self, i: int, text: str, folded: str, pos: int) -> tuple[int, int] | None:
+        """(start, end) of term i's leftmost match starting at or after `pos`, else None."""
+        pattern, lead = self.patterns[i], self.lead[i]
+        if lead is None:  # a leading space (`\s*`: the match may start before it) or a cased non-ASCII term
+            m = pattern.search(text, pos)
+            return m.span() if m else None
+        while (at := folded.find(lead, pos)) >= 0:
+            m = pattern.match(text, at)
+            if m:
+                return m.span()
+            pos = at + 1
+        return None
+
+    def _replay(self, candidates: list[int], text: str, folded: str) -> set[int]:
+        """The terms `finditer` over the alternation yields, given every term that could occur.
+
+        From `pos`, the leftmost start of any term wins, the lowest index among those starting
+        there, and the scan resumes at that match's end (a term never matches the empty string:
+        kept terms hold a non-space character, which the pattern keeps as a literal).
+        """
+        upcoming: dict[int, tuple[int, int]] = {}
+        for i in candidates:
+            span = self._leftmost(i, text, folded, 0)
+            if span is not None:
+                upcoming[i] = span
+        found: set[int] = set()
+        while upcoming:
+            start = min(span[0] for span in upcoming.values())
+            winner = min(i for i, span in upcoming.items() if span[0] == start)
+            found.add(winner)
+            if found.issuperset(upcoming):
+                break  # only terms already found can match from here on
+            # Matches of found terms still matter: they consume text another term would match.
+            pos = upcoming[winner][1]
+            for i, span in list(upcoming.items()):
+                if span[0] < pos:
+                    nxt = self._leftmost(i, text, folded, pos)
+                    if nxt is None:
+                        del upcoming[i]
+                    else:
+                        upcoming[i] = nxt
+        return found
+
+
+@lru_cache(maxsize=256)
+def vocabulary(terms: tuple[str, ...]) -> Vocabulary:
+    return Vocabulary(terms)

@@ -1,0 +1,191 @@
+"""Contract of `collect_window`: the Core reads (one items scan, the mention history by index, the
+knowledge document cached per snapshot, entries cached by content) give the same WindowData, to
+the repr, as the ORM reads they replaced, window after window; the knowledge cache never serves
+another database state's snapshot, and a caller changing its copy does not change the cache."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, and_, delete, func, or_, select
+from sqlalchemy.orm import Session
+
+from benchmarks.workspace import generate
+from db.engine import get_engine, session_scope
+from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
+from db.models import Paper as PaperRow
+from predigest.settings import Settings
+from predigest.windows import Window
+from tasks import run
+from tasks.briefing import collect
+from tasks.briefing.collect import (
+    LOOKBACK_DAYS,
+    NOTE_KINDS,
+    AnchorView,
+    CardView,
+    EntryView,
+    KnowledgeView,
+    MentionView,
+    PaperLookup,
+    SourceView,
+    WindowData,
+    collect_window,
+)
+from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
+
+
+def _current(workspace_id: int) -> Any:
+    return and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None))
+
+
+def orm_collect(session: Session, workspace_id: int, topic: str, window: Window) -> WindowData:
+    """The ORM implementation `collect_window` replaced, kept here as the reference."""
+    data = WindowData(window)
+    item_time = func.coalesce(Item.observed_at, Source.observed_at)
+    in_window = and_(item_time > window.start, item_time <= window.end)
+    data.sources = [SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error)
+                    for s in session.execute(
+        select(Source).where(_current(workspace_id), Source.kind != "knowledge").where(or_(
+            and_(Source.observed_at > window.start, Source.observed_at <= window.end),
+            Source.id.in_(select(Item.source_id).join(Source, Source.id == Item.source_id).where(in_window))))
+        .order_by(Source.path)).scalars()]
+    for mention, item, path, kind, when in session.execute(
+        select(Mention, Item, Source.path, Source.kind, item_time).join(Item, Item.id == Mention.item_id)
+        .join(Source, Source.id == Item.source_id).where(_current(workspace_id), in_window)
+        .order_by(Source.path, Item.ordinal, Mention.id)
+    ).all():
+        data.mentions.append(MentionView(
+            item.source_id, path, kind, item.ordinal, item.label, item.heading, item.title, mention.arxiv_id,
+            mention.raw, mention.malformed, mention.context, when, tuple(str(k) for k in item.key_points or ()),
+            tuple(item.hedges or ())))
+
+    def entries(where: Any, mentions: list[MentionView] | None) -> list[EntryView]:
+        rows = session.execute(select(Item, Source.path, Source.kind, item_time).join(Source, Source.id == Item.source_id)
+                               .where(_current(workspace_id), where).order_by(Source.path, Item.ordinal)).all()
+        ids: dict[tuple[int, int], list[str]] = {}
+        if mentions is not None:
+            for m in mentions:
+                if m.arxiv_id and not m.malformed:
+                    ids.setdefault((m.source_id, m.item_ordinal), []).append(m.arxiv_id)
+        elif rows:
+            for source_id, ordinal, arxiv_id in session.execute(
+                select(Item.source_id, Item.ordinal, Mention.arxiv_id).join(Mention, Mention.item_id == Item.id)
+                .where(Item.id.in_([i.id for i, *_ in rows]), Mention.arxiv_id.is_not(None),
+                       Mention.malformed.is_(False)).order_by(Item.source_id, Item.ordinal, Mention.id)
+            ).all():
+                if arxiv_id:
+                    ids.setdefault((source_id, ordinal), []).append(arxiv_id)
+        return [EntryView(i.source_id, path, kind, i.ordinal, i.label, i.heading, i.title, i.text,
+                          tuple(str(k) for k in i.key_points or ()), tuple(i.hedges or ()), tuple(i.numbers or ()),
+                          when, tuple(dict.fromkeys(ids.get((i.source_id, i.ordinal), ()))))
+                for i, path, kind, when in rows]
+
+    data.entries = entries(in_window, data.mentions)
+    since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
+    data.history = entries(and_(item_time > since, item_time <= window.start, Source.kind.in_(NOTE_KINDS)), None)
+    window_ids = sorted({m.arxiv_id for m in data.mentions if m.arxiv_id and not m.malformed})
+    if window_ids:
+        days: dict[str, set[dt.date]] = {}
+        for arxiv_id, when in session.execute(
+            select(Mention.arxiv_id, item_time).join(Item, Item.id == Mention.item_id)
+            .join(Source, Source.id == Item.source_id)
+            .where(_current(workspace_id), Mention.arxiv_id.in_(window_ids), item_time <= window.end,
+                   Source.kind != "knowledge")
+        ).all():
+            if arxiv_id:
+                days.setdefault(arxiv_id, set()).add(when.astimezone(window.tz).date())
+        data.mention_days = {k: tuple(sorted(v)) for k, v in days.items()}
+        data.lookups.update({p.arxiv_id: PaperLookup(p.arxiv_id, p.status, p.title, p.looked_up_at)
+                             for p in session.execute(select(PaperRow).where(
+                                 PaperRow.arxiv_id.in_(window_ids), PaperRow.looked_up_at <= window.end)).scalars()})
+    candidates = session.execute(
+        select(KnowledgeSnapshot, Source).join(Source, Source.id == KnowledgeSnapshot.source_id)
+        .where(Source.workspace_id == workspace_id, KnowledgeSnapshot.topic == topic, Source.error.is_(None))
+        .order_by(Source.observed_at, Source.id)).all()
+    if candidates:
+        before = [c for c in candidates if c[1].observed_at <= window.end]
+        snapshot, source = before[-1] if before else candidates[0]
+        anchors = session.execute(select(Anchor).where(Anchor.snapshot_id == snapshot.id).order_by(Anchor.id)).scalars()
+        data.knowledge = KnowledgeView(
+            source.path, topic, snapshot.version, snapshot.updated_at, snapshot.citations,
+            tuple(snapshot.changelog or ()),
+            tuple(AnchorView(a.arxiv_id, a.section, a.anchored_on, a.cited_on, a.reference_only, a.entry) for a in anchors),
+            tuple(snapshot.sections or ()))
+    for card, path in session.execute(
+        select(PaperCard, Source.path).join(Source, Source.id == PaperCard.source_id)
+        .where(_current(workspace_id), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
+        .order_by(Source.path)).all():
+        if card.arxiv_id is not None:
+            data.cards.setdefault(card.arxiv_id, []).append(CardView(
+                card.arxiv_id, path, card.title, card.primary_category, tuple(card.secondary or ()),
+                card.created_on, card.votes))
+    for arxiv_id, primary, secondary in session.execute(
+        select(QueueEntry.arxiv_id, QueueEntry.primary_category, QueueEntry.secondary_category)
+        .join(Source, Source.id == QueueEntry.source_id)
+        .where(_current(workspace_id), QueueEntry.arxiv_id.is_not(None), QueueEntry.snapshot_at <= window.end)
+        .order_by(QueueEntry.snapshot_at, QueueEntry.rank)).all():
+        if arxiv_id is not None:
+            data.queue_categories.setdefault(arxiv_id, []).append((primary, secondary))
+    return data
+
+
+def _compare(settings: Settings, root: Path, days: list[dt.date]) -> int:
+    ref = run.register_workspace(settings, root)
+    (topic,) = run.topics_for(settings, root, ["inference"])
+    seen = 0
+    for day in days:
+        window = run.window_of(topic, day)
+        with session_scope(get_engine(settings)) as session:
+            for _ in range(2):  # the second time from the caches
+                fast = collect_window(session, ref.id, topic.name, window)
+                plain = orm_collect(session, ref.id, topic.name, window)
+                assert fast == plain
+                # Down to the repr (time zones included); these two dicts are filled from rows read
+                # in no particular order, and only ever looked up.
+                for data in (fast, plain):
+                    data.mention_days = dict(sorted(data.mention_days.items()))
+                    data.lookups = dict(sorted(data.lookups.items()))
+                assert repr(fast) == repr(plain)
+            seen += len(fast.entries) + len(fast.history) + len(fast.mentions)
+    return seen
+
+
+def test_same_window_data_on_the_sample_workspace(clean_db: Engine, settings: Settings) -> None:
+    ingest_all(settings, SAMPLE_WORKSPACE)
+    days = [dt.date(2026, 10, d) for d in (5, 6, 7, 8, 9, 10)]
+    assert _compare(settings, SAMPLE_WORKSPACE, days) > 100
+
+
+@pytest.mark.slow
+def test_same_window_data_on_a_generated_workspace(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    generate(root, notes=120, seed=4)
+    ref = run.register_workspace(settings, root)
+    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    days = [dt.date(2026, 10, 9) - dt.timedelta(days=k) for k in (0, 1, 2, 40, 200)]
+    assert _compare(settings, root, days) > 100
+
+
+def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settings) -> None:
+    ref = ingest_all(settings, SAMPLE_WORKSPACE)
+    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    window = run.window_of(topic, dt.date(2026, 10, 9))
+    with session_scope(get_engine(settings)) as session:
+        first = collect_window(session, ref.id, topic.name, window).knowledge
+        assert first is not None and first.anchors
+        first.sections[0]["text"] = "changed by a caller"  # its own copy: the cache keeps the stored text
+        again = collect_window(session, ref.id, topic.name, window).knowledge
+        assert again is not None and again.sections[0]["text"] != "changed by a caller"
+    # Same ids after a truncate (identities restart), other rows: the view is read again.
+    truncate_all(clean_db)
+    ref = ingest_all(settings, SAMPLE_WORKSPACE)
+    with session_scope(get_engine(settings)) as session:
+        session.execute(delete(Anchor).where(Anchor.arxiv_id == first.anchors[0].arxiv_id))
+        fresh = collect_window(session, ref.id, topic.name, window).knowledge
+        assert fresh is not None and len(fresh.anchors) < len(first.anchors)
+        assert fresh == orm_collect(session, ref.id, topic.name, window).knowledge
+        session.rollback()
+    assert collect.knowledge_in_force is not None

@@ -1,0 +1,90 @@
+"""Contract of tasks.judge.terms: `term_hits` (through `Vocabulary.hits`, which scans only the terms
+that could occur) finds exactly what one `re.I` alternation over the whole vocabulary finds
+(`reference_hits`), however terms overlap, run together, change case or use the characters re.I
+folds onto ASCII letters (ı İ ſ, the Kelvin sign). Runs without a database."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+from predigest.settings import Settings
+from predigest.topics import Topic
+from tasks import run
+from tasks.ingest.sources import note_items
+from tasks.judge import relevance
+from tasks.judge.relevance import term_hits
+from tasks.judge.terms import _FOLD, alternation, reference_hits, term_pattern, vocabulary
+from tests.helpers import SAMPLE_WORKSPACE
+
+ODD = Topic("odd", "UTC", "0 0 * * *", aliases=("od",), terms=(
+    " lead", "trail ", "Ωmega", "straße", "a b c", "KV", "kv cache", "cache", "ache", "x-y", "tok/s", "s",
+    "İstanbul", "中 文", "文", "  ", "\tq", "a\tb", "x.y", ".cpp", "c++", "K", "kelvin", "llm-d", "LLM",
+))
+
+
+def _vocabularies() -> list[tuple[str, ...]]:
+    topics = [*run.all_topics(Settings(_env_file=None), SAMPLE_WORKSPACE), ODD]  # type: ignore[call-arg]
+    return [tuple(dict.fromkeys((*t.names, *t.terms))) for t in topics]
+
+
+def test_same_hits_as_the_alternation_on_the_sample_notes() -> None:
+    vocabularies = _vocabularies()
+    texts = [
+        entry.heading + "\n" + entry.text
+        for path in sorted(Path(SAMPLE_WORKSPACE, "inbox").rglob("*.md"))
+        for entry in note_items(path.read_bytes().decode("utf-8", "replace"))
+    ]
+    assert len(texts) > 100
+    found = 0
+    for text in texts:
+        for terms in vocabularies:
+            hits = term_hits(text, terms)
+            assert hits == reference_hits(text, terms)
+            found += bool(hits)
+    assert found > 100  # the check is not vacuous
+
+
+def test_same_hits_on_adversarial_text() -> None:
+    vocabularies = _vocabularies()
+    rng = random.Random(7)
+    pieces = [t for terms in vocabularies for t in terms]
+    pieces += [" ", "", "-", "\n", "x", "中", "0", ".", "/", "\t", "Ω", "ß", "\u017f", "\u0131", "\u0130", "\u212a"]
+    folds = {"k": "\u212a", "K": "\u212a", "s": "\u017f", "i": "\u0131", "I": "\u0130"}
+    for _ in range(4000):
+        parts = []
+        for _ in range(rng.randrange(1, 12)):
+            piece = rng.choice(pieces)
+            piece = rng.choice([piece, piece.upper(), piece.lower()])
+            if piece and rng.random() < 0.2:
+                k = rng.randrange(len(piece))
+                piece = piece[:k] + rng.choice(["", " ", "x", "-", "\t"]) + piece[k + 1:]
+            if rng.random() < 0.3:
+                piece = "".join(folds.get(c, c) if rng.random() < 0.5 else c for c in piece)
+            parts.append(piece)
+        text = rng.choice(["", " ", "x", "\n"]).join(parts)
+        for terms in vocabularies:
+            assert vocabulary(terms).hits(text) == reference_hits(text, terms), (text, terms)
+
+
+def test_blank_and_empty_vocabularies() -> None:
+    assert term_hits("anything at all", ()) == () == reference_hits("anything at all", ())
+    assert term_hits("  \t", (" ", "")) == ()
+
+
+def test_fold_table_covers_every_character_re_i_matches_with_ascii_alphanumerics() -> None:
+    ascii_alnum = re.compile("[A-Za-z0-9]", re.I)
+    odd = {chr(cp) for cp in range(0x80, 0x110000)
+           if not 0xD800 <= cp <= 0xDFFF and ascii_alnum.match(chr(cp))}
+    assert odd == {"\u0130", "\u0131", "\u017f", "\u212a"}
+    for c in odd:
+        folded = c.translate(_FOLD).lower()
+        assert len(folded) == 1 and folded.isascii() and re.match(re.escape(folded), c, re.I)
+
+
+def test_relevance_keeps_the_names_ingest_imports() -> None:
+    # tasks.ingest.topics builds its classifier from these two names.
+    assert relevance._term_pattern is term_pattern and relevance._vocabulary is alternation
+    kept, pattern = relevance._vocabulary(("vLLM", " ", "KV cache"))
+    assert kept == ("vLLM", "KV cache") and pattern.search("a kv  CACHE") is not None

@@ -1,0 +1,121 @@
+"""Contract of `tasks.verify.store.record`: storing a window's observations in a few bulk statements
+leaves exactly the rows (ids included, and the id sequences where they were) that storing them one
+statement at a time left, batch after batch: first observation of a key wins the verification row,
+raised becomes seen after an earlier day, a source saying it again the same day adds nothing,
+raised_on/last_seen widen, re-recording adds no rows, and the returned counts are the same."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import Engine, func, select, text, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from db.models import Verification, VerificationEvent, Workspace
+from tasks.verify.status import Observation, detail_text
+from tasks.verify.store import record
+from tests.helpers import truncate_all
+
+D = dt.date(2026, 10, 1)
+
+
+def plain_record(session: Session, workspace_id: int, topic: str, observations: Sequence[Observation]) -> dict[str, int]:
+    """One statement per observation (the implementation before the bulk one)."""
+    def vid_of(obs: Observation) -> int:
+        new_id = session.execute(
+            insert(Verification)
+            .values(workspace_id=workspace_id, topic=topic, key=obs.key, kind=obs.kind, subject=obs.subject,
+                    claim=str(obs.detail.get("text", ""))[:2000], raised_on=obs.day, last_seen=obs.day,
+                    status="pending")
+            .on_conflict_do_nothing(constraint="uq_verifications_key").returning(Verification.id)
+        ).scalar_one_or_none()
+        if new_id is not None:
+            return new_id
+        return session.execute(select(Verification.id).where(
+            Verification.workspace_id == workspace_id, Verification.topic == topic, Verification.key == obs.key)
+        ).scalar_one()
+
+    count = select(func.count()).select_from(Verification).where(
+        Verification.workspace_id == workspace_id, Verification.topic == topic)
+    before, new_events = session.execute(count).scalar_one(), 0
+    for obs in sorted(observations, key=lambda o: (o.key, o.day, o.action, o.source_path)):
+        vid, action = vid_of(obs), obs.action
+        if action == "raised":
+            seen = select(VerificationEvent.day).where(
+                VerificationEvent.verification_id == vid, VerificationEvent.action.in_(("raised", "seen")))
+            if session.execute(seen.where(VerificationEvent.day == obs.day,
+                                          VerificationEvent.source_path == obs.source_path)).first():
+                continue
+            action = "seen" if session.execute(seen.where(VerificationEvent.day < obs.day)).first() else "raised"
+            session.execute(update(Verification).where(Verification.id == vid).values(
+                raised_on=func.least(Verification.raised_on, obs.day),
+                last_seen=func.greatest(Verification.last_seen, obs.day)))
+        inserted = session.execute(
+            insert(VerificationEvent)
+            .values(verification_id=vid, day=obs.day, action=action, source_path=obs.source_path,
+                    detail=detail_text(obs.detail))
+            .on_conflict_do_nothing(constraint="uq_verification_events_obs").returning(VerificationEvent.id)
+        ).scalar_one_or_none()
+        new_events += inserted is not None
+    after = session.execute(count).scalar_one()
+    return {"observations": len(observations), "new_verifications": after - before, "new_events": new_events}
+
+
+def _batches(seed: int) -> list[list[Observation]]:
+    rng = random.Random(seed)
+    keys = [(f"hedge:k{i}", "hedge", f"k{i}") for i in range(6)] + [("promise:p|2026-10-03", "promise", "p")]
+    out = []
+    for b in range(8):
+        window_day = D + dt.timedelta(days=b % 5)  # windows recorded again (idempotency) and out of order
+        batch: dict[tuple[str, str, str, dt.date], Observation] = {}  # deduplicated as observe_window does
+        for _ in range(rng.randrange(0, 14)):
+            key, kind, subject = rng.choice(keys)
+            day = window_day + dt.timedelta(days=rng.choice([0, 0, 0, 2]))  # promises surface later
+            action = rng.choice(["raised", "raised", "resolved"])
+            path = rng.choice(["a.md", "b.md", "c.md"])
+            detail = {"text": f"{subject} on {day} by {path} #{rng.randrange(3)}", "title": subject}
+            batch.setdefault((key, action, path, day), Observation(key, kind, subject, action, path, day, detail))
+        out.append(list(batch.values()))
+    return out
+
+
+def _dump(engine: Engine) -> list[Any]:
+    with engine.connect() as conn:
+        return [
+            conn.execute(text("SELECT * FROM verifications ORDER BY id")).all(),
+            conn.execute(text("SELECT * FROM verification_events ORDER BY id")).all(),
+            conn.execute(text("SELECT last_value, is_called FROM verifications_id_seq")).all(),
+            conn.execute(text("SELECT last_value, is_called FROM verification_events_id_seq")).all(),
+        ]
+
+
+def _run(engine: Engine, store: Any, batches: list[list[Observation]]) -> tuple[list[dict[str, int]], list[Any]]:
+    truncate_all(engine)
+    with Session(engine) as session:
+        session.execute(insert(Workspace).values(id=1, root="/w"))
+        session.commit()
+        counts = []
+        for batch in batches:
+            counts.append(store(session, 1, "inference", batch))
+            session.commit()
+    return counts, _dump(engine)
+
+
+def test_bulk_record_leaves_the_rows_and_ids_one_statement_each_left(clean_db: Engine) -> None:
+    for seed in range(6):
+        batches = _batches(seed)
+        plain_counts, plain_rows = _run(clean_db, plain_record, batches)
+        counts, rows = _run(clean_db, record, batches)
+        assert counts == plain_counts
+        assert rows == plain_rows
+    assert any(r.action == "seen" for r in rows[1]) and any(r.action == "resolved" for r in rows[1])
+
+
+def test_recording_nothing_writes_nothing(clean_db: Engine) -> None:
+    counts, rows = _run(clean_db, record, [[]])
+    assert counts == [{"observations": 0, "new_verifications": 0, "new_events": 0}]
+    assert rows[0] == [] and rows[1] == []
