@@ -99,6 +99,14 @@ def _content(line: str) -> str:
     return plain(line[m.end():] if m else line.strip().lstrip(">").strip())
 
 
+def _canonical_marker(found: str) -> str:
+    """The marker as listed, for text HEDGE matched; İ/ſ spellings do not lower() onto it, so search."""
+    marker = _HEDGE_CANON.get(found.lower())
+    if marker is None:
+        marker = next(m for m in _HEDGE_ORDER if re.fullmatch(re.escape(m), found, re.IGNORECASE))
+    return marker
+
+
 def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, str]]:
     """Hedge markers in the non-code rows, each with the sentence, item or row it hedges."""
     out: list[dict[str, str]] = []
@@ -109,7 +117,7 @@ def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, st
         prev = m.start()
         if code[row]:
             continue
-        marker = _HEDGE_CANON[m.group(0).lower()]
+        marker = _canonical_marker(m.group(0))
         if not marked or marked[-1][0] != row:
             marked.append((row, []))
         if marker not in marked[-1][1]:

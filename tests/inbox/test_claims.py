@@ -258,3 +258,14 @@ def test_plain_is_the_regex_rule() -> None:
     for _ in range(2000):
         s = _text(rng, 20, newlines=True)
         assert claims.plain(s) == _rule_plain(s)
+
+
+def test_hedge_markers_spelled_with_characters_that_ignorecase_folds() -> None:
+    """`UNVERİFIED` (dotted capital I) and `needſ verification` (long s) match HEDGE under re.I but do
+    not lower() onto the listed marker; they are still read as hedges and do not collapse the note."""
+    from tasks.inbox.notes import parse_note
+
+    note = "# Day\n\n## 1 · First\n\nThroughput 2x, UNVERİFIED.\n\n## 2 · Second\n\nLatency claim needſ verification.\n"
+    parsed = parse_note(note)
+    assert [e.title for e in parsed.entries] == ["First", "Second"]
+    assert [h["marker"] for e in parsed.entries for h in e.hedges] == ["unverified", "needs verification"]
