@@ -4,9 +4,11 @@ the number of notes."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
-from dataclasses import dataclass
+import resource
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.harness import Databases, Result, fresh_database, settings_for, table_counts, temp_dir, timed
@@ -14,6 +16,20 @@ from benchmarks.workspace import WorkspaceInfo, generate
 
 # The baseline's one regex: anything shaped like a new-style arXiv id.
 ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")
+
+
+@dataclass(frozen=True)
+class CpuTime:
+    """CPU seconds an ingest used, by process: on a shared machine wall times move with the load,
+    CPU times much less (and they show what the 2 cores are spent on)."""
+
+    main: float  # the process calling ingest_batch (it writes)
+    workers: float  # its worker processes, once they have exited
+    server: float | None  # the PostgreSQL backends serving it (None: server not on this machine)
+
+    @property
+    def total(self) -> float:
+        return self.main + self.workers + (self.server or 0.0)
 
 
 @dataclass
@@ -24,6 +40,40 @@ class IngestRun:
     reingest: float
     files: int
     counts: dict[str, int]
+    cpu: dict[int, CpuTime] = field(default_factory=dict)  # worker processes -> CPU seconds
+
+
+def _own_cpu() -> tuple[float, float]:
+    """(this process, its exited children) CPU seconds so far."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def _server_cpu(url: str) -> float | None:
+    """CPU seconds of the backends connected to `url`'s database (the ingest's pooled connections),
+    read from /proc; None when the server is not on this machine or /proc does not tell."""
+    from sqlalchemy import text
+
+    from db.engine import make_engine
+
+    engine = make_engine(url, pool_size=1)
+    try:
+        with engine.connect() as conn:
+            pids = conn.execute(text("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                     "AND pid <> pg_backend_pid()")).scalars().all()
+    finally:
+        engine.dispose()
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            if Path(f"/proc/{pid}/comm").read_text().strip() not in ("postgres", "postmaster"):
+                return None  # a pid of another machine's server, taken for one here
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime + stime, in clock ticks
+            continue
+        return None
+    return total
 
 
 def read_and_regex(root: Path) -> tuple[int, int, int]:
@@ -57,16 +107,21 @@ def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers:
                 read_and_regex(root)
             baseline = min(baseline, t())
         times: dict[int, float] = {}
+        cpu: dict[int, CpuTime] = {}
         for n in workers:
             with fresh_database(dbs, f"ingest{notes}_{n}w") as url:
                 settings = settings_for(url, tmp / f"w{n}")
+                main0, workers0 = _own_cpu()
                 with timed() as full:
                     ref = run.register_workspace(settings, root)
                     changed = run.find_changed_files(settings, ref)
                     run.ingest_batch(settings, ref, changed, workers=n)
                 times[n] = full()
+                main1, workers1 = _own_cpu()
+                cpu[n] = CpuTime(main1 - main0, workers1 - workers0, _server_cpu(url))
                 counts = table_counts(url)
-                print(f"   [{label}] ingested {len(changed)} files with {n} process(es) in {full():.1f} s", flush=True)
+                print(f"   [{label}] ingested {len(changed)} files with {n} process(es) in {full():.1f} s "
+                      f"(CPU: {_cpu_note(cpu[n])}; load average {os.getloadavg()[0]:.1f})", flush=True)
                 if n != workers[-1]:
                     continue
                 with timed() as again:
@@ -75,7 +130,12 @@ def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers:
                     run.ingest_batch(settings, ref, unchanged)
                 if unchanged or table_counts(url) != counts:
                     raise AssertionError(f"re-ingest of an unchanged workspace wrote rows ({len(unchanged)} files)")
-        return IngestRun(info, baseline, times, again(), len(changed), counts)
+        return IngestRun(info, baseline, times, again(), len(changed), counts, cpu)
+
+
+def _cpu_note(cpu: CpuTime) -> str:
+    server = "server not local" if cpu.server is None else f"PostgreSQL {cpu.server:.1f} s"
+    return f"this process {cpu.main:.1f} s, workers {cpu.workers:.1f} s, {server}"
 
 
 def bench_ingest(dbs: Databases, notes: int = 10_000, seed: int = 1) -> tuple[Result, IngestRun]:
@@ -93,6 +153,8 @@ def bench_ingest(dbs: Databases, notes: int = 10_000, seed: int = 1) -> tuple[Re
     for n, seconds in r.ingest.items():
         result.add(f"full ingest, {n} process(es) (ingest_batch workers={n})", seconds, "s",
                    f"{mb / seconds:.1f} MB/s, {seconds / r.baseline:.1f}x the baseline")
+    for n, cpu in r.cpu.items():
+        result.add(f"  CPU of the ingest with {n} process(es), all processes", cpu.total, "s", _cpu_note(cpu))
     best = min(r.ingest.values())
     result.add("full ingest (best) / baseline", best / r.baseline, "x")
     result.add("re-ingest unchanged (register + find changed + ingest)", r.reingest, "s")

@@ -58,18 +58,21 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
         base = root / top
         if not base.is_dir():
             continue
+        prefix = len(str(root)) + 1
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
             dirnames[:] = sorted(d for d in dirnames if not d.startswith(".git"))
+            # Workspace-relative parts from the strings os.walk gives (a Path per file cost more
+            # than the rest of the scan).
+            dir_parts = tuple(dirpath[prefix:].split(os.sep))
             for name in sorted(filenames):
                 if _is_temp(name):
                     continue
-                absolute = Path(dirpath) / name
-                rel_parts = absolute.relative_to(root).parts
+                rel_parts = (*dir_parts, name)
                 kind_author = _kind_of(rel_parts)
                 if kind_author is None:
                     continue
                 kind, author = kind_author
-                found.append(_check(root, absolute, "/".join(rel_parts), kind, author))
+                found.append(_check(root, Path(dirpath, name), "/".join(rel_parts), kind, author))
     found.sort(key=lambda f: f.path)
     return found
 
@@ -77,16 +80,15 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
 def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) -> WorkspaceFile:
     problem = None
     try:
-        if absolute.is_symlink():
+        mode = os.lstat(absolute).st_mode  # one lstat says both whether it is a link and what it is
+        if stat.S_ISLNK(mode):
             target = absolute.resolve()
             if not target.is_relative_to(root):
                 problem = "symlink leads outside the workspace; not followed"
             elif not target.is_file():
                 problem = "symlink does not point to a regular file"
-        else:
-            mode = absolute.lstat().st_mode
-            if not stat.S_ISREG(mode):
-                problem = "not a regular file (device, fifo or socket); skipped"
+        elif not stat.S_ISREG(mode):
+            problem = "not a regular file (device, fifo or socket); skipped"
     except OSError as exc:
         problem = f"cannot stat: {exc.strerror or exc}"
     if problem is None and kind == "other":

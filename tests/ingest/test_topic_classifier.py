@@ -1,7 +1,8 @@
 """Contract of tasks.ingest.topics.TopicClassifier: for any text and declared categories it gives
 exactly what tasks.judge.item_topics.classify_topics gives (scores included), however terms overlap,
-run together, change case or use the characters re.I folds onto ASCII letters (ı İ ſ, the Kelvin
-sign); the folding table covers every such character. Runs without a database."""
+contain one another, repeat but for case, run together, change case or use the characters re.I
+folds onto ASCII letters (ı İ ſ, the Kelvin sign); the folding table covers every such character;
+and its rule for which terms can overlap never misses two matches that do. Runs without a database."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import run
 from tasks.ingest.sources import note_items
-from tasks.ingest.topics import _FOLD, TopicClassifier
+from tasks.ingest.term_overlap import may_overlap
+from tasks.ingest.topics import _FOLD, TopicClassifier, _term_regex
 from tasks.judge.item_topics import classify_topics, score_topics
 from tests.helpers import SAMPLE_WORKSPACE
 
@@ -23,8 +25,17 @@ ODD = Topic("odd", "UTC", "0 0 * * *", aliases=("od",), terms=(
 ))
 
 
+# Terms that contain, repeat or run into one another, bounded or not: what decides whether the
+# classifier may count matching terms without replaying the alternation.
+TANGLED = Topic("tangled", "UTC", "0 0 * * *", aliases=("Tangled",), terms=(
+    "llm-infra", "infra", "LLM", "multi-agent", "agent", "Agent", "kv cache", "KV-cache", "kvcache", "cache",
+    "prefix cache", "prefix caching", "训练", "预训练", "训练集", "ab", "bc", "abc", "a-b", "b-c", "x y z", "y z",
+    "serving", "sg", "GPU", "gpu-s", "s-gpu", "tangled",
+))
+
+
 def _topics() -> list[Topic]:
-    return [*run.all_topics(Settings(_env_file=None), SAMPLE_WORKSPACE), ODD]  # type: ignore[call-arg]
+    return [*run.all_topics(Settings(_env_file=None), SAMPLE_WORKSPACE), ODD, TANGLED]  # type: ignore[call-arg]
 
 
 def test_same_answer_as_classify_topics_on_the_sample_notes() -> None:
@@ -72,3 +83,24 @@ def test_fold_table_covers_every_character_re_i_matches_with_ascii_alphanumerics
     for c in odd:
         folded = c.translate(_FOLD).lower()
         assert len(folded) == 1 and folded.isascii() and re.match(re.escape(folded), c, re.I)
+
+
+def _spans(term: str, text: str) -> set[tuple[int, int]]:
+    """Every match of the term's pattern, at every start (overlapping ones included)."""
+    pattern = _term_regex(term)
+    return {m.span() for pos in range(len(text) + 1) if (m := pattern.match(text, pos))}
+
+
+def test_terms_said_not_to_overlap_never_do() -> None:
+    terms = sorted({t for topic in _topics() for t in (*topic.names, *topic.terms) if t.strip()})
+    rng = random.Random(11)
+    pieces = [*terms, " ", "-", "\n", "x", "中", "0", "/", "ing"]
+    for _ in range(1500):
+        text = rng.choice(["", " "]).join(
+            rng.choice([p, p.upper()]) for p in (rng.choice(pieces) for _ in range(rng.randrange(2, 8))))
+        spans = {term: _spans(term, text) for term in terms}
+        found = [term for term in terms if spans[term]]
+        for a in found:
+            for b in found:
+                if a != b and not may_overlap(a, b):
+                    assert not any(s < f2 and s2 < f for s, f in spans[a] for s2, f2 in spans[b]), (a, b, text)

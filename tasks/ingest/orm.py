@@ -1,0 +1,131 @@
+"""The per-file ORM path (the original implementation), for a file whose parse raised part-way.
+
+Such a file keeps the rows its entries produced before the parse raised, written one entry at a
+time through the ORM, exactly as they always were; `tasks.ingest.rows` is the bulk twin of this.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select, update
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
+
+from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
+from predigest.windows import local_midnight
+from tasks.cards.parse import parse_card
+from tasks.ingest.rows import Classify, source_header
+from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
+from tasks.ingest.write import IngestOutcome
+from tasks.knowledge.parse import parse_knowledge
+from tasks.queue.parse import parse_queue
+
+UTC = dt.UTC
+
+
+def ingest_file_orm(
+    session: Session, workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None,
+    tz: ZoneInfo, classify: Classify,
+) -> IngestOutcome:
+    """Store one new file version through the ORM, one entry at a time (keeps partial rows of a failed parse)."""
+    source, text_ = source_header(workspace_id, wf, data, digest, error, tz)
+    error = source["error"]
+    source_id = session.execute(
+        insert(Source).values(**source).on_conflict_do_nothing(constraint="uq_sources_path_sha256").returning(Source.id)
+    ).scalar_one_or_none()
+    if source_id is None:  # another worker stored the same version a moment ago
+        row = session.execute(
+            select(Source.id, Source.error).where(
+                Source.workspace_id == workspace_id, Source.path == wf.path, Source.sha256 == digest
+            )
+        ).one()
+        return IngestOutcome(wf.path, row.id, "unchanged", row.error)
+
+    session.execute(
+        update(Source)
+        .where(Source.workspace_id == workspace_id, Source.path == wf.path, Source.id != source_id,
+               Source.superseded_at.is_(None))
+        .values(superseded_at=dt.datetime.now(tz=UTC))
+    )
+    if text_ is not None and error is None:
+        try:
+            error = _store_content(session, source_id, wf, text_, tz, classify)
+        except Exception as exc:  # a parser bug must not lose the file or stop the run
+            error = f"parse failed: {type(exc).__name__}: {exc}"
+        if error:
+            session.execute(update(Source).where(Source.id == source_id).values(error=error))
+    return IngestOutcome(wf.path, source_id, "new", error)
+
+
+def _store_content(
+    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify
+) -> str | None:
+    """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
+    items: list[ExtractedItem] = []
+    card = None
+    if wf.kind == "paper_card":
+        card = parse_card(text_)
+        items = list(card_items(card, tz.key))
+        card_time = local_midnight(card.created, tz.key) if card.created else None
+        session.add(PaperCard(
+            source_id=source_id, arxiv_id=card.arxiv_id, title=card.title, primary_category=card.primary,
+            secondary=list(card.secondary), created_on=card.created, votes=card.votes, tldr=card.tldr,
+        ))
+        if card_time is not None:
+            session.execute(update(Source).where(Source.id == source_id).values(observed_at=card_time, time_basis="header"))
+    elif wf.kind == "work_queue":
+        snapshots = parse_queue(text_, tz)
+        items = list(queue_items(snapshots))
+        if snapshots:
+            newest = max(s.at for s in snapshots)
+            session.execute(update(Source).where(Source.id == source_id).values(observed_at=newest, time_basis="header"))
+    elif wf.kind == "knowledge":
+        doc = parse_knowledge(text_, tz)
+        snapshot = KnowledgeSnapshot(
+            source_id=source_id, topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at,
+            citations=doc.citations,
+            changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
+                        "citations_after": r.citations_after} for r in doc.changelog],
+            sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
+        )
+        session.add(snapshot)
+        session.flush()
+        session.add_all(
+            Anchor(snapshot_id=snapshot.id, topic=wf.topic or "", arxiv_id=a.arxiv_id, section=a.section,
+                   anchored_on=a.anchored_on, cited_on=a.cited_on, reference_only=a.reference_only, entry=a.entry)
+            for a in doc.anchors
+        )
+        if doc.updated_at is not None:
+            session.execute(update(Source).where(Source.id == source_id).values(observed_at=doc.updated_at, time_basis="header"))
+        return None
+    else:
+        items = list(note_items(text_))
+    for ordinal, extracted in enumerate(items):
+        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
+        primary_topic, adjacent = classify(
+            extracted.heading + "\n" + extracted.text,
+            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
+        )
+        item = Item(
+            source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,
+            title=extracted.title, text=extracted.text, key_points=extracted.key_points, numbers=extracted.numbers,
+            hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at,
+            primary_topic=primary_topic, adjacent_topics=adjacent,
+        )
+        item.mentions = [
+            Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)
+            for m in extracted.mentions
+        ]
+        session.add(item)
+        session.flush()
+        if extracted.queue_row is not None:
+            row = extracted.queue_row
+            session.add(QueueEntry(
+                source_id=source_id, item_id=item.id, snapshot_at=extracted.observed_at, rank=row.rank,
+                arxiv_id=row.arxiv_id, title=row.title, primary_category=row.primary,
+                secondary_category=", ".join(row.secondary) or None, note=row.note,
+            ))
+    return None

@@ -1,0 +1,294 @@
+"""What one new file version writes: its source row, and its other rows already in COPY text form.
+
+CPU only, no database: this runs in the ingesting process or in worker processes (`build_files`),
+so parsing, classifying and turning rows into COPY text happen off the process that writes. A
+row's ids are not known here (the writer takes them from the sequences, in order), so the id
+columns come last in the COPY column lists below and each row ends in `%d` placeholders that the
+writer fills in (`tasks.ingest.write`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from predigest.topics import Topic
+from predigest.windows import local_midnight
+from tasks.cards.parse import ParsedCard, parse_card
+from tasks.common.decode import decode_bytes
+from tasks.inbox.filenames import parse_note_name
+from tasks.ingest.copytext import NULL, escape, json_field, template
+from tasks.ingest.copytext import field as f
+from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
+from tasks.ingest.topics import TopicClassifier
+from tasks.knowledge.parse import parse_knowledge
+from tasks.queue.parse import parse_queue
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+UTC = dt.UTC
+
+Classify = Callable[[str, str | None, Iterable[str]], tuple[str | None, list[str]]]
+
+# COPY column lists; the ids a row leaves out are its last columns.
+CARD_COLUMNS = ("arxiv_id", "title", "primary_category", "secondary", "created_on", "votes", "tldr", "source_id")
+ANCHOR_COLUMNS = ("topic", "arxiv_id", "section", "anchored_on", "cited_on", "reference_only", "entry", "snapshot_id")
+ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "key_points", "numbers", "hedges", "links",
+                "observed_at", "extra", "primary_topic", "adjacent_topics", "id", "source_id")
+MENTION_COLUMNS = ("arxiv_id", "version", "raw", "malformed", "context", "item_id")
+QUEUE_COLUMNS = ("snapshot_at", "rank", "arxiv_id", "title", "primary_category", "secondary_category", "note",
+                 "source_id", "item_id")
+
+
+@dataclass
+class FileRows:
+    """Everything one new file version writes: its source row as first inserted, and its other
+    rows as UTF-8 COPY text in `bytes % ids` templates (`copytext.template`): per file and table
+    one bytes object, not one per row, because they cross from worker processes (unpickling
+    150,000 small objects cost more than writing their rows) and the writer fills in each
+    table's ids with one `%` (a Python loop over the rows was most of its work)."""
+
+    source: dict[str, Any]
+    card: bytes = b""  # %d: source id
+    snapshot: dict[str, Any] | None = None  # inserted on its own: the anchors need its id
+    anchors: bytes = b""  # per line %d: snapshot id
+    anchor_count: int = 0
+    items: bytes = b""  # per line %d %d: item id, source id
+    mentions: bytes = b""  # per line %d: item id
+    mention_counts: list[int] = field(default_factory=list)  # per item, in order: its mention lines
+    queue: bytes = b""  # per line %d %d: source id, item id
+    queue_items: list[int] = field(default_factory=list)  # per queue line: the index of its item
+
+
+def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
+    """The file's bytes, or what stands in for them and why it cannot be read."""
+    if wf.problem:
+        return wf.problem.encode(), wf.problem
+    try:
+        with wf.absolute.open("rb") as handle:  # one open, its size from the handle: no second path lookup
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_SOURCE_BYTES:
+                return f"{size}".encode(), f"file too large ({size} bytes > {MAX_SOURCE_BYTES}); skipped"
+            return handle.read(), None
+    except OSError as exc:
+        return b"", f"cannot read: {exc.strerror or exc}"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _mtime(wf: WorkspaceFile) -> dt.datetime:
+    try:
+        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
+    except OSError:
+        return dt.datetime.fromtimestamp(0, tz=UTC)
+
+
+def source_header(
+    workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None, tz: ZoneInfo
+) -> tuple[dict[str, Any], str | None]:
+    """The source row as first inserted (time from the file name, else mtime), and the text if readable."""
+    text_, encoding = None, None
+    if error is None:
+        try:
+            decoded = decode_bytes(data)
+            text_, encoding = decoded.text, decoded.encoding
+        except ValueError as exc:
+            error = str(exc)
+    name = parse_note_name(wf.absolute.name, wf.author) if wf.kind in ("note", "hf_daily", "other") else None
+    if name is not None:
+        observed_at, basis = name.local_time.replace(tzinfo=tz).astimezone(UTC), "filename"
+    else:
+        observed_at, basis = _mtime(wf), "mtime"
+    source = dict(
+        workspace_id=workspace_id, path=wf.path, kind=wf.kind, author=wf.author, sha256=digest,
+        size=len(data) if wf.problem is None else 0, encoding=encoding, observed_at=observed_at,
+        time_basis=basis, error=error,
+    )
+    return source, text_
+
+
+class ReadFile(Protocol):
+    """A file as read and hashed (`tasks.ingest.store.PlannedFile`)."""
+
+    @property
+    def wf(self) -> WorkspaceFile: ...
+    @property
+    def data(self) -> bytes: ...
+    @property
+    def digest(self) -> str: ...
+    @property
+    def error(self) -> str | None: ...
+
+
+class RowBuilder:
+    """Parses new file versions into rows (CPU only: runs in this process or in a worker process)."""
+
+    def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic]):
+        self.workspace_id = workspace_id
+        self.tz = ZoneInfo(timezone)
+        self.classify: Classify = TopicClassifier(topics).classify
+
+    def build(self, files: Sequence[ReadFile]) -> list[FileRows | None]:
+        """Rows per file, in order; None for a file whose parse raised after producing rows."""
+        return [self.build_one(p.wf, p.data, p.digest, p.error) for p in files]
+
+    def build_one(self, wf: WorkspaceFile, data: bytes, digest: str, error: str | None) -> FileRows | None:
+        """The rows of a new file version, or None when its parse raised after producing rows."""
+        source, text_ = source_header(self.workspace_id, wf, data, digest, error, self.tz)
+        rows = FileRows(source)
+        if text_ is None or source["error"] is not None:
+            return rows
+        started = [False]
+        try:
+            _content(rows, wf, text_, self.tz, self.classify, started)
+        except Exception as exc:  # a parser bug must not lose the file or stop the run
+            if started[0]:
+                return None
+            # Nothing was produced yet: the version is stored with the error and no entries, as before.
+            return FileRows({**source, "error": f"parse failed: {type(exc).__name__}: {exc}"})
+        return rows
+
+
+def _content(
+    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify, started: list[bool]
+) -> None:
+    """Parse by kind into `rows` (the bulk twin of `tasks.ingest.orm`); `started` flags the first row made."""
+    items: list[ExtractedItem] = []
+    card: ParsedCard | None = None
+    if wf.kind == "paper_card":
+        card = parse_card(text_)
+        items = list(card_items(card, tz.key))
+        card_time = local_midnight(card.created, tz.key) if card.created else None
+        started[0] = True
+        rows.card = template([f(card.arxiv_id), f(card.title), f(card.primary), json_field(list(card.secondary)),
+                              f(card.created), f(card.votes), f(card.tldr)], 1).encode()
+        if card_time is not None:
+            rows.source.update(observed_at=card_time, time_basis="header")
+    elif wf.kind == "work_queue":
+        snapshots = parse_queue(text_, tz)
+        items = list(queue_items(snapshots))
+        if snapshots:
+            rows.source.update(observed_at=max(s.at for s in snapshots), time_basis="header")
+    elif wf.kind == "knowledge":
+        doc = parse_knowledge(text_, tz)
+        started[0] = True
+        rows.snapshot = dict(
+            topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
+            changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
+                        "citations_after": r.citations_after} for r in doc.changelog],
+            sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
+        )
+        topic = escape(wf.topic or "")
+        rows.anchors = "".join(
+            template([topic, f(a.arxiv_id), f(a.section), f(a.anchored_on), f(a.cited_on), f(a.reference_only),
+                      f(a.entry)], 1)
+            for a in doc.anchors
+        ).encode()
+        rows.anchor_count = len(doc.anchors)
+        if doc.updated_at is not None:
+            rows.source.update(observed_at=doc.updated_at, time_basis="header")
+        return
+    else:
+        items = list(note_items(text_))
+    lines = _Lines()
+    for ordinal, extracted in enumerate(items):
+        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
+        primary_topic, adjacent = classify(
+            extracted.heading + "\n" + extracted.text,
+            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
+        )
+        started[0] = True
+        lines.add(ordinal, extracted, primary_topic, adjacent)
+    rows.items, rows.mentions, rows.queue = (
+        "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
+    rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items
+
+
+def _text(value: str | None) -> str:
+    """`copytext.field` for a text column, without its type tests (called for every entry and mention)."""
+    return NULL if value is None else escape(value)
+
+
+class _Lines:
+    """A file's item, mention and queue rows as they are made, entry by entry."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.mentions: list[str] = []
+        self.mention_counts: list[int] = []
+        self.queue: list[str] = []
+        self.queue_items: list[int] = []
+
+    def add(self, ordinal: int, x: ExtractedItem, primary_topic: str | None, adjacent: list[str]) -> None:
+        self.items.append(template([
+            str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text), json_field(x.key_points),
+            json_field(x.numbers), json_field(x.hedges), json_field(x.links),
+            NULL if x.observed_at is None else str(x.observed_at), "{}", _text(primary_topic), json_field(adjacent),
+        ], 2))
+        # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
+        contexts: dict[str, str] = {}
+        for m in x.mentions:
+            context = contexts.get(m.context)
+            if context is None:
+                context = contexts[m.context] = escape(m.context)
+            self.mentions.append(template([
+                _text(m.canonical), NULL if m.version is None else str(m.version), escape(m.raw),
+                "t" if m.malformed else "f", context,
+            ], 1))
+        self.mention_counts.append(len(x.mentions))
+        row = x.queue_row
+        if row is not None:
+            self.queue.append(template([
+                f(x.observed_at), f(row.rank), f(row.arxiv_id), f(row.title), f(row.primary),
+                f(", ".join(row.secondary) or None), f(row.note),
+            ], 2))
+            self.queue_items.append(len(self.items) - 1)
+
+
+# --- worker processes: one RowBuilder each --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BuiltFile:
+    """A file read, hashed and parsed in a worker: `rows` None when its parse raised after producing
+    rows (then `data` holds its bytes for the per-file path; otherwise `data` is left empty). Its
+    `WorkspaceFile` is not sent back: the writer has it."""
+
+    digest: str
+    error: str | None
+    rows: FileRows | None
+    data: bytes = b""
+
+
+_WORKER_BUILDER: RowBuilder | None = None
+
+
+def init_worker(workspace_id: int, timezone: str, topics: Sequence[Topic]) -> None:
+    """Initializer of a process pool that builds rows (`build_files`)."""
+    global _WORKER_BUILDER
+    _WORKER_BUILDER = RowBuilder(workspace_id, timezone, topics)
+
+
+def build_files(files: Sequence[WorkspaceFile]) -> list[BuiltFile]:
+    """Read, hash and build each file, in a worker process.
+
+    Every file is parsed, even one whose bytes turn out to be stored already (the writer finds
+    that out and drops its rows): files handed to `ingest_batch` have changed, nearly all of them,
+    so reading each file once, here, beats reading it in the writer and shipping the bytes over.
+    """
+    assert _WORKER_BUILDER is not None, "init_worker did not run in this process"
+    out = []
+    for wf in files:
+        data, error = read_file(wf)
+        digest = sha256(data)
+        rows = _WORKER_BUILDER.build_one(wf, data, digest, error)
+        out.append(BuiltFile(digest, error, rows, data if rows is None else b""))
+    return out
+
