@@ -1,28 +1,42 @@
 """Backfill: publish the briefings of a range of past dates, each exactly as its evening run would have.
 
 Contract:
-- The workspace is ingested once (what is not stored yet) and each topic's verifications are
-  recorded date by date, oldest first, as the evenings would have; then one child flow run per date
-  (`briefing-for-date`, named `briefing <date>`) assembles and publishes every topic scheduled that
-  date, as of that date's cutoff. At most `max_concurrency` dates run at once.
-- Children run in this process (subflows), or, with `child_deployment` set, as runs of that
-  deployment on any worker of its pool, created with the idempotency key
+- The workspace is ingested once (what is not stored yet). Then, per date, oldest first (after the
+  daily flow's 7-day catch-up before the first date, recorded only), each scheduled topic's window
+  is collected once, its verifications recorded, and its briefing assembled and published as of
+  that date's cutoff from the same window (`tasks.backfill`). Verifications are recorded strictly
+  in date order (a date's depend on what earlier dates stored; a briefing lists them as of its own
+  date, after they are recorded); everything else runs in parallel.
+- In this process the dates run as tasks, one per chunk of `DATES_PER_TASK` consecutive dates
+  (`brief <first>..<last>`; the catch-up is `verify <first>..<last>`), not as child flow runs.
+  With `max_concurrency` > 1 the dates run in that many spawned worker processes (at most one per
+  core: the work is CPU-bound Python, which threads cannot spread), pipelined: while one process
+  renders and publishes date D, another collects date D+1 and records it as soon as D's are.
+- With `child_deployment` set, verifications are recorded here first, then each date is a run of
+  that deployment (`briefing-for-date`, named `briefing <date>`) on any worker of its pool, at most
+  `max_concurrency` at once, created with the idempotency key
   `backfill-<topics>-<date>-<this flow run's id>`: a retried backfill run does not duplicate
   children, a new backfill run re-assembles (and rewrites only what changed).
 - A date whose briefing would not change writes nothing (objects, index and row stay as they are).
   `force` re-publishes every date's objects and bumps `published_at` even when identical; the
   briefings row of a (topic, date) is updated in place, never duplicated.
-- Concurrent runs of one (topic, date) are serialised by a row lock (`tasks.run.assemble_and_publish`).
+- Concurrent runs of one (topic, date) are serialised by a row lock (`tasks.run.assemble_and_publish`);
+  recording is serialised per topic by an advisory lock (`tasks.run.record_collected`).
+- Hooks registered with `report_progress` hear each date once, as it is done (within a chunk in
+  date order).
+- A failing date fails the run; dates after it that have not recorded their verifications yet
+  are abandoned, never recorded out of order.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from prefect import flow, task, unmapped
 from prefect.cache_policies import NO_CACHE
@@ -31,10 +45,9 @@ from prefect.futures import PrefectFuture, as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
-from predigest.settings import Settings, get_settings
-from predigest.topics import Topic
-from predigest.windows import ScheduleError, Window
+from predigest.settings import get_settings
 from tasks import run, steps
+from tasks.backfill import BackfillContext, DateLanes, plan_jobs, scheduled_window
 from tasks.run import BriefingResult
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
@@ -83,14 +96,6 @@ def _workspace(workspace: str | None) -> str:
     return root
 
 
-def scheduled_window(topic: Topic, day: dt.date) -> Window | None:
-    """The topic's window for `day`, or None when its schedule has no briefing that day."""
-    try:
-        return run.window_of(topic, day)
-    except ScheduleError:
-        return None
-
-
 @flow(name="briefing-for-date", flow_run_name="briefing {date}")
 def briefing_for_date(
     date: dt.date,
@@ -114,23 +119,6 @@ def briefing_for_date(
             run.record_recent_verifications(settings, ref, topic, date, run.VERIFY_CATCH_UP_DAYS)
         results.append(run.assemble_and_publish(settings, ref, topic, window, force=force))
     return results
-
-
-@task(name="record-verifications-in-order", task_run_name="verify {topic.name} in date order",
-      cache_policy=NO_CACHE)
-def record_verifications_in_order(
-    settings: Settings, ref: run.WorkspaceRef, topic: Topic, days: list[dt.date]
-) -> int:
-    """Record what each date's window raises and resolves, oldest first (with the daily flow's catch-up
-    before the first date), so the stored verifications are those the evenings would have left."""
-    recorded = 0
-    for n, day in enumerate(days):
-        try:
-            recorded += len(run.record_recent_verifications(
-                settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS if n == 0 else 0))
-        except ScheduleError:
-            continue  # no briefing that date (the catch-up before it is recorded all the same)
-    return recorded
 
 
 def _db_now() -> dt.datetime:
@@ -175,33 +163,63 @@ def stored_results(
 
 @task(name="brief-date", task_run_name="brief {day}", cache_policy=NO_CACHE)
 def brief_date(
-    day: dt.date, topics: list[str], workspace: str, force: bool, child_deployment: str | None,
-    key: str,
+    day: dt.date, topics: list[str], workspace: str, force: bool, child_deployment: str, key: str,
 ) -> list[BriefingResult]:
-    """One date: a subflow here, or a run of `child_deployment` on a worker (waits for it)."""
-    if child_deployment is None:
-        results = briefing_for_date(date=day, topics=topics, workspace=workspace, force=force,
-                                    record_verifications=False)
-    else:
-        from prefect.deployments import run_deployment
+    """One date as a run of `child_deployment` on a worker (waits for it)."""
+    from prefect.deployments import run_deployment
 
-        since = _db_now()
-        flow_run: FlowRun = run_deployment(  # type: ignore[assignment]  # sync call in a sync task
-            child_deployment,
-            parameters={"date": day.isoformat(), "topics": topics, "workspace": workspace, "force": force,
-                        "record_verifications": False},
-            flow_run_name=f"briefing {day.isoformat()}",
-            idempotency_key=key,
-            timeout=None,
-            poll_interval=2,
-        )
-        state = flow_run.state
-        if state is None or not state.is_completed():
-            raise RuntimeError(f"briefing {day} ended {state.name if state else 'without a state'}")
-        # Results stay on the worker that ran the child; read what it published from the database.
-        results = stored_results(workspace, topics, day, since)
+    since = _db_now()
+    flow_run: FlowRun = run_deployment(  # type: ignore[assignment]  # sync call in a sync task
+        child_deployment,
+        parameters={"date": day.isoformat(), "topics": topics, "workspace": workspace, "force": force,
+                    "record_verifications": False},
+        flow_run_name=f"briefing {day.isoformat()}",
+        idempotency_key=key,
+        timeout=None,
+        poll_interval=2,
+    )
+    state = flow_run.state
+    if state is None or not state.is_completed():
+        raise RuntimeError(f"briefing {day} ended {state.name if state else 'without a state'}")
+    # Results stay on the worker that ran the child; read what it published from the database.
+    results = stored_results(workspace, topics, day, since)
     _notify(day, results)
     return results
+
+
+def _children(days: list[dt.date], names: list[str], root: str, force: bool, child_deployment: str,
+              limit: int) -> list[BriefingResult]:
+    """One `child_deployment` run per date, at most `limit` at once; results in date order."""
+    from prefect.runtime import flow_run
+
+    parent = flow_run.get_id()
+    by_day: dict[dt.date, list[BriefingResult]] = {}
+    running: list[PrefectFuture[list[BriefingResult]]] = []
+    future_day: dict[int, dt.date] = {}
+
+    def collect(done: PrefectFuture[list[BriefingResult]]) -> None:
+        running.remove(done)
+        by_day[future_day[id(done)]] = done.result()
+
+    for day in days:
+        if len(running) >= limit:
+            collect(next(as_completed(running)))
+        future = brief_date.submit(day, names, root, force, child_deployment, idempotency_key(names, day, parent))
+        future_day[id(future)] = day
+        running.append(future)
+    for done in as_completed(list(running)):
+        collect(done)
+    return [result for day in days for result in by_day[day]]
+
+
+def lanes_for(max_concurrency: int) -> int:
+    """Worker processes for the dates: as asked, but no more than the cores (the work is CPU-bound)."""
+    return max(1, min(max_concurrency, os.cpu_count() or 1))
+
+
+# Dates per task run: a task run costs the API a few calls, so a year is ~50 runs rather than 365,
+# and two chunks in flight keep enough dates queued for the worker processes.
+DATES_PER_TASK = 7
 
 
 @flow(
@@ -223,38 +241,31 @@ def backfill_briefings(
     Dates whose briefing would not change write nothing unless `force`. With `child_deployment`
     (e.g. `briefing-for-date/briefing-for-date`) the dates run on that deployment's workers.
     """
-    from prefect.runtime import flow_run
-
     days = date_range(start, end)
     settings = get_settings()
     root = _workspace(workspace)
     ref = steps.register_workspace(settings, root)
-    changed = steps.find_changed_files(settings, ref)
-    steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
     resolved = steps.resolve_topics(settings, root, topics)
-    names = [t.name for t in resolved]
-    # Verifications depend on what earlier windows stored: record them date by date, before the
-    # dates are assembled in parallel (each briefing reads them as of its own date).
-    for topic in resolved:
-        record_verifications_in_order(settings, ref, topic, days)
-    # Each running date holds a briefings row lock and renders on a second connection.
-    limit = max(1, min(max_concurrency, settings.db_pool_size // 2))
-    parent = flow_run.get_id()
-    by_day: dict[dt.date, list[BriefingResult]] = {}
-    running: list[PrefectFuture[list[BriefingResult]]] = []
-    future_day: dict[int, dt.date] = {}
-
-    def collect(done: PrefectFuture[list[BriefingResult]]) -> None:
-        running.remove(done)
-        by_day[future_day[id(done)]] = done.result()
-
-    for day in days:
-        if len(running) >= limit:
-            collect(next(as_completed(running)))
-        future = brief_date.submit(day, names, ref.root, force, child_deployment,
-                                   idempotency_key(names, day, parent))
-        future_day[id(future)] = day
-        running.append(future)
-    for done in as_completed(list(running)):
-        collect(done)
-    return [result for day in days for result in by_day[day]]
+    workers = lanes_for(max_concurrency)
+    # Worker processes (if any) start up, a second or two each, while the workspace is ingested.
+    with DateLanes(BackfillContext.load(settings, ref, resolved, force), workers) as lanes:
+        changed = steps.find_changed_files(settings, ref)
+        steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
+        if child_deployment is not None:
+            if recorded := plan_jobs(resolved, days, publish=False):
+                steps.verify_dates(lanes, recorded)
+        else:
+            jobs = plan_jobs(resolved, days)
+            catch_up, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
+            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, catch_up)] if catch_up else []
+            for k in range(0, len(dated), DATES_PER_TASK):
+                # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
+                upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
+                futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=_notify,
+                                                        wait_for=upstream, return_state=False))
+            outcomes = [outcome for future in futures for outcome in future.result()]
+    if child_deployment is not None:
+        # Each running child holds a briefings row lock and renders on a second connection.
+        limit = max(1, min(max_concurrency, settings.db_pool_size // 2))
+        return _children(days, [t.name for t in resolved], ref.root, force, child_deployment, limit)
+    return [result for outcome in outcomes for result in outcome.results]

@@ -11,13 +11,14 @@ import hashlib
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
 
 from db.engine import ensure_schema, get_engine, session_scope
 from db.models import Briefing, Source
@@ -25,21 +26,21 @@ from predigest.settings import Settings
 from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
 from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.assemble import build_content
-from tasks.briefing.collect import add_lookups, collect_window
+from tasks.briefing.collect import WindowData, add_lookups, collect_window
 from tasks.briefing.judge import judge_papers
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
+    BuiltFile,
     IngestOutcome,
-    PlannedFile,
     RowBuilder,
     build_in_worker,
     get_workspace_id,
     ingest_file,
     ingest_files,
     init_worker,
-    plan_files,
+    plan_built,
     write_planned,
 )
 from tasks.judge.density import DensityRule
@@ -175,28 +176,29 @@ def _ingest_pipelined(
     settings: Settings, ref: WorkspaceRef, batches: list[list[WorkspaceFile]], workers: int, topics: list[Topic],
     outcomes: list[IngestOutcome], one_by_one: Callable[[list[WorkspaceFile]], None],
 ) -> None:
-    """Read, hash and look up each batch here; parse it in the worker processes; write it here, in order."""
+    """Read, hash and parse each batch in the worker processes; look up and write it here, in order.
+
+    The workers also turn rows into COPY text, so this process (which shares the machine with
+    PostgreSQL) only looks up stored versions, takes ids and streams bytes.
+    """
     engine = get_engine(settings)
     builder = RowBuilder(ref.id, settings.timezone, topics)
     context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
                              initargs=(ref.id, settings.timezone, topics)) as pool:
 
-        def submit(batch: list[WorkspaceFile]) -> tuple[list[PlannedFile], list[Future[list[Any]]]]:
-            with session_scope(engine) as session:
-                planned = plan_files(session, ref.id, batch)
-            new = [p for p in planned if p.existing is None]
-            step = max(1, -(-len(new) // (4 * workers)))  # a few chunks per worker per batch
-            return planned, [pool.submit(build_in_worker, new[i : i + step]) for i in range(0, len(new), step)]
+        def submit(batch: list[WorkspaceFile]) -> list[Future[list[BuiltFile]]]:
+            step = max(1, -(-len(batch) // (4 * workers)))  # a few chunks per worker per batch
+            return [pool.submit(build_in_worker, batch[i : i + step]) for i in range(0, len(batch), step)]
 
         ahead = [submit(batches[0])]
         for k, batch in enumerate(batches):
             if k + 1 < len(batches):
                 ahead.append(submit(batches[k + 1]))  # parsed while this batch is written
-            planned, futures = ahead.pop(0)
-            rows = [r for future in futures for r in future.result()]
+            built = [b for future in ahead.pop(0) for b in future.result()]
             try:
                 with session_scope(engine) as session:
+                    planned, rows = plan_built(session, ref.id, batch, built)
                     outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
             except SQLAlchemyError:
                 one_by_one(batch)
@@ -233,13 +235,21 @@ def density_rule_for(settings: Settings, workspace: Path, topic: str) -> Density
 
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
     """Markdown and JSON of one briefing, read from Postgres as of the window's cutoff."""
-    known = known_topic_names(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
         data = collect_window(session, ref.id, topic.name, window)
-        tracked = load_tracked(session, ref.id, topic.name, window.date)
-        add_lookups(session, data, lookup_subjects(tracked))
-    content = build_content(data, topic, known, tracked, settings.stale_after_days,
+    return render_collected(settings, ref, topic, data, known_topic_names(settings, Path(ref.root)),
                             density_rule_for(settings, Path(ref.root), topic.name))
+
+
+def render_collected(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule
+) -> tuple[str, str]:
+    """`render_briefing` from a window collected earlier (nothing `collect_window` reads may have
+    changed since); the verifications are read now. `data` gains the lookups of tracked subjects."""
+    with session_scope(get_engine(settings)) as session:
+        tracked = load_tracked(session, ref.id, topic.name, data.window.date)
+        add_lookups(session, data, lookup_subjects(tracked))
+    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule)
     return render_markdown(content, settings.lang), render_json(content)
 
 
@@ -247,15 +257,47 @@ def record_verifications(settings: Settings, ref: WorkspaceRef, topic: Topic, wi
     """Store what one window raises and resolves; idempotent (re-recording a date adds no rows)."""
     known = known_topic_names(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        # One writer per (topic) at a time: keys of named subjects depend on what is already stored.
-        session.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(:t))"), {"k": _VERIFY_LOCK, "t": topic.name})
+        _lock_verifications(session, topic)
         data = collect_window(session, ref.id, topic.name, window)
-        tracked = load_tracked(session, ref.id, topic.name, window.date)
-        add_lookups(session, data, lookup_subjects(tracked))
-        papers = judge_papers(data, topic, known)
-        observations = observe_window(data, papers, topic, known, tracked, settings.stale_after_days)
-        counts = record(session, ref.id, topic.name, observations)
-    return {"topic": topic.name, "date": window.date.isoformat(), **counts}
+        return _record_window(session, settings, ref, topic, data, known)
+
+
+def record_collected(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str]
+) -> dict[str, Any]:
+    """`record_verifications` from a window collected earlier; `data` is left as collected (a copy
+    gains the lookups), so the same window can then be rendered with `render_collected`."""
+    with session_scope(get_engine(settings)) as session:
+        _lock_verifications(session, topic)
+        return _record_window(session, settings, ref, topic, _copy_window(data), known)
+
+
+def _lock_verifications(session: Session, topic: Topic) -> None:
+    # One writer per (topic) at a time: keys of named subjects depend on what is already stored.
+    session.execute(text("SELECT pg_advisory_xact_lock(:k, hashtext(:t))"), {"k": _VERIFY_LOCK, "t": topic.name})
+
+
+def _record_window(
+    session: Session, settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str]
+) -> dict[str, Any]:
+    tracked = load_tracked(session, ref.id, topic.name, data.window.date)
+    add_lookups(session, data, lookup_subjects(tracked))
+    papers = judge_papers(data, topic, known)
+    observations = observe_window(data, papers, topic, known, tracked, settings.stale_after_days)
+    counts = record(session, ref.id, topic.name, observations)
+    return {"topic": topic.name, "date": data.window.date.isoformat(), **counts}
+
+
+def _copy_window(data: WindowData) -> WindowData:
+    """A copy whose lists and dicts are new (their items are shared: nothing downstream mutates them;
+    `add_lookups` only adds to `lookups`), so recording leaves the collected window as it was."""
+    copied = {f.name: getattr(data, f.name) for f in fields(data) if f.init}
+    for name, value in copied.items():
+        if isinstance(value, list):
+            copied[name] = list(value)
+        elif isinstance(value, dict):
+            copied[name] = dict(value)
+    return WindowData(**copied)
 
 
 def record_recent_verifications(
@@ -282,12 +324,14 @@ def mark_stale(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: d
 
 
 def assemble_and_publish(
-    settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False
+    settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False,
+    render: Callable[[], tuple[str, str]] | None = None,
 ) -> BriefingResult:
     """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised.
 
     `force` rewrites the objects and bumps `published_at` even when nothing changed (the row is
-    updated in place, never duplicated).
+    updated in place, never duplicated). `render` (default: `render_briefing` of the window) is
+    called while the row lock is held.
     """
     engine = get_engine(settings)
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
@@ -304,7 +348,7 @@ def assemble_and_publish(
                 Briefing.workspace_id == ref.id, Briefing.topic == topic.name, Briefing.date == window.date
             ).with_for_update()
         ).scalar_one()
-        markdown, json_text = render_briefing(settings, ref, topic, window)
+        markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
         published: PublishedBriefing = publish_briefing(store, topic.name, window.date, markdown, json_text)
         written = published.markdown_written or published.json_written

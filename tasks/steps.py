@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from prefect import task
+from prefect.cache_policies import NO_CACHE
 
 from predigest.settings import Settings
 from predigest.topics import Topic
 from predigest.windows import Window
 from tasks import run
+from tasks.backfill import DateJob, DateLanes, JobOutcome
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 
@@ -58,3 +61,32 @@ def record_verifications(
 ) -> list[dict[str, Any]]:
     """Record pending verifications raised or resolved by the recent windows, up to `day`'s (idempotent)."""
     return run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS, since)
+
+
+# Backfill: `lanes` runs the jobs (here or in its worker processes) and keeps them in date order;
+# not cached: the tasks write, and their inputs (the lanes) are not values.
+def _dates_run_name(verb: str) -> Callable[..., str]:
+    def name(parameters: dict[str, Any]) -> str:  # "verify 2026-10-01..2026-10-07"
+        jobs: list[DateJob] = parameters["jobs"]
+        return f"{verb} {jobs[0].day}..{jobs[-1].day}" if jobs else f"{verb} no dates"
+
+    return name
+
+
+@task(name="verify-dates", task_run_name=_dates_run_name("verify"), cache_policy=NO_CACHE)
+def verify_dates(lanes: DateLanes, jobs: list[DateJob]) -> list[JobOutcome]:
+    """Record the verifications of consecutive dates, oldest first (no briefing is published)."""
+    return lanes.run(jobs)
+
+
+@task(name="brief-dates", task_run_name=_dates_run_name("brief"), cache_policy=NO_CACHE)
+def brief_dates(
+    lanes: DateLanes, jobs: list[DateJob], on_date: Callable[[dt.date, list[run.BriefingResult]], None] | None = None
+) -> list[JobOutcome]:
+    """Record, then publish, consecutive dates in order, each from one collected window per topic;
+    `on_date(day, results)` hears each date as it is done."""
+    def report(outcome: JobOutcome) -> None:
+        if on_date is not None:
+            on_date(outcome.day, outcome.results)
+
+    return lanes.run(jobs, report)

@@ -3,13 +3,16 @@ ten-day workspace with two topics:
 
 - one run publishes exactly one briefing per topic and date (10 x 2 rows and 40 objects), each
   byte-identical to `tasks.run.render_briefing` for that date alone on the same database;
-- each date is a child flow run named `briefing <date>`;
-- running it again rewrites nothing: every result says unchanged, and object bytes, modification
-  times and row counts stay as they were;
+- the dates run as tasks of the backfill run, one per chunk of consecutive dates
+  (`brief 2026-10-01..2026-10-07`, `brief 2026-10-08..2026-10-10`, after the catch-up
+  `verify 2026-09-24..2026-09-30`), not as child flow runs;
+- running it again (in this process this time: one worker) rewrites nothing: every result says
+  unchanged, and object bytes, modification times and row counts stay as they were;
 - `force` re-publishes every date (results say written, `published_at` moves) without adding rows;
 - the progress hook hears every date once; bad ranges and bounds are refused;
-- a parallel backfill publishes the same bytes as the evenings run one after another (verifications
-  recorded date by date, then the briefing), in a second database.
+- a parallel backfill publishes the same bytes, and stores the same verifications and events, as
+  the evenings run one after another (verifications recorded date by date, then the briefing), in a
+  second database.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, text
@@ -45,6 +49,18 @@ def _counts(engine: Engine) -> dict[str, int]:
     with engine.connect() as conn:
         return {t: conn.execute(text(f'SELECT count(*) FROM "{t}"')).scalar_one()
                 for t in ("sources", "items", "mentions", "briefings")}
+
+
+def _verifications(engine: Engine) -> tuple[list[Any], list[Any]]:
+    """Every verification and event, by natural key (ids left out: only their order could differ)."""
+    with engine.connect() as conn:
+        return (
+            [tuple(r) for r in conn.execute(text(
+                "SELECT topic, key, kind, subject, claim, raised_on, last_seen FROM verifications ORDER BY topic, key"))],
+            [tuple(r) for r in conn.execute(text(
+                "SELECT v.topic, v.key, e.day, e.action, e.source_path, e.detail FROM verification_events e "
+                "JOIN verifications v ON v.id = e.verification_id ORDER BY 1, 2, 3, 4, 5"))],
+        )
 
 
 def test_date_range_and_keys() -> None:
@@ -101,11 +117,13 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
     assert {n for _, _, n in rows} == {1}
 
     with get_client(sync_client=True) as client:
-        names = {r.name for r in client.read_flow_runs()}
-    assert {f"briefing {day}" for day in DAYS} <= names
+        flow_runs = {r.name for r in client.read_flow_runs()}
+        task_runs = {r.name for r in client.read_task_runs()}
+    assert not {name for name in flow_runs if name.startswith("briefing ")}
+    assert {"verify 2026-09-24..2026-09-30", "brief 2026-10-01..2026-10-07", "brief 2026-10-08..2026-10-10"} <= task_runs
 
     objects, counts = _snapshot(out), _counts(clean_db)
-    again = backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws))
+    again = backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=1)
     assert not any(r.written for r in again)
     assert [r.content_hash for r in again] == [r.content_hash for r in results]
     assert _snapshot(out) == objects
@@ -171,6 +189,8 @@ def test_backfill_equals_the_evenings_run_one_after_another(
                 name = f"{topic}/{day}{suffix}"
                 assert (backfilled / name).read_bytes() == (replayed / name).read_bytes(), name
     # The hedged claim of the third day is pending then, and stale by the tenth (7 days later).
+    assert _verifications(engine) == _verifications(clean_db)
+    engine.dispose()
     raised = json.loads((backfilled / "inference" / f"{DAYS[2]}.json").read_text(encoding="utf-8"))
     last = json.loads((backfilled / "inference" / f"{DAYS[-1]}.json").read_text(encoding="utf-8"))
     assert [v["status"] for v in raised["verifications"] if v["kind"] == "hedge"] == ["pending"]

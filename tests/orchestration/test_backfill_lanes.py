@@ -1,0 +1,156 @@
+"""Contract of the backfill stage (tasks/backfill.py), without Prefect:
+
+- `plan_jobs`: the 7 catch-up dates before the first date (record only; dates without a briefing
+  left out), then one job per date of the range (kept even when no topic is scheduled that day, so
+  progress hears every date), numbered in order;
+- one worker and two worker processes store the same verifications and publish the same bytes as
+  the two stages run date by date (`record_recent_verifications` with the catch-up, then
+  `assemble_and_publish`), each from its own copy of the same ingested database;
+- a job that fails stops the jobs after it: they raise `BackfillAborted` (nothing waits forever)
+  and record and publish nothing, while the jobs before it are done;
+- `Turns` across processes: a process waiting for its turn goes on once the job before it is done,
+  and raises `BackfillAborted` when the backfill is aborted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine, text
+
+from predigest.settings import Settings
+from predigest.topics import Topic
+from tasks import run
+from tasks.backfill import BackfillAborted, BackfillContext, DateJob, DateLanes, Turns, plan_jobs
+from tests.helpers import ingest_all
+from tests.orchestration.test_backfill import _snapshot, _verifications
+from tests.orchestration.workspace_gen import DAYS, make_workspace
+
+
+def test_plan_has_the_catch_up_then_every_date() -> None:
+    daily = Topic("daily", "Asia/Shanghai", "20 22 * * *")
+    weekdays = Topic("weekdays", "Asia/Shanghai", "20 22 * * 1-5")
+    first = dt.date(2026, 10, 5)  # a Monday
+    days = [first + dt.timedelta(days=n) for n in range(7)]
+    jobs = plan_jobs([daily, weekdays], days)
+    assert [j.index for j in jobs] == list(range(len(jobs)))
+    catch_up = [j for j in jobs if not j.publish]
+    assert [j.day for j in catch_up] == [first - dt.timedelta(days=n) for n in range(7, 0, -1)]
+    assert [j.day for j in jobs if j.publish] == days
+    by_day = {j.day: [name for name, _ in j.windows] for j in jobs if j.publish}
+    assert by_day[dt.date(2026, 10, 9)] == ["daily", "weekdays"]  # Friday
+    assert by_day[dt.date(2026, 10, 10)] == ["daily"]  # Saturday
+    assert all(w.date == j.day for j in jobs for _, w in j.windows)
+
+    # Only the weekday topic: weekend catch-up dates have nothing to record; weekend dates stay.
+    only = plan_jobs([weekdays], days)
+    assert [j.day.isoformat() for j in only if not j.publish] == [
+        "2026-09-28", "2026-09-29", "2026-09-30", "2026-10-01", "2026-10-02"]
+    assert [(j.day, bool(j.windows)) for j in only if j.publish][-2:] == [
+        (dt.date(2026, 10, 10), False), (dt.date(2026, 10, 11), False)]
+    assert [j.publish for j in plan_jobs([daily], days, publish=False)] == [False] * 14
+
+
+def _copy(settings: Settings, database_factory: Callable[[str], str], tmp_path: Path, name: str) -> Settings:
+    from db.engine import make_engine, upgrade_database
+
+    url = database_factory(f"predigest_{name}")
+    engine = make_engine(url, pool_size=1)
+    upgrade_database(engine)
+    engine.dispose()
+    return settings.model_copy(update={"database_url": url, "storage_url": (tmp_path / name).as_uri()})
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_lanes_equal_the_stages_date_by_date(
+    workers: int, settings: Settings, tmp_path: Path, database_factory: Callable[[str], str]
+) -> None:
+    from db.engine import make_engine
+
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    staged = _copy(settings, database_factory, tmp_path, "staged")
+    laned = _copy(settings, database_factory, tmp_path, "laned")
+    ref = ingest_all(staged, ws)
+    topics = run.topics_for(staged, ws, None)
+    for day in DAYS:
+        for topic in topics:
+            run.record_recent_verifications(staged, ref, topic, day, run.VERIFY_CATCH_UP_DAYS if day == DAYS[0] else 0)
+    for day in DAYS:
+        for topic in topics:
+            run.assemble_and_publish(staged, ref, topic, run.window_of(topic, day))
+
+    ref = ingest_all(laned, ws)
+    heard: list[dt.date] = []
+    with DateLanes(BackfillContext.load(laned, ref, topics, force=False), workers) as lanes:
+        jobs = plan_jobs(topics, DAYS)
+        outcomes = lanes.run(jobs[:9]) + lanes.run(jobs[9:], lambda outcome: heard.append(outcome.day))
+    assert [o.day for o in outcomes] == [j.day for j in jobs]
+    assert heard == DAYS[2:]
+    assert [(r.topic, r.date, r.written) for o in outcomes for r in o.results] == [
+        (t.name, d, True) for d in DAYS for t in topics]
+    assert {k: v[0] for k, v in _snapshot(tmp_path / "laned").items()} == {
+        k: v[0] for k, v in _snapshot(tmp_path / "staged").items()}
+    engines = [make_engine(s.database_url or "", pool_size=1) for s in (staged, laned)]
+    try:
+        assert _verifications(engines[0]) == _verifications(engines[1])
+    finally:
+        for engine in engines:
+            engine.dispose()
+
+
+def test_a_failed_job_stops_the_later_ones(
+    clean_db: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    ref = ingest_all(settings, ws)
+    topics = run.topics_for(settings, ws, ["inference"])
+    jobs = plan_jobs(topics, DAYS[:4], catch_up_days=0)
+    # A topic the backfill does not know makes job 1 fail in its worker process, before recording.
+    broken = DateJob(1, jobs[1].day, (("unknown-topic", jobs[1].windows[0][1]),), True)
+    jobs = [jobs[0], broken, *jobs[2:]]
+    done: list[dt.date] = []
+    with DateLanes(BackfillContext.load(settings, ref, topics, force=False), 2) as lanes:
+        with pytest.raises(KeyError):  # job 2, queued or waiting for job 1's turn, is abandoned
+            lanes.run(jobs[:3], lambda outcome: done.append(outcome.day))
+        with pytest.raises(BackfillAborted):  # later chunks are not started
+            lanes.run(jobs[3:])
+    assert done == [DAYS[0]]
+    with clean_db.connect() as conn:
+        assert conn.execute(text("SELECT date FROM briefings ORDER BY date")).scalars().all() == [DAYS[0]]
+        days = conn.execute(text("SELECT DISTINCT day FROM verification_events")).scalars().all()
+    assert DAYS[2] not in days and DAYS[3] not in days
+
+
+def _wait_for_turn(turns: Turns, index: int, out: Any) -> None:
+    try:
+        turns.wait(index)
+        out.put("turn")
+    except BackfillAborted:
+        out.put("aborted")
+
+
+def test_turns_across_processes() -> None:
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    turns = Turns(context)
+    waiting = context.Process(target=_wait_for_turn, args=(turns, 1, out))
+    waiting.start()
+    turns.done(0)
+    assert out.get(timeout=120) == "turn"
+    waiting.join(60)
+
+    turns = Turns(context)
+    waiting = context.Process(target=_wait_for_turn, args=(turns, 2, out))
+    waiting.start()
+    turns.done(0)  # job 1 never records
+    turns.abort()
+    assert out.get(timeout=120) == "aborted"
+    waiting.join(60)
+    assert waiting.exitcode == 0
