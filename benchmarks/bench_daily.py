@@ -10,7 +10,7 @@ same rows. The evening is: poll the two feeds (HF Daily JSON and one arXiv RSS c
 - Prefect: `flows.feeds.poll_feeds(...)` then `flows.daily.daily_briefing(...)` on an ephemeral API
   that a warm-up flow has already started (server start-up is excluded);
 - direct: `tasks.feeds.stage.fetch_feed`/`store_feed` and the `tasks.run` stage functions the flows
-  call, in the same order (one `ingest_one` per changed file, as the flow's one task per file).
+  call, in the same order (one `ingest_batch` per 100 changed files, as the flow's one task per batch).
 Both must publish byte-identical briefings.
 """
 
@@ -53,13 +53,14 @@ def evening_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
     """What poll_feeds + daily_briefing do, without Prefect."""
     from tasks import run
     from tasks.feeds import stage
+    from tasks.steps import batches_of  # a plain function: the same batches as the flow's tasks
 
     ref = run.register_workspace(settings, root)
     snapshots = [stage.fetch_feed(settings, "hf_daily", day), stage.fetch_feed(settings, "arxiv", day, CATEGORY)]
     for snapshot in snapshots:
         stage.store_feed(settings, ref.id, snapshot)
-    for wf in run.find_changed_files(settings, ref):
-        run.ingest_one(settings, ref, wf)
+    for files in batches_of(run.find_changed_files(settings, ref)):
+        run.ingest_batch(settings, ref, files, batch_size=len(files))
     results = []
     for topic in run.topics_for(settings, root, [TOPIC]):
         window = run.window_of(topic, day)
@@ -161,7 +162,7 @@ def bench_daily(
     result.add("direct stage calls", timings["direct"], "s")
     result.add("under Prefect (poll_feeds + daily_briefing)", timings["prefect"], "s")
     result.add("Prefect overhead", timings["prefect"] - timings["direct"], "s",
-               f"{new_notes + 2} ingest/feed tasks + verify + publish tasks")
+               "two flow runs; feed, ingest (one per 100 files), verify and publish tasks")
     result.add("Prefect / direct", ratio, "x")
     result.add("feed requests (both runs)", requests, "count")
     result.check("daily flow under Prefect / direct calls", ratio, 1.3, "x")

@@ -250,7 +250,7 @@ def backfill_briefings(
     # Worker processes (if any) start up, a second or two each, while the workspace is ingested.
     with DateLanes(BackfillContext.load(settings, ref, resolved, force), workers) as lanes:
         changed = steps.find_changed_files(settings, ref)
-        steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
+        steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
         if child_deployment is not None:
             if recorded := plan_jobs(resolved, days, publish=False):
                 steps.verify_dates(lanes, recorded)

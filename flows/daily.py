@@ -31,7 +31,7 @@ def daily_briefing(
     workspace: str | None = None,
     since: dt.datetime | None = None,
 ) -> list[BriefingResult]:
-    """Ingest the workspace (one task per changed file), then publish each topic's briefing for `date`."""
+    """Ingest the workspace (one task per 100 changed files), then publish each topic's briefing for `date`."""
     settings = get_settings()
     root = workspace or (str(settings.workspace) if settings.workspace else None)
     if root is None:
@@ -39,7 +39,7 @@ def daily_briefing(
     day = date or _today(settings.timezone)
     ref = steps.register_workspace(settings, root)
     changed = steps.find_changed_files(settings, ref)
-    steps.ingest_source.map(unmapped(settings), unmapped(ref), changed).result()
+    steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
     if settings.arxiv_lookup:
         feed_steps.lookup_papers(settings, ref.id)
     results = []
