@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--daily-base", type=int, default=1_000, help="notes already in the daily workspace")
     parser.add_argument("--daily-new", type=int, default=100, help="new notes on the daily date")
     parser.add_argument("--backfill-notes", type=int, default=1_000, help="notes in the backfill workspace")
-    parser.add_argument("--backfill-dates", type=int, default=30, help="dates to backfill (365: the whole year)")
+    parser.add_argument("--backfill-dates", type=int, default=365, help="dates to backfill (fewer: extrapolated to 365)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
