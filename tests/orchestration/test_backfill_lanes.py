@@ -3,9 +3,9 @@
 - `plan_jobs`: the 7 catch-up dates before the first date (record only; dates without a briefing
   left out), then one job per date of the range (kept even when no topic is scheduled that day, so
   progress hears every date), numbered in order;
-- one worker and two worker processes store the same verifications and publish the same bytes as
-  the two stages run date by date (`record_recent_verifications` with the catch-up, then
-  `assemble_and_publish`), each from its own copy of the same ingested database;
+- one lane (this process) and two (this process and a spawned one) store the same verifications
+  and publish the same bytes as the two stages run date by date (`record_recent_verifications`
+  with the catch-up, then `assemble_and_publish`), each from its own copy of the same database;
 - a job that fails stops the jobs after it: they raise `BackfillAborted` (nothing waits forever)
   and record and publish nothing, while the jobs before it are done;
 - `Turns` across processes: a process waiting for its turn goes on once the job before it is done,
