@@ -3,6 +3,7 @@
     python -m benchmarks                      # the whole suite (what `make bench` runs)
     python -m benchmarks --only ingest daily  # some of it
     python -m benchmarks --json results.json  # also write the figures as JSON
+    python -m benchmarks --only daily --profile prof/   # also py-spy profiles of each timed part
 
 Databases: PREDIGEST_BENCH_DATABASE_URL names a PostgreSQL server (each benchmark creates and drops
 its own database there); unset, a throwaway embedded PostgreSQL (pgserver) is started. Workspaces
@@ -50,6 +51,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backfill-dates", type=int, default=365, help="dates to backfill (fewer: extrapolated to 365)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument("--profile", type=Path, metavar="DIR",
+                        help="record each timed part with py-spy into DIR (see benchmarks/profile.py)")
+    parser.add_argument("--profile-wall", action="store_true",
+                        help="with --profile: sample waiting threads too (wall time, not CPU)")
     args = parser.parse_args(argv)
     wanted = args.only or list(NAMES)
 
@@ -58,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     if str(root) not in sys.path:
         sys.path.insert(0, str(root))
     from benchmarks.harness import Databases, machine
+
+    if args.profile:
+        from benchmarks.profile import enable
+
+        enable(args.profile, wall=args.profile_wall)
 
     info = machine()
     print(f"predigest benchmarks: {info['cores']} cores, {info['memory_gb']} GB, {info['cpu']}; "

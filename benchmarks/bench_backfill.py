@@ -20,6 +20,7 @@ from typing import Any
 
 from benchmarks.bench_daily import template_database, warm_up_prefect
 from benchmarks.harness import Databases, Result, environment, settings_for, temp_dir, timed
+from benchmarks.profile import profiled
 from benchmarks.workspace import DEFAULT_END, generate
 
 TOPIC = "inference"
@@ -86,7 +87,7 @@ def bench_backfill(
                 url = template_database(dbs, template, f"backfill_{workers}w")
                 settings = settings_for(url, tmp / f"w{workers}")
                 try:
-                    with environment(settings), timed() as t:
+                    with environment(settings), profiled(f"backfill-{workers}-workers"), timed() as t:
                         results = backfill_briefings(start=start, end=end, topics=[TOPIC], force=False,
                                                      max_concurrency=workers, workspace=str(root))
                     timings[workers] = t()

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.harness import Databases, Result, environment, settings_for, temp_dir, timed
+from benchmarks.profile import profiled
 from benchmarks.workspace import DEFAULT_END, add_notes, feed_bodies, generate
 
 TOPIC = "inference"
@@ -145,7 +146,7 @@ def bench_daily(
                     url = template_database(dbs, template, f"daily_{variant}")
                     settings = settings_for(url, tmp / variant)
                     try:
-                        with environment(settings), timed() as t:
+                        with environment(settings), profiled(f"daily-{variant}"), timed() as t:
                             results = (evening_direct(settings, root, day) if variant == "direct"
                                        else evening_prefect(root, day))
                         timings[variant] = t()

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.harness import Databases, Result, fresh_database, settings_for, table_counts, temp_dir, timed
+from benchmarks.profile import profiled
 from benchmarks.workspace import WorkspaceInfo, generate
 
 # The baseline's one regex: anything shaped like a new-style arXiv id.
@@ -112,7 +113,7 @@ def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers:
             with fresh_database(dbs, f"ingest{notes}_{n}w") as url:
                 settings = settings_for(url, tmp / f"w{n}")
                 main0, workers0 = _own_cpu()
-                with timed() as full:
+                with profiled(f"{label}-{notes}-notes-{n}-processes"), timed() as full:
                     ref = run.register_workspace(settings, root)
                     changed = run.find_changed_files(settings, ref)
                     run.ingest_batch(settings, ref, changed, workers=n)
