@@ -28,6 +28,7 @@ import functools
 import gc
 import multiprocessing
 import queue
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -42,6 +43,7 @@ from predigest.topics import Topic
 from predigest.windows import ScheduleError, Window
 from tasks import run
 from tasks.briefing.collect import collect_window
+from tasks.briefing.judge import judge_window
 from tasks.judge.density import DensityRule
 
 
@@ -113,9 +115,12 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
         with session_scope(get_engine(settings)) as session:
             collected = [(ctx.topics[name], collect_window(session, ref.id, name, window))
                          for name, window in job.windows]
+        # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
+        judged = [judge_window(data, topic, ctx.known) for topic, data in collected]
         if turns is not None:
             turns.wait(job.index)
-        recorded = [run.record_collected(settings, ref, topic, data, ctx.known) for topic, data in collected]
+        recorded = [run.record_collected(settings, ref, topic, data, ctx.known, papers)
+                    for (topic, data), papers in zip(collected, judged, strict=True)]
     except BaseException:
         if turns is not None:
             turns.abort()
@@ -124,9 +129,9 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
         turns.done(job.index)
     results = []
     if job.publish:
-        for topic, data in collected:
+        for (topic, data), papers in zip(collected, judged, strict=True):
             render = functools.partial(run.render_collected, settings, ref, topic, data, ctx.known,
-                                       ctx.rules[topic.name])
+                                       ctx.rules[topic.name], papers)
             results.append(run.assemble_and_publish(settings, ref, topic, data.window, ctx.force, render=render))
     return JobOutcome(job.day, recorded, results)
 
@@ -166,7 +171,18 @@ _worker: tuple[BackfillContext, Turns] | None = None
 def _init_worker(ctx: BackfillContext, turns: Turns) -> None:
     global _worker
     _worker = (ctx, turns)
-    gc.freeze()  # see DateLanes.__enter__
+    _fewer_full_collections()
+
+
+def _fewer_full_collections() -> None:
+    """A job keeps its windows (hundreds of thousands of objects) alive for a while, long enough to
+    reach the oldest generation, so full collections ran after most jobs, each scanning all that a
+    flow's process holds (Prefect, SQLAlchemy): 19 s of a 125 s one-worker year. Objects alive now
+    are left out of collections, and full ones run a tenth as often (cycles are rare here: the
+    rows are freed by reference counting)."""
+    gc.freeze()
+    first, second, third = gc.get_threshold()
+    gc.set_threshold(first, second, max(third, 100))
 
 
 def _ready() -> None:
@@ -198,14 +214,16 @@ class DateLanes:
         self._turns: Turns | None = None
         self._pools: list[ProcessPoolExecutor] = []
         self._lanes: list[threading.Thread] = []
+        self._gc_thresholds = gc.get_threshold()  # the process's settings, restored on exit
+        self._switch_interval = sys.getswitchinterval()
 
     def __enter__(self) -> DateLanes:
-        # Each job allocates (and frees) hundreds of thousands of objects, so full collections are
-        # frequent; in a flow's process each one also scanned everything Prefect and SQLAlchemy keep
-        # alive (~0.25 s a time, a fifth of a one-worker backfill). Objects already alive now are
-        # left out of collections until the lanes close.
-        gc.freeze()
+        self._gc_thresholds, self._switch_interval = gc.get_threshold(), sys.getswitchinterval()
+        _fewer_full_collections()
         if self.workers > 1:
+            # This process's lane holds the GIL while it works; the threads handing the other lanes
+            # their next job and their results then waited up to 5 ms a turn (3 s of idle lanes a year).
+            sys.setswitchinterval(0.001)
             context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
             self._turns = turns = Turns(context)
             for n in range(1, self.workers):
@@ -238,6 +256,8 @@ class DateLanes:
             # Every job is done: the idle processes may finish exiting (~1 s) on their own.
             pool.shutdown(wait=kind is not None, cancel_futures=True)
         gc.unfreeze()
+        gc.set_threshold(*self._gc_thresholds)
+        sys.setswitchinterval(self._switch_interval)
 
     def abort(self) -> None:
         """Stop: queued jobs, jobs waiting for their turn and callers waiting to queue raise `BackfillAborted`."""
