@@ -28,6 +28,7 @@ from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.assemble import build_content
 from tasks.briefing.collect import WindowData, add_lookups, collect_window
 from tasks.briefing.judge import judge_papers
+from tasks.briefing.model import Paper
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
@@ -242,14 +243,16 @@ def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window:
 
 
 def render_collected(
-    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule
+    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule,
+    judged: Sequence[Paper] | None = None,
 ) -> tuple[str, str]:
     """`render_briefing` from a window collected earlier (nothing `collect_window` reads may have
-    changed since); the verifications are read now. `data` gains the lookups of tracked subjects."""
+    changed since); the verifications are read now. `data` gains the lookups of tracked subjects.
+    `judged`: the window's `judge_window` papers, if the caller has them."""
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)
         add_lookups(session, data, lookup_subjects(tracked))
-    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule)
+    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, judged)
     return render_markdown(content, settings.lang), render_json(content)
 
 
@@ -263,13 +266,15 @@ def record_verifications(settings: Settings, ref: WorkspaceRef, topic: Topic, wi
 
 
 def record_collected(
-    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str]
+    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str],
+    judged: Sequence[Paper] | None = None,
 ) -> dict[str, Any]:
     """`record_verifications` from a window collected earlier; `data` is left as collected (a copy
-    gains the lookups), so the same window can then be rendered with `render_collected`."""
+    gains the lookups), so the same window can then be rendered with `render_collected`. `judged`:
+    the window's `judge_window` papers, if the caller has them."""
     with session_scope(get_engine(settings)) as session:
         _lock_verifications(session, topic)
-        return _record_window(session, settings, ref, topic, _copy_window(data), known)
+        return _record_window(session, settings, ref, topic, _copy_window(data), known, judged)
 
 
 def _lock_verifications(session: Session, topic: Topic) -> None:
@@ -278,12 +283,13 @@ def _lock_verifications(session: Session, topic: Topic) -> None:
 
 
 def _record_window(
-    session: Session, settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str]
+    session: Session, settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str],
+    judged: Sequence[Paper] | None = None,
 ) -> dict[str, Any]:
     tracked = load_tracked(session, ref.id, topic.name, data.window.date)
     add_lookups(session, data, lookup_subjects(tracked))
-    papers = judge_papers(data, topic, known)
-    observations = observe_window(data, papers, topic, known, tracked, settings.stale_after_days)
+    papers = judge_papers(data, topic, known, judged)
+    observations = observe_window(data, papers, topic, known, tracked)
     counts = record(session, ref.id, topic.name, observations)
     return {"topic": topic.name, "date": data.window.date.isoformat(), **counts}
 

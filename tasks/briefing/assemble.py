@@ -69,22 +69,23 @@ def _baseline(data: WindowData, updated: dt.datetime | None) -> SourceCheck | No
 
 def build_content(
     data: WindowData, topic: Topic, known_topics: list[str], tracked: Sequence[Tracked] = (),
-    stale_after_days: int = 7, rule: DensityRule = DensityRule(),
+    stale_after_days: int = 7, rule: DensityRule = DensityRule(), judged: Sequence[Paper] | None = None,
 ) -> BriefingContent:
     """Judge the window and return everything the renderers need, in a deterministic order.
 
     `tracked` are the topic's stored verifications as of the window's day; this window's own
     observations are merged in, so a briefing is complete whether or not they were recorded yet.
+    `judged`: the window's papers as `judge_window` returned them, when the caller has them already.
     """
     day = data.window.cutoff_local.date()
-    papers = judge_papers(data, topic, known_topics)
+    papers = judge_papers(data, topic, known_topics, judged)
     updated, citations = _knowledge_as_of(data)
     doc = data.knowledge
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count)
     papers += engineering_increments(data, topic, known_topics, doc_names(sections), papers)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
-    observations = observe_window(data, papers, topic, known_topics, tracked, stale_after_days)
+    observations = observe_window(data, papers, topic, known_topics, tracked)
     verifications = listed(merge(tracked, observations), day, stale_after_days)
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics)

@@ -7,6 +7,7 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict, defaultdict
+from collections.abc import Sequence
 
 from predigest.topics import Topic
 from tasks.briefing.collect import EntryView, MentionView, WindowData
@@ -143,12 +144,18 @@ def _fingerprint(data: WindowData, topic: Topic, known_topics: list[str]) -> str
     return digest.hexdigest()
 
 
-def judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
+def judge_papers(
+    data: WindowData, topic: Topic, known_topics: list[str], judged: Sequence[Paper] | None = None
+) -> list[Paper]:
     """One Paper per canonical id mentioned in the window, sorted by status then first appearance.
 
     Memoised on a fingerprint of its inputs: the daily flow records verifications and then
-    publishes the same window, and judging a large window is the expensive part of both.
+    publishes the same window, and judging a large window is the expensive part of both. A caller
+    that already holds this window's `judge_window` result passes it as `judged` (a copy comes back,
+    callers change their papers): the fingerprint of a large window costs a tenth of judging it.
     """
+    if judged is not None:
+        return copy.deepcopy(list(judged))
     key = _fingerprint(data, topic, known_topics)
     with _MEMO_LOCK:
         hit = _MEMO.get(key)
@@ -161,6 +168,11 @@ def judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
         while len(_MEMO) > _MEMO_SIZE:
             _MEMO.popitem(last=False)
     return papers
+
+
+def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
+    """`judge_papers` without the memo (for callers that keep the result themselves)."""
+    return _judge_papers(data, topic, known_topics)
 
 
 def _judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:

@@ -12,7 +12,7 @@ from tasks.verify.context import Context, text_ids
 from tasks.verify.names import distinctive, is_generic, names_match, normalise, short_name
 from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts
 from tasks.verify.promises import find_promises
-from tasks.verify.status import OPEN, Observation, Tracked, status_as_of
+from tasks.verify.status import Observation, Tracked, is_open
 
 TITLE_MATCH = 80  # rapidfuzz token_set_ratio at or above which two titles are the same paper's
 
@@ -27,10 +27,9 @@ def titles_agree(ours: str, theirs: str) -> bool | None:
     return fuzz.token_set_ratio(normalise(ours), normalise(theirs)) >= TITLE_MATCH
 
 
-def observe_lookups(ctx: Context, tracked: list[Tracked], stale_after_days: int) -> None:
+def observe_lookups(ctx: Context, tracked: list[Tracked]) -> None:
     """Raise unknown ids and title mismatches from arXiv lookups made by the cutoff; resolve on a match."""
-    open_items = {t.key: t for t in tracked
-                  if (v := status_as_of(t, ctx.day, stale_after_days)) and v.status in OPEN}
+    open_items = {t.key: t for t in tracked if is_open(t, ctx.day)}
     titles = {arxiv_id: paper.title for arxiv_id, paper in ctx.papers.items()}
     for item in open_items.values():  # an id raised earlier may be looked up again without being mentioned
         if item.kind in ("unknown_id", "title_mismatch") and item.subject not in titles:

@@ -22,7 +22,7 @@ from tasks.verify.names import (
     names_match,
     short_name,
 )
-from tasks.verify.status import OPEN, Observation, Tracked, status_as_of
+from tasks.verify.status import Observation, Tracked, is_open
 
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
@@ -136,16 +136,28 @@ def _probe(ctx: Context, subject: str) -> list[str]:
     return sorted(t for t in distinctive(subject) if len(t) >= 2) or [subject.lower()]
 
 
-def observe_settlements(ctx: Context, tracked: list[Tracked], stale_after_days: int) -> None:
+def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
+    """The keys of `probes` one of whose probes is a substring of one of `texts`, found with one
+    search per probe in the joined texts: a probe can span two texts only if it holds the separator,
+    and such a probe is kept (the caller's own scan of each text decides)."""
+    if not texts:
+        return set()
+    joined = "\0".join(texts)
+    return {key for key, found in probes.items() if any(p in joined or "\0" in p for p in found)}
+
+
+def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     """Resolve open verifications that a window entry settles ("已核实", "confirmed", a release)."""
-    open_items = [t for t in tracked if (v := status_as_of(t, ctx.day, stale_after_days)) and v.status in OPEN]
+    open_items = [t for t in tracked if is_open(t, ctx.day)]
     raised_today = {(o.key, o.kind, o.subject) for o in ctx.out if o.action == "raised"}
     candidates = sorted({(t.key, t.kind, t.subject) for t in open_items} | raised_today)
     probes = {subject: _probe(ctx, subject) for _, _, subject in candidates}
-    for entry in ctx.data.entries:
-        if entry.kind == "work_queue":
-            continue
-        lowered = f"{entry.heading}\n{entry.text}".lower()
+    entries = [(e, f"{e.heading}\n{e.text}".lower()) for e in ctx.data.entries if e.kind != "work_queue"]
+    # Open items pile up over a year, and few are named on any one day: only those named somewhere
+    # in the window are looked for entry by entry.
+    named = named_somewhere({subject: probes[subject] for _, _, subject in candidates}, [t for _, t in entries])
+    candidates = [c for c in candidates if c[2] in named]
+    for entry, lowered in entries:
         possible = [c for c in candidates if any(p in lowered for p in probes[c[2]])]
         if not possible:
             continue  # names none of the open subjects: no need to look for settling words

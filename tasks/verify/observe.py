@@ -15,7 +15,6 @@ from tasks.verify.status import Observation, Tracked
 
 def observe_window(
     data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str], tracked: Sequence[Tracked],
-    stale_after_days: int,
 ) -> list[Observation]:
     """Raised and resolved observations of one window, deterministic and free of duplicates.
 
@@ -25,10 +24,10 @@ def observe_window(
     ctx = Context.build(data, papers, topic, known, tracked)
     prior = list(tracked)
     observe_hedges(ctx)
-    observe_lookups(ctx, prior, stale_after_days)
+    observe_lookups(ctx, prior)
     observe_conflicts(ctx)
     observe_promises(ctx)
-    observe_settlements(ctx, prior, stale_after_days)
+    observe_settlements(ctx, prior)
     unique: dict[tuple[str, str, str, str], Observation] = {}
     for obs in ctx.out:
         unique.setdefault((obs.key, obs.action, obs.source_path, obs.day.isoformat()), obs)

@@ -113,6 +113,28 @@ def status_as_of(item: Tracked, day: dt.date, stale_after_days: int) -> StatusAs
     )
 
 
+def state_on(item: Tracked, day: dt.date) -> tuple[bool, dt.date | None]:
+    """(raised by `day`, the earliest day it was resolved on or before `day`): what decides whether
+    `status_as_of` is open or resolved, found in one pass without building the view (the backfill
+    asks this of every stored verification on every date)."""
+    exists, resolved_on = False, None
+    for event in item.events:
+        if event.day > day:
+            continue
+        if event.action == "resolved":
+            if resolved_on is None or event.day < resolved_on:
+                resolved_on = event.day
+        elif event.action in ("raised", "seen"):
+            exists = True
+    return exists, resolved_on
+
+
+def is_open(item: Tracked, day: dt.date) -> bool:
+    """`status_as_of(item, day, …).status in OPEN`, whatever the staleness threshold."""
+    exists, resolved_on = state_on(item, day)
+    return exists and resolved_on is None
+
+
 def merge(tracked: Iterable[Tracked], observations: Sequence[Observation]) -> list[Tracked]:
     """Stored verifications plus this window's observations (same key, same event = one event)."""
     by_key = {t.key: t for t in tracked}
@@ -133,7 +155,9 @@ def merge(tracked: Iterable[Tracked], observations: Sequence[Observation]) -> li
 
 def listed(items: Iterable[Tracked], day: dt.date, stale_after_days: int) -> list[StatusAsOf]:
     """What section 三 lists on `day`: open items (stale first, oldest first), then those resolved that day."""
-    views = [v for v in (status_as_of(t, day, stale_after_days) for t in items) if v is not None]
+    # Only open items and those resolved on `day` are listed; the rest are not worth a view.
+    wanted = [t for t in items if (state := state_on(t, day))[0] and state[1] in (None, day)]
+    views = [v for v in (status_as_of(t, day, stale_after_days) for t in wanted) if v is not None]
     open_items = sorted((v for v in views if v.status in OPEN),
                         key=lambda v: (v.status != "stale", v.raised_on, v.key))
     resolved_today = sorted((v for v in views if v.status == "resolved" and v.resolved_on == day), key=lambda v: v.key)
