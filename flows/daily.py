@@ -42,10 +42,5 @@ def daily_briefing(
     steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
     if settings.arxiv_lookup:
         feed_steps.lookup_papers(settings, ref.id)
-    results = []
-    for topic in steps.resolve_topics(settings, root, topics):
-        window = steps.compute_window(topic, day, since)
-        # Verifications first: the briefing lists them as of its date, from what is stored.
-        steps.record_verifications(settings, ref, topic, day, since)
-        results.append(steps.publish_briefing(settings, ref, topic, window))
-    return results
+    # Per topic, verifications are recorded first: the briefing lists them as of its date, from what is stored.
+    return [steps.brief_topic(settings, ref, topic, day, since) for topic in steps.resolve_topics(settings, root, topics)]
