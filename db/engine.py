@@ -6,9 +6,10 @@ With `PREDIGEST_DATABASE_URL` unset, predigest runs an embedded PostgreSQL (pgse
 
 from __future__ import annotations
 
+import logging
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import quote
@@ -19,6 +20,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from alembic.util import CommandError
 from sqlalchemy import Engine, create_engine, text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from predigest.settings import Settings, get_settings
@@ -40,6 +42,8 @@ _embedded_lock = threading.Lock()
 # alembic keeps the running migration context in module globals, so one process may run only one
 # command at a time; the advisory lock then serialises processes.
 _alembic_lock = threading.Lock()
+
+log = logging.getLogger(__name__)
 
 
 class DatabaseError(RuntimeError):
@@ -155,6 +159,16 @@ def session_scope(engine: Engine) -> Iterator[Session]:
         except BaseException:
             session.rollback()
             raise
+
+
+def refresh_statistics(engine: Engine, tables: Sequence[str]) -> None:
+    """ANALYZE `tables` now (the planner's statistics); a failure, e.g. a role that does not own
+    them, is logged and otherwise ignored: the data is stored either way."""
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("ANALYZE " + ", ".join(f'"{t}"' for t in tables)))
+    except SQLAlchemyError as exc:
+        log.warning("could not refresh the planner's statistics of %s: %s", ", ".join(tables), exc)
 
 
 def alembic_config() -> Config:

@@ -91,7 +91,7 @@ class Item(Base):
     hedges: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     links: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     # Set when an entry has its own time (a queue snapshot, a card's created day); else the source's.
-    observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), index=True)
     # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).

@@ -20,7 +20,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from db.engine import ensure_schema, get_engine, session_scope
+from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.models import Briefing, Source
 from predigest.settings import Settings
 from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
@@ -168,9 +168,18 @@ def ingest_batch(
                 one_by_one(batch)
     else:
         _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
+    if sum(o.status == "new" for o in outcomes) >= ANALYZE_AFTER_FILES:
+        refresh_statistics(engine, INGESTED_TABLES)
     if failures:
         raise failures[0]
     return outcomes
+
+
+# New files in one ingest after which the planner's statistics are refreshed at once: until
+# autovacuum gets to it (and on servers where it is off) a freshly filled table has none, and the
+# planner reads a window's items by scanning every source's.
+ANALYZE_AFTER_FILES = 500
+INGESTED_TABLES = ("sources", "items", "mentions", "paper_cards", "queue_entries", "knowledge_snapshots", "anchors")
 
 
 def _ingest_pipelined(

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Text, and_, cast, func, or_, select
+from sqlalchemy import Text, and_, cast, func, or_, select, union_all
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
@@ -51,9 +51,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     """Everything dated inside (window.start, window.end], plus the knowledge document in force."""
     data = WindowData(window)
     since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
-    # One scan of the items for the window and the lookback before it: the time filter cannot use
-    # an index, so each separate query (window sources, mentions, entries, history and its ids)
-    # read every current item again.
+    # One read of the items for the window and the lookback before it, shared by the window's
+    # sources, mentions, entries and history (each its own query, they read the items four times).
     rows = _items(session, workspace_id, since, window)
     in_window = [r for r in rows if r.time > window.start]
 
@@ -114,21 +113,27 @@ class _ItemRow(NamedTuple):
 def _items(session: Session, workspace_id: int, since: dt.datetime, window: Window) -> list[_ItemRow]:
     """Current items dated in (since, window.end]: all of the window's, and note entries before it,
     each with the canonical ids its well-formed mentions name (in mention order), by (path, ordinal)."""
-    item_time = func.coalesce(Item.observed_at, Source.observed_at)
     ids = (
         select(func.array_agg(aggregate_order_by(Mention.arxiv_id, Mention.id)))
         .where(Mention.item_id == Item.id, Mention.arxiv_id.is_not(None), Mention.malformed.is_(False))
         .scalar_subquery()
     )
-    rows = session.execute(
-        select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
-               Item.title, Item.text, cast(Item.key_points, Text), cast(Item.hedges, Text),
-               cast(Item.numbers, Text), item_time, ids)
-        .join(Source, Source.id == Item.source_id)
-        .where(_current(workspace_id), item_time > since, item_time <= window.end,
-               or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
-        .order_by(Source.path, Item.ordinal)
-    )
+
+    def dated_by(item_time: Any, *own: Any) -> Any:
+        return (
+            select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
+                   Item.title, Item.text, cast(Item.key_points, Text).label("key_points"),
+                   cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
+                   item_time.label("item_time"), ids.label("ids"))
+            .join(Source, Source.id == Item.source_id)
+            .where(_current(workspace_id), *own, item_time > since, item_time <= window.end,
+                   or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
+        )
+
+    # An item's time is its own, else its source's. As one COALESCE across the join no index could
+    # serve it (every item was read for every window); as two selects, each is found by its index.
+    dated = union_all(dated_by(Item.observed_at), dated_by(Source.observed_at, Item.observed_at.is_(None))).subquery()
+    rows = session.execute(select(*dated.c).order_by(dated.c.path, dated.c.ordinal))
     return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo, tuple(item_ids or ())))
             for item_id, *fields, when, item_ids in rows]
 
