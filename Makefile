@@ -35,6 +35,11 @@ test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserve
 bench: $(STAMP) ## run the benchmarks (~8 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)
 	$(BIN)/python -m benchmarks
 
+.PHONY: bench-profile
+bench-profile: $(STAMP) ## the benchmarks again, each timed part profiled with py-spy into prof/ (installs py-spy)
+	$(BIN)/pip install -q -e ".[bench]"
+	$(BIN)/python -m benchmarks --profile prof
+
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check .
 	$(BIN)/mypy predigest db tasks flows

@@ -10,7 +10,7 @@ processes with two. Both runs must publish the same content hashes.
 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
 targets are about); for fewer, the 365-date figure is extrapolated from the time per date. The
-per-date figures called directly (no Prefect) show what the flow adds.
+same jobs called directly in one lane (no Prefect, no flow) show what the flow adds.
 """
 
 from __future__ import annotations
@@ -27,38 +27,29 @@ TOPIC = "inference"
 FULL_YEAR = 365
 
 
-def _per_date_profile(dbs: Databases, template: str, tmp: Any, root: Any, days: list[dt.date]) -> dict[str, float]:
-    """Mean seconds per date called directly (for the README): the two stages one after the other
-    (each collects the window), and the backfill's one job per date (collects it once)."""
+def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[dt.date]) -> float:
+    """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step):
+    the work the one-worker flow sequences, on its own copy of the template."""
     from tasks import backfill, run
 
-    out: dict[str, float] = {}
-    for variant in ("stages", "job"):
-        url = template_database(dbs, template, f"backfill_{variant}")
-        try:
-            settings = settings_for(url, tmp / variant)
-            ref = run.register_workspace(settings, root)
-            (topic,) = run.topics_for(settings, root, [TOPIC])
-            ctx = backfill.BackfillContext.load(settings, ref, [topic], force=False)
-            jobs = backfill.plan_jobs([topic], days, catch_up_days=0)
-            for job in jobs:
-                with timed() as t:
-                    if variant == "job":
-                        backfill.run_job(ctx, job)
-                    else:
-                        run.record_recent_verifications(settings, ref, topic, job.day, 0)
-                        out["verify"] = out.get("verify", 0.0) + t()
-                        run.assemble_and_publish(settings, ref, topic, run.window_of(topic, job.day))
-                out[variant] = out.get(variant, 0.0) + t()
-        finally:
-            dbs.drop(url)
-    return {k: v / len(days) for k, v in out.items()}
+    url = template_database(dbs, template, "backfill_direct")
+    try:
+        settings = settings_for(url, tmp / "direct")
+        ref = run.register_workspace(settings, root)
+        topics = run.topics_for(settings, root, [TOPIC])
+        with profiled("backfill-direct"), timed() as t:
+            ctx = backfill.BackfillContext.load(settings, ref, topics, force=False)
+            with backfill.DateLanes(ctx, 1) as lanes:
+                lanes.run(backfill.plan_jobs(topics, days))
+        return t()
+    finally:
+        dbs.drop(url)
 
 
 def bench_backfill(
     dbs: Databases, notes: int = 1_000, dates: int = FULL_YEAR, seed: int = 1, end: dt.date = DEFAULT_END
 ) -> Result:
-    from flows.backfill import backfill_briefings
+    from flows.backfill import backfill_briefings, date_range
     from tasks import run
 
     start = end - dt.timedelta(days=dates - 1)
@@ -95,7 +86,7 @@ def bench_backfill(
                     print(f"   [backfill] {workers} worker(s): {t():.1f} s for {len(results)} briefings", flush=True)
                 finally:
                     dbs.drop(url)
-            per_date = _per_date_profile(dbs, template, tmp, root, [end - dt.timedelta(days=k) for k in (2, 1, 0)])
+            direct = _direct_run(dbs, template, tmp, root, date_range(start, end))
         finally:
             dbs.drop(template)
     if hashes[1] != hashes[2]:
@@ -104,11 +95,9 @@ def bench_backfill(
     result.add("1 worker (max_concurrency=1)", one, "s", f"{one / dates:.2f} s per date")
     result.add("2 workers (max_concurrency=2)", two, "s", f"{two / dates:.2f} s per date")
     result.add("2 workers / 1 worker", two / one, "x")
-    result.add("per date, direct: record verifications", per_date["verify"], "s", "mean of the last 3 dates")
-    result.add("per date, direct: assemble and publish", per_date["stages"] - per_date["verify"], "s",
-               "mean of the last 3 dates")
-    result.add("per date, direct: one backfill job (one collect)", per_date["job"], "s",
-               "tasks.backfill.run_job, mean of the last 3 dates")
+    result.add("the same jobs called directly, one lane", direct, "s",
+               f"{direct / dates:.2f} s per date; tasks.backfill.DateLanes without Prefect")
+    result.add("1 worker under Prefect / direct", one / direct, "x")
     if dates != FULL_YEAR:
         result.add("365 dates on 1 worker (extrapolated)", one / dates * FULL_YEAR, "s",
                    f"measured {dates} dates x {FULL_YEAR / dates:.1f}")
