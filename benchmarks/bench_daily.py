@@ -200,7 +200,7 @@ def bench_daily(
     result.add("evening (poll_feeds + daily_briefing): under Prefect", med(evening["prefect"]), "s",
                _spread(evening["prefect"]))
     result.add("evening: Prefect overhead", med(evening["prefect"]) - med(evening["direct"]), "s",
-               "two flow runs, each ending with a wait of up to 1 s for its heartbeat thread; 10 task runs")
+               "two flow runs, each ending with a wait of up to 1 s for its heartbeat thread; ~11 task runs")
     result.add("evening: Prefect / direct", evening_ratio, "x")
     result.add("feed requests (all evenings)", requests, "count")
     result.check("daily flow under Prefect / direct calls", daily_ratio, 1.3, "x")

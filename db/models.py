@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -78,7 +79,11 @@ class Item(Base):
     """One entry of a source, in order: a note's entry, a card, a queue row, a knowledge entry."""
 
     __tablename__ = "items"
-    __table_args__ = (UniqueConstraint("source_id", "ordinal", name="uq_items_source_ordinal"),)
+    __table_args__ = (
+        UniqueConstraint("source_id", "ordinal", name="uq_items_source_ordinal"),
+        # Only entries with a time of their own: most (notes) take their source's and need no entry.
+        Index("ix_items_observed_at", "observed_at", postgresql_where=text("observed_at IS NOT NULL")),
+    )
     id: Mapped[int] = mapped_column(primary_key=True)
     source_id: Mapped[int] = mapped_column(ForeignKey("sources.id", ondelete="CASCADE"), index=True)
     ordinal: Mapped[int] = mapped_column(Integer)
@@ -91,7 +96,7 @@ class Item(Base):
     hedges: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     links: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     # Set when an entry has its own time (a queue snapshot, a card's created day); else the source's.
-    observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).

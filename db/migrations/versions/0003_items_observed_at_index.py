@@ -1,5 +1,5 @@
-"""Index items by their own time: a window's entries are read by time, and an entry with its own
-time (a queue row, a card) is found by it instead of by scanning every item.
+"""Index items that have a time of their own (queue rows, cards): a window's entries are read by
+time, and those are found by it instead of by scanning every item (the rest by their source's).
 
 Revision ID: 0003
 Revises: 0002
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003"
@@ -20,9 +21,12 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     """Apply this revision."""
-    op.create_index(op.f("ix_items_observed_at"), "items", ["observed_at"], unique=False)
+    op.create_index(
+        "ix_items_observed_at", "items", ["observed_at"], unique=False,
+        postgresql_where=sa.text("observed_at IS NOT NULL"),
+    )
 
 
 def downgrade() -> None:
     """Revert this revision."""
-    op.drop_index(op.f("ix_items_observed_at"), table_name="items")
+    op.drop_index("ix_items_observed_at", table_name="items", postgresql_where=sa.text("observed_at IS NOT NULL"))
