@@ -32,7 +32,7 @@ test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserve
 	PREDIGEST_TEST_DATABASE_URL= $(BIN)/pytest -q
 
 .PHONY: bench
-bench: $(STAMP) ## run the benchmarks (~8 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)
+bench: $(STAMP) ## run the benchmarks (~9 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)
 	$(BIN)/python -m benchmarks
 
 .PHONY: bench-profile
