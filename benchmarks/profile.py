@@ -24,6 +24,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -41,15 +42,13 @@ def enable(directory: Path, wall: bool = False) -> None:
     SystemExit without py-spy."""
     global _directory, _wall
     if py_spy() is None:
-        raise SystemExit("--profile needs py-spy: .venv/bin/pip install py-spy")
+        raise SystemExit('--profile needs py-spy: .venv/bin/pip install -e ".[bench]"')
     directory.mkdir(parents=True, exist_ok=True)
     _directory, _wall = directory, wall
 
 
 def py_spy() -> str | None:
     """The py-spy executable next to this interpreter, else on PATH."""
-    import sys
-
     beside = Path(sys.executable).with_name("py-spy")
     return str(beside) if beside.exists() else shutil.which("py-spy")
 

@@ -214,10 +214,9 @@ class DateLanes:
         self._turns: Turns | None = None
         self._pools: list[ProcessPoolExecutor] = []
         self._lanes: list[threading.Thread] = []
-        self._gc_thresholds = gc.get_threshold()  # the process's settings, restored on exit
-        self._switch_interval = sys.getswitchinterval()
 
     def __enter__(self) -> DateLanes:
+        # The process's settings, changed while the lanes run and restored on exit.
         self._gc_thresholds, self._switch_interval = gc.get_threshold(), sys.getswitchinterval()
         _fewer_full_collections()
         if self.workers > 1:

@@ -271,7 +271,7 @@ def record_verifications(settings: Settings, ref: WorkspaceRef, topic: Topic, wi
     with session_scope(get_engine(settings)) as session:
         _lock_verifications(session, topic)
         data = collect_window(session, ref.id, topic.name, window)
-        return _record_window(session, settings, ref, topic, data, known)
+        return _record_window(session, ref, topic, data, known)
 
 
 def record_collected(
@@ -283,7 +283,7 @@ def record_collected(
     the window's `judge_window` papers, if the caller has them."""
     with session_scope(get_engine(settings)) as session:
         _lock_verifications(session, topic)
-        return _record_window(session, settings, ref, topic, _copy_window(data), known, judged)
+        return _record_window(session, ref, topic, _copy_window(data), known, judged)
 
 
 def _lock_verifications(session: Session, topic: Topic) -> None:
@@ -292,7 +292,7 @@ def _lock_verifications(session: Session, topic: Topic) -> None:
 
 
 def _record_window(
-    session: Session, settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str],
+    session: Session, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str],
     judged: Sequence[Paper] | None = None,
 ) -> dict[str, Any]:
     tracked = load_tracked(session, ref.id, topic.name, data.window.date)

@@ -162,7 +162,7 @@ def judge_papers(
         if hit is not None:
             _MEMO.move_to_end(key)
             return copy.deepcopy(hit)
-    papers = _judge_papers(data, topic, known_topics)
+    papers = judge_window(data, topic, known_topics)
     with _MEMO_LOCK:
         _MEMO[key] = copy.deepcopy(papers)
         while len(_MEMO) > _MEMO_SIZE:
@@ -172,10 +172,6 @@ def judge_papers(
 
 def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     """`judge_papers` without the memo (for callers that keep the result themselves)."""
-    return _judge_papers(data, topic, known_topics)
-
-
-def _judge_papers(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     by_id: dict[str, list[MentionView]] = defaultdict(list)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
         if m.arxiv_id and not m.malformed:

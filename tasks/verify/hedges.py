@@ -155,7 +155,7 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     entries = [(e, f"{e.heading}\n{e.text}".lower()) for e in ctx.data.entries if e.kind != "work_queue"]
     # Open items pile up over a year, and few are named on any one day: only those named somewhere
     # in the window are looked for entry by entry.
-    named = named_somewhere({subject: probes[subject] for _, _, subject in candidates}, [t for _, t in entries])
+    named = named_somewhere(probes, [t for _, t in entries])
     candidates = [c for c in candidates if c[2] in named]
     for entry, lowered in entries:
         possible = [c for c in candidates if any(p in lowered for p in probes[c[2]])]
