@@ -94,15 +94,25 @@ def database_factory(pg_admin_url: str) -> Iterator[Callable[[str], str]]:
 
 
 @pytest.fixture(scope="session")
-def database_url(database_factory: Callable[[str], str]) -> str:
+def migrated_database(database_factory: Callable[[str], str]) -> Callable[[str], str]:
+    """Like `database_factory`, but each new database is migrated to head before its URL is returned."""
+
+    def create(prefix: str = "predigest_test") -> str:
+        url = database_factory(prefix)
+        engine = make_engine(url, pool_size=1)
+        try:
+            upgrade_database(engine)
+        finally:
+            engine.dispose()
+        return url
+
+    return create
+
+
+@pytest.fixture(scope="session")
+def database_url(migrated_database: Callable[[str], str]) -> str:
     """The session's database, migrated to head once; a `postgresql+psycopg://` URL."""
-    url = database_factory("predigest_test")
-    engine = make_engine(url, pool_size=1)
-    try:
-        upgrade_database(engine)
-    finally:
-        engine.dispose()
-    return url
+    return migrated_database("predigest_test")
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from db.engine import make_engine, session_scope, upgrade_database
+from db.engine import make_engine, session_scope
 from db.models import Base
 from predigest.settings import Settings
 from tasks import run
@@ -110,33 +110,28 @@ def _dump(url: str) -> list[Any]:
         engine.dispose()
 
 
-def _settings(home: Path, database_factory: Callable[[str], str]) -> Settings:
-    url = database_factory("predigest_bulk")
-    engine = make_engine(url, pool_size=1)
-    try:
-        upgrade_database(engine)
-    finally:
-        engine.dispose()
+def _settings(home: Path, migrated_database: Callable[[str], str]) -> Settings:
+    url = migrated_database("predigest_bulk")
     return Settings(_env_file=None, home=home / "home", database_url=url,  # type: ignore[call-arg]
                     storage_url=(home / "published").as_uri())
 
 
 @pytest.fixture(scope="module")
 def expected(
-    tmp_path_factory: pytest.TempPathFactory, database_factory: Callable[[str], str], workspace: Path
+    tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str], workspace: Path
 ) -> tuple[list[Any], list[Any]]:
-    return _run(_settings(tmp_path_factory.mktemp("reference"), database_factory), workspace, _per_file)
+    return _run(_settings(tmp_path_factory.mktemp("reference"), migrated_database), workspace, _per_file)
 
 
 @pytest.mark.parametrize(("workers", "batch_size"), [(1, 500), (1, 7), pytest.param(2, 9, marks=pytest.mark.slow)])
 def test_bulk_ingest_stores_what_the_per_file_path_stores(
-    tmp_path: Path, database_factory: Callable[[str], str], workspace: Path, expected: tuple[list[Any], list[Any]],
+    tmp_path: Path, migrated_database: Callable[[str], str], workspace: Path, expected: tuple[list[Any], list[Any]],
     workers: int, batch_size: int,
 ) -> None:
     def bulk(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
         return run.ingest_batch(settings, ref, files, batch_size=batch_size, workers=workers)
 
-    outcomes, tables = _run(_settings(tmp_path, database_factory), workspace, bulk)
+    outcomes, tables = _run(_settings(tmp_path, migrated_database), workspace, bulk)
     assert outcomes == expected[0]
     assert batch_size > len(outcomes[0]) or len(outcomes[0]) > 2 * batch_size  # one batch, or several (pipelined)
     for (name, rows), (expected_name, expected_rows) in zip(tables, expected[1], strict=True):
@@ -145,7 +140,7 @@ def test_bulk_ingest_stores_what_the_per_file_path_stores(
 
 
 def test_a_parse_that_raises_part_way_keeps_the_rows_it_made(
-    tmp_path: Path, database_factory: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, migrated_database: Callable[[str], str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Such a file goes through the per-file path inside the batch: entries before the failure
     are stored, the source records the error, and the files after it are written in bulk."""
@@ -163,12 +158,12 @@ def test_a_parse_that_raises_part_way_keeps_the_rows_it_made(
         return classify(self, text_, *args)
 
     monkeypatch.setattr(TopicClassifier, "classify", classify_raising)
-    expected = _run(_settings(tmp_path / "reference", database_factory), root, _per_file)
+    expected = _run(_settings(tmp_path / "reference", migrated_database), root, _per_file)
 
     def bulk(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
         return run.ingest_batch(settings, ref, files, batch_size=7)
 
-    outcomes, tables = _run(_settings(tmp_path / "bulk", database_factory), root, bulk)
+    outcomes, tables = _run(_settings(tmp_path / "bulk", migrated_database), root, bulk)
     assert [o for o in outcomes[0] if o[0].endswith("-partway.md")][0][3] == "parse failed: RuntimeError: parser bug"
     items = dict(tables)["items"]
     assert any("PARTWAY-FIRST" in str(row) for row in items)  # the first entry is kept
@@ -177,7 +172,7 @@ def test_a_parse_that_raises_part_way_keeps_the_rows_it_made(
 
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
 def test_a_value_the_database_refuses_fails_its_file_alone(
-    tmp_path: Path, database_factory: Callable[[str], str], workers: int
+    tmp_path: Path, migrated_database: Callable[[str], str], workers: int
 ) -> None:
     """The batch is rolled back and redone one file per transaction: every other file is stored,
     and the database's error is raised once all have been tried."""
@@ -185,7 +180,7 @@ def test_a_value_the_database_refuses_fails_its_file_alone(
     shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
     (root / "organized" / "paper_cards" / "9003-2609-35555.md").write_text(
         f'---\narxiv: "2609.35555"\ntitle: "Too long"\nprimary: {"x" * 80}\n---\n\nTL;DR vLLM\n', encoding="utf-8")
-    settings = _settings(tmp_path, database_factory)
+    settings = _settings(tmp_path, migrated_database)
     ref = run.register_workspace(settings, root)
     files = run.find_changed_files(settings, ref)
     with pytest.raises(DBAPIError, match="value too long"):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from db.engine import make_engine, refresh_statistics, upgrade_database
+from db.engine import make_engine, refresh_statistics
 from predigest.settings import Settings
 from tasks import run
 
@@ -37,10 +37,9 @@ def _analyzed(engine: Engine) -> dict[str, int]:
 
 
 @pytest.fixture
-def fresh(database_factory: Callable[[str], str], tmp_path: Path) -> tuple[Settings, Engine]:
-    url = database_factory("predigest_stats")
+def fresh(migrated_database: Callable[[str], str], tmp_path: Path) -> tuple[Settings, Engine]:
+    url = migrated_database("predigest_stats")
     engine = make_engine(url, pool_size=2)
-    upgrade_database(engine)
     settings = Settings(_env_file=None, home=tmp_path / "home", database_url=url,  # type: ignore[call-arg]
                         storage_url=(tmp_path / "published").as_uri())
     return settings, engine

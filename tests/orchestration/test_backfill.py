@@ -159,12 +159,12 @@ def test_cli_backfill_shows_progress(
 
 def test_backfill_equals_the_evenings_run_one_after_another(
     prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
-    database_factory: Callable[[str], str],
+    migrated_database: Callable[[str], str],
 ) -> None:
     """The evenings, replayed without Prefect in a second database (ingest, then for each date in
     order: record that date's verifications with the daily catch-up and publish), publish the same
     bytes as one parallel backfill over the range, including the aging hedged claim."""
-    from db.engine import make_engine, upgrade_database
+    from db.engine import make_engine
     from flows.backfill import backfill_briefings
 
     _use(monkeypatch, settings)
@@ -172,10 +172,7 @@ def test_backfill_equals_the_evenings_run_one_after_another(
     make_workspace(ws)
     backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=4)
 
-    url = database_factory("predigest_evenings")
-    engine = make_engine(url, pool_size=2)
-    upgrade_database(engine)
-    engine.dispose()
+    url = migrated_database("predigest_evenings")
     evenings = settings.model_copy(update={"database_url": url, "storage_url": (tmp_path / "evenings").as_uri()})
     ref = ingest_all(evenings, ws)
     for day in DAYS:
@@ -189,6 +186,7 @@ def test_backfill_equals_the_evenings_run_one_after_another(
                 name = f"{topic}/{day}{suffix}"
                 assert (backfilled / name).read_bytes() == (replayed / name).read_bytes(), name
     # The hedged claim of the third day is pending then, and stale by the tenth (7 days later).
+    engine = make_engine(url, pool_size=1)
     assert _verifications(engine) == _verifications(clean_db)
     engine.dispose()
     raised = json.loads((backfilled / "inference" / f"{DAYS[2]}.json").read_text(encoding="utf-8"))

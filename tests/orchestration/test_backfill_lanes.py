@@ -56,26 +56,21 @@ def test_plan_has_the_catch_up_then_every_date() -> None:
     assert [j.publish for j in plan_jobs([daily], days, publish=False)] == [False] * 14
 
 
-def _copy(settings: Settings, database_factory: Callable[[str], str], tmp_path: Path, name: str) -> Settings:
-    from db.engine import make_engine, upgrade_database
-
-    url = database_factory(f"predigest_{name}")
-    engine = make_engine(url, pool_size=1)
-    upgrade_database(engine)
-    engine.dispose()
+def _copy(settings: Settings, migrated_database: Callable[[str], str], tmp_path: Path, name: str) -> Settings:
+    url = migrated_database(f"predigest_{name}")
     return settings.model_copy(update={"database_url": url, "storage_url": (tmp_path / name).as_uri()})
 
 
 @pytest.mark.parametrize("workers", [1, 2])
 def test_lanes_equal_the_stages_date_by_date(
-    workers: int, settings: Settings, tmp_path: Path, database_factory: Callable[[str], str]
+    workers: int, settings: Settings, tmp_path: Path, migrated_database: Callable[[str], str]
 ) -> None:
     from db.engine import make_engine
 
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
-    staged = _copy(settings, database_factory, tmp_path, "staged")
-    laned = _copy(settings, database_factory, tmp_path, "laned")
+    staged = _copy(settings, migrated_database, tmp_path, "staged")
+    laned = _copy(settings, migrated_database, tmp_path, "laned")
     ref = ingest_all(staged, ws)
     topics = run.topics_for(staged, ws, None)
     for day in DAYS:

@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from db.engine import make_engine, upgrade_database
+from db.engine import make_engine
 from predigest import orchestrate
 from predigest.settings import Settings
 from tasks import run
@@ -67,11 +67,10 @@ def _wait_for(condition: Callable[[], Any], what: str, deadline_s: float = 150.0
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, database_factory: Callable[[str], str]) -> Iterator[Stack]:
+def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
     tmp = tmp_path_factory.mktemp("stack")
-    url = database_factory("predigest_orch")
+    url = migrated_database("predigest_orch")
     engine = make_engine(url, pool_size=2)
-    upgrade_database(engine)
     home, published, workspace = tmp / "home", tmp / "published", (tmp / "ws").resolve()
     settings = Settings(_env_file=None, home=home, database_url=url, storage_url=published.as_uri())  # type: ignore[call-arg]
     make_workspace(workspace)
