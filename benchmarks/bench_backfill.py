@@ -18,8 +18,17 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from benchmarks.bench_daily import template_database, warm_up_prefect
-from benchmarks.harness import Databases, Result, environment, settings_for, temp_dir, timed
+from benchmarks.bench_daily import warm_up_prefect
+from benchmarks.harness import (
+    Databases,
+    Result,
+    environment,
+    fresh_database,
+    ingested_template,
+    settings_for,
+    temp_dir,
+    timed,
+)
 from benchmarks.profile import profiled
 from benchmarks.workspace import DEFAULT_END, generate
 
@@ -32,8 +41,7 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
     the work the one-worker flow sequences, on its own copy of the template."""
     from tasks import backfill, run
 
-    url = template_database(dbs, template, "backfill_direct")
-    try:
+    with fresh_database(dbs, "backfill_direct", template=template) as url:
         settings = settings_for(url, tmp / "direct")
         ref = run.register_workspace(settings, root)
         topics = run.topics_for(settings, root, [TOPIC])
@@ -42,15 +50,12 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
             with backfill.DateLanes(ctx, 1) as lanes:
                 lanes.run(backfill.plan_jobs(topics, days))
         return t()
-    finally:
-        dbs.drop(url)
 
 
 def bench_backfill(
     dbs: Databases, notes: int = 1_000, dates: int = FULL_YEAR, seed: int = 1, end: dt.date = DEFAULT_END
 ) -> Result:
     from flows.backfill import backfill_briefings, date_range
-    from tasks import run
 
     start = end - dt.timedelta(days=dates - 1)
     result = Result(
@@ -61,34 +66,20 @@ def bench_backfill(
     with temp_dir("backfill") as tmp:
         root = tmp / "workspace"
         generate(root, notes=notes, seed=seed)
-        template = dbs.create("backfill_template")
-        try:
-            from db.engine import make_engine, upgrade_database
-
-            engine = make_engine(template, pool_size=1)
-            upgrade_database(engine)
-            engine.dispose()
-            base = settings_for(template, tmp / "base")
-            ref = run.register_workspace(base, root)
-            run.ingest_batch(base, ref, run.find_changed_files(base, ref))
+        with ingested_template(dbs, "backfill_template", root, tmp / "base") as template:
             warm_up_prefect()
             timings: dict[int, float] = {}
             hashes: dict[int, list[str]] = {}
             for workers in (1, 2):
-                url = template_database(dbs, template, f"backfill_{workers}w")
-                settings = settings_for(url, tmp / f"w{workers}")
-                try:
+                with fresh_database(dbs, f"backfill_{workers}w", template=template) as url:
+                    settings = settings_for(url, tmp / f"w{workers}")
                     with environment(settings), profiled(f"backfill-{workers}-workers"), timed() as t:
                         results = backfill_briefings(start=start, end=end, topics=[TOPIC], force=False,
                                                      max_concurrency=workers, workspace=str(root))
-                    timings[workers] = t()
-                    hashes[workers] = [r.content_hash for r in results]
-                    print(f"   [backfill] {workers} worker(s): {t():.1f} s for {len(results)} briefings", flush=True)
-                finally:
-                    dbs.drop(url)
+                timings[workers] = t()
+                hashes[workers] = [r.content_hash for r in results]
+                print(f"   [backfill] {workers} worker(s): {t():.1f} s for {len(results)} briefings", flush=True)
             direct = _direct_run(dbs, template, tmp, root, date_range(start, end))
-        finally:
-            dbs.drop(template)
     if hashes[1] != hashes[2]:
         raise AssertionError("one and two workers published different briefings")
     one, two = timings[1], timings[2]

@@ -26,7 +26,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness import Databases, Result, environment, settings_for, temp_dir, timed
+from benchmarks.harness import (
+    Databases,
+    Result,
+    environment,
+    fresh_database,
+    ingested_template,
+    settings_for,
+    temp_dir,
+    timed,
+)
 from benchmarks.profile import profiled
 from benchmarks.workspace import DEFAULT_END, add_notes, feed_bodies, generate
 
@@ -114,30 +123,10 @@ def warm_up_prefect() -> float:
     return t()
 
 
-def template_database(dbs: Databases, url: str, name: str) -> str:
-    """A new database copied from the database at `url` (no connection may be open on it)."""
-    import psycopg
-    from psycopg import sql
-    from sqlalchemy import make_url
-
-    from db import engine as db_engine
-
-    for key in [k for k in db_engine._engines if k == url]:
-        db_engine._engines.pop(key).dispose()
-    new = dbs.create(name)
-    new_name, source = str(make_url(new).database), str(make_url(url).database)
-    with psycopg.connect(dbs._conninfo(), autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(new_name)))
-        conn.execute(sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(sql.Identifier(new_name), sql.Identifier(source)))
-    return new
-
-
 def bench_daily(
     dbs: Databases, base_notes: int = 1_000, new_notes: int = 100, seed: int = 1, day: dt.date = DEFAULT_END,
     repeats: int = REPEATS,
 ) -> Result:
-    from tasks import run
-
     result = Result(
         f"daily flow for {day} ({new_notes} new notes + 2 feed snapshots on a {base_notes:,}-note workspace), "
         f"Prefect vs direct, median of {repeats} evenings each",
@@ -146,16 +135,7 @@ def bench_daily(
     with temp_dir("daily") as tmp:
         root = tmp / "workspace"
         generate(root, notes=base_notes, seed=seed)
-        template = dbs.create("daily_template")
-        try:
-            from db.engine import make_engine, upgrade_database
-
-            engine = make_engine(template, pool_size=1)
-            upgrade_database(engine)
-            engine.dispose()
-            base = settings_for(template, tmp / "base")
-            ref = run.register_workspace(base, root)
-            run.ingest_batch(base, ref, run.find_changed_files(base, ref))
+        with ingested_template(dbs, "daily_template", root, tmp / "base") as template:
             add_notes(root, day, new_notes, seed=seed)
             result.add("Prefect ephemeral API start-up (excluded)", warm_up_prefect(), "s")
 
@@ -166,25 +146,20 @@ def bench_daily(
                 # Interleaved, each evening on its own copy of the template: noise of the host falls on both.
                 for n in range(repeats):
                     for variant in ("direct", "prefect"):
-                        url = template_database(dbs, template, f"daily_{variant}")
-                        settings = settings_for(url, tmp / f"{variant}{n}")
                         poll, brief = EVENING[variant]
-                        try:
+                        with fresh_database(dbs, f"daily_{variant}", template=template) as url:
+                            settings = settings_for(url, tmp / f"{variant}{n}")
                             with environment(settings), profiled(f"daily-{variant}-{n}"):
                                 with timed() as t_feeds:
                                     poll(settings, root, day)
                                 with timed() as t_daily:
                                     results = brief(settings, root, day)
-                            feeds[variant].append(t_feeds())
-                            daily[variant].append(t_daily())
-                            published.add((variant, results[0].content_hash))
-                            print(f"   [daily] {variant} #{n + 1}: feeds {t_feeds():.2f} s, daily {t_daily():.2f} s",
-                                  flush=True)
-                        finally:
-                            dbs.drop(url)
+                        feeds[variant].append(t_feeds())
+                        daily[variant].append(t_daily())
+                        published.add((variant, results[0].content_hash))
+                        print(f"   [daily] {variant} #{n + 1}: feeds {t_feeds():.2f} s, daily {t_daily():.2f} s",
+                              flush=True)
                 requests = client.count
-        finally:
-            dbs.drop(template)
     if len({content for _, content in published}) != 1:
         raise AssertionError(f"the evenings published different briefings: {sorted(published)}")
     med = statistics.median

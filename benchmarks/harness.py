@@ -169,8 +169,10 @@ class Databases:
         _, _, rest = normalise_url(self.admin_url).partition("://")
         return f"postgresql://{rest}"
 
-    def create(self, prefix: str) -> str:
-        """A new empty database; returns its `postgresql+psycopg://` URL."""
+    def create(self, prefix: str, template: str | None = None) -> str:
+        """A new database, empty or a copy of the database at `template` (whose connections are
+        closed first: PostgreSQL copies only a database nobody is connected to); returns its
+        `postgresql+psycopg://` URL."""
         import psycopg
         from psycopg import sql
         from sqlalchemy import make_url
@@ -178,8 +180,12 @@ class Databases:
         from db.engine import normalise_url
 
         name = f"bench_{prefix}_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template is not None:
+            _dispose_engines(template)
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(str(make_url(template).database)))
         with psycopg.connect(self._conninfo(), autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            conn.execute(statement)
         self._created.append(name)
         return make_url(normalise_url(self.admin_url)).set(database=name).render_as_string(hide_password=False)
 
@@ -189,10 +195,7 @@ class Databases:
         from psycopg import sql
         from sqlalchemy import make_url
 
-        from db import engine as db_engine
-
-        for key in [k for k in db_engine._engines if k == url]:
-            db_engine._engines.pop(key).dispose()
+        _dispose_engines(url)
         name = str(make_url(url).database)
         if name in self._created:
             self._created.remove(name)
@@ -218,6 +221,14 @@ class Databases:
             self._server = None
 
 
+def _dispose_engines(url: str) -> None:
+    """Close the pooled connections predigest's engine for `url` holds (if it has one)."""
+    from db import engine as db_engine
+
+    for key in [k for k in db_engine._engines if k == url]:
+        db_engine._engines.pop(key).dispose()
+
+
 def _hide_password(url: str) -> str:
     from sqlalchemy import make_url
 
@@ -228,11 +239,12 @@ def _hide_password(url: str) -> str:
 
 
 @contextlib.contextmanager
-def fresh_database(dbs: Databases, prefix: str, migrate: bool = True) -> Iterator[str]:
-    """A new database (migrated to head unless `migrate` is False), dropped afterwards."""
-    url = dbs.create(prefix)
+def fresh_database(dbs: Databases, prefix: str, migrate: bool = True, template: str | None = None) -> Iterator[str]:
+    """A new database, dropped afterwards: a copy of `template`, or else empty and migrated to head
+    unless `migrate` is False."""
+    url = dbs.create(prefix, template)
     try:
-        if migrate:
+        if migrate and template is None:
             from db.engine import make_engine, upgrade_database
 
             engine = make_engine(url, pool_size=1)
@@ -243,6 +255,19 @@ def fresh_database(dbs: Databases, prefix: str, migrate: bool = True) -> Iterato
         yield url
     finally:
         dbs.drop(url)
+
+
+@contextlib.contextmanager
+def ingested_template(dbs: Databases, prefix: str, root: Path, home: Path) -> Iterator[str]:
+    """A migrated database holding the ingest of the workspace at `root`, for runs that each start
+    from a copy of it (`fresh_database(..., template=url)`); dropped afterwards."""
+    from tasks import run
+
+    with fresh_database(dbs, prefix) as url:
+        settings = settings_for(url, home)
+        ref = run.register_workspace(settings, root)
+        run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+        yield url
 
 
 @contextlib.contextmanager
