@@ -26,9 +26,8 @@ from predigest.settings import Settings
 from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
 from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.assemble import build_content
-from tasks.briefing.collect import WindowData, add_lookups, collect_window
+from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_papers
-from tasks.briefing.model import Paper
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
@@ -45,6 +44,8 @@ from tasks.ingest.store import (
     write_planned,
 )
 from tasks.judge.density import DensityRule
+from tasks.model.briefing import Paper
+from tasks.model.window import WindowData
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     MARKDOWN_CONTENT_TYPE,

@@ -7,14 +7,14 @@ from collections import Counter
 from collections.abc import Sequence
 
 from predigest.topics import Topic
-from tasks.briefing.collect import WindowData
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_papers
-from tasks.briefing.model import BriefingContent, Paper, SourceCheck
 from tasks.briefing.sources import source_checks
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
+from tasks.model.briefing import BriefingContent, Paper, SourceCheck
+from tasks.model.window import WindowData
 from tasks.verify.observe import observe_window
 from tasks.verify.status import Tracked, listed, merge
 

@@ -2,7 +2,7 @@
 
 Rows are read with Core selects of the columns used (plain tuples, no ORM identity map or
 instances): a window reads thousands of items, and building ORM objects for them cost more than
-the queries. The views themselves live in `tasks.briefing.views`; they are re-exported here.
+the queries. The views themselves live in `tasks.model.window`.
 """
 
 from __future__ import annotations
@@ -21,25 +21,20 @@ from db.models import Item, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
-from tasks.briefing.views import (
-    AnchorView,
+from tasks.model.window import (
+    NOTE_KINDS,
     CardView,
     EntryView,
-    KnowledgeView,
     MentionView,
     PaperLookup,
     SourceView,
     WindowData,
 )
 
-__all__ = [
-    "LOOKBACK_DAYS", "NOTE_KINDS", "AnchorView", "CardView", "EntryView", "KnowledgeView", "MentionView",
-    "PaperLookup", "SourceView", "WindowData", "add_lookups", "collect_window",
-]
+__all__ = ["LOOKBACK_DAYS", "add_lookups", "collect_window"]
 
 # How far back earlier windows are read for names seen before and numbers to compare with.
 LOOKBACK_DAYS = 30
-NOTE_KINDS = ("note", "hf_daily", "other")
 
 
 def _current(workspace_id: int) -> Any:

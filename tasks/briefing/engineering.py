@@ -17,10 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from predigest.topics import Topic
-from tasks.briefing.collect import NOTE_KINDS, EntryView, WindowData
 from tasks.briefing.judge import clean_title, origins, split_points, stars
-from tasks.briefing.model import EntryRef, Paper
 from tasks.judge.relevance import Verdict, judge_context
+from tasks.model.briefing import EntryRef, Paper
+from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
 from tasks.verify.names import head_token, is_generic, mentions_name, names_match
 

@@ -10,10 +10,10 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
 
 from predigest.topics import Topic
-from tasks.briefing.collect import EntryView, MentionView, WindowData
-from tasks.briefing.model import EntryRef, Paper
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.relevance import CategoryEvidence, ContextVerdict, Verdict, judge_context, judge_paper
+from tasks.model.briefing import EntryRef, Paper
+from tasks.model.window import EntryView, MentionView, WindowData
 from tasks.verify.markers import STARS
 from tasks.verify.names import names_match
 

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, KnowledgeSnapshot, Source
-from tasks.briefing.views import AnchorView, KnowledgeView
+from tasks.model.window import AnchorView, KnowledgeView
 
 # Snapshots kept: one per topic a worker briefs is enough; a few more cover tests and re-ingests.
 CACHE_SIZE = 8

@@ -7,7 +7,7 @@ import json
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.model import BriefingContent, Paper
+from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
 CITABLE = ("net_new", "already_anchored", "reference_list_only")

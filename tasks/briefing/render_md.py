@@ -5,7 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, short_title
-from tasks.briefing.model import BriefingContent, Paper
+from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
 ICONS = {"pending": "⚠️", "stale": "⏳", "resolved": "✅"}

@@ -6,10 +6,10 @@ import re
 from collections import Counter
 
 from predigest.topics import Topic
-from tasks.briefing.collect import SourceView, WindowData
 from tasks.briefing.labels import short_title
-from tasks.briefing.model import Paper, SourceCheck
 from tasks.judge.relevance import Verdict, judge_context
+from tasks.model.briefing import Paper, SourceCheck
+from tasks.model.window import SourceView, WindowData
 from tasks.verify.markers import CONFIRMATORY, found
 from tasks.verify.names import is_generic
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from tasks.briefing.collect import AnchorView
+from tasks.model.window import AnchorView
 
 
 @dataclass(frozen=True)

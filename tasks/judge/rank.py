@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from tasks.briefing.model import Paper
+from tasks.model.briefing import Paper
 
 INCREMENT_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2}
 

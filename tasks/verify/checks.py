@@ -7,7 +7,7 @@ import datetime as dt
 
 from rapidfuzz import fuzz
 
-from tasks.briefing.collect import NOTE_KINDS, EntryView
+from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.names import distinctive, is_generic, names_match, normalise, short_name
 from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts

@@ -10,9 +10,9 @@ from functools import lru_cache
 
 from predigest.arxiv_ids import find_ids
 from predigest.topics import Topic
-from tasks.briefing.collect import EntryView, WindowData
-from tasks.briefing.model import Paper
 from tasks.judge.relevance import Verdict, judge_context
+from tasks.model.briefing import Paper
+from tasks.model.window import EntryView, WindowData
 from tasks.verify.names import names_match, normalise, short_name
 from tasks.verify.status import Observation, Tracked
 

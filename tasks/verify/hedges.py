@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.briefing.collect import EntryView
+from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at
 from tasks.verify.names import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from predigest.topics import Topic
-from tasks.briefing.collect import WindowData
-from tasks.briefing.model import Paper
+from tasks.model.briefing import Paper
+from tasks.model.window import WindowData
 from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises
 from tasks.verify.context import Context
 from tasks.verify.hedges import observe_hedges, observe_settlements

@@ -21,8 +21,8 @@ from predigest.settings import Settings
 from predigest.windows import Window
 from tasks import run
 from tasks.briefing import collect
-from tasks.briefing.collect import (
-    LOOKBACK_DAYS,
+from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
+from tasks.model.window import (
     NOTE_KINDS,
     AnchorView,
     CardView,
@@ -32,7 +32,6 @@ from tasks.briefing.collect import (
     PaperLookup,
     SourceView,
     WindowData,
-    collect_window,
 )
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
 

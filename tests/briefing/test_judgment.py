@@ -21,10 +21,10 @@ from sqlalchemy import Engine
 
 from predigest.settings import Settings
 from tasks import run
-from tasks.briefing.model import Paper
 from tasks.judge.density import DensityRule, density_of, density_report
 from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, hinted_numbers, legacy_map
+from tasks.model.briefing import Paper
 from tests.helpers import ingest_all
 
 DAY = dt.date(2026, 11, 3)

@@ -97,9 +97,9 @@ def test_papers_are_looked_up_once(clean_db: Engine, settings: Settings) -> None
 
 def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, settings: Settings) -> None:
     """A listing item whose abstract mentions the topic once is checked but not an increment."""
-    from tasks.briefing.collect import MentionView
     from tasks.briefing.judge import _context_verdict
     from tasks.judge.relevance import Verdict
+    from tasks.model.window import MentionView
 
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     now = dt.datetime(2026, 10, 9, tzinfo=dt.UTC)

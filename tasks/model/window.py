@@ -8,6 +8,9 @@ from typing import Any
 
 from predigest.windows import Window
 
+# Source kinds whose entries are notes (as opposed to cards, the queue and knowledge documents).
+NOTE_KINDS = ("note", "hf_daily", "other")
+
 
 @dataclass(frozen=True)
 class SourceView:
