@@ -1,12 +1,15 @@
 """Database URL resolution, engines, sessions and programmatic alembic migrations.
 
 With `PREDIGEST_DATABASE_URL` unset, predigest runs an embedded PostgreSQL (pgserver) under
-`<home>/pg`; it keeps running after the process exits so later commands and workers reuse it.
+`<home>/pg`; it keeps running after the process exits so later commands and workers reuse it
+(`predigest db stop` or `predigest down` stop it: `db.embedded`).
 """
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -37,6 +40,9 @@ _SOCKET_NAME = ".s.PGSQL.5432"
 
 _engines: dict[str, Engine] = {}
 _embedded_urls: dict[Path, str] = {}
+# Data dirs whose server this process started (rather than found running), so a one-off command
+# can say that it leaves one behind.
+started_here: set[Path] = set()
 _lock = threading.Lock()
 _embedded_lock = threading.Lock()
 # alembic keeps the running migration context in module globals, so one process may run only one
@@ -84,6 +90,9 @@ def _start_embedded(pgdata: Path) -> str:
         warnings.simplefilter("ignore")
         import pgserver
     pgdata.parent.mkdir(parents=True, exist_ok=True)
+    from db.embedded import embedded_status
+
+    was_running = embedded_status(pgdata.parent).running
     try:
         # cleanup_mode=None: leave the server running for the next command or worker process.
         server = pgserver.get_server(pgdata, cleanup_mode=None)
@@ -99,7 +108,30 @@ def _start_embedded(pgdata: Path) -> str:
     if len(str(socket_dir / _SOCKET_NAME).encode()) > MAX_SOCKET_PATH:
         raise DatabaseError(_too_long_message(pgdata))
     _create_database(server.get_uri(), EMBEDDED_DATABASE)
+    if not was_running:
+        started_here.add(pgdata)
     return f"{DRIVER}://postgres:@/{EMBEDDED_DATABASE}?host={quote(str(socket_dir), safe='/')}"
+
+
+def forget_embedded(pgdata: Path) -> None:
+    """Forget this process's handles on the embedded server in `pgdata` (after it was stopped)."""
+    with _embedded_lock:
+        url = _embedded_urls.pop(pgdata, None)
+        started_here.discard(pgdata)
+    if url is not None:
+        with _lock:
+            engine = _engines.pop(url, None)
+        if engine is not None:
+            engine.dispose()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import pgserver
+    stale = pgserver.PostgresServer._instances.pop(pgdata, None)
+    if stale is not None:
+        # Its exit hook would look itself up in that registry again; the server is gone anyway.
+        atexit.unregister(stale._cleanup)
+        with suppress(OSError, ValueError):
+            stale.global_process_id_list.get_and_remove(os.getpid())
 
 
 def _too_long_message(pgdata: Path) -> str:

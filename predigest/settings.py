@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -54,11 +54,16 @@ class Settings(BaseSettings):
     arxiv_lookup: bool = False
     # Named in the User-Agent of requests to arXiv and Hugging Face, as arXiv asks of API clients.
     contact_email: str | None = None
+    # Show the full traceback when a command fails (the CLI's --debug does the same).
+    debug: bool = False
 
     @field_validator("timezone")
     @classmethod
     def _known_timezone(cls, value: str) -> str:
-        ZoneInfo(value)  # raises for an unknown zone
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:  # ZoneInfoNotFoundError is a KeyError
+            raise ValueError(f"unknown timezone {value!r}") from exc
         return value
 
     @field_validator("cutoff")

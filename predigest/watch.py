@@ -39,6 +39,8 @@ RESOURCE_PREFIX = "predigest.inbox."
 TRIGGER_WITHIN_SECONDS = 10
 # Emit a held change this long after the window, so it lands in the trigger's next window.
 HOLD_MARGIN_SECONDS = 1.0
+# First word of the line `predigest watch` prints once it watches (after the rescan); `up` waits for it.
+READY = "watching"
 
 _TEMP_SUFFIXES = (".swp", ".swx", ".swo", "~", ".tmp", ".part", ".crdownload")
 _TEMP_PREFIXES = (".#", "~$")

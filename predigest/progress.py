@@ -1,0 +1,77 @@
+"""The lines a one-off command prints around its flow: which database and Prefect API it uses, what
+the ingest stored, and whether it leaves an embedded PostgreSQL running.
+
+Contract: each function returns text (no printing) and reads only settings and the database, so the
+CLI decides what to show and the lines are testable without a terminal. The ingest count is read
+back from the `sources` rows stored since a database timestamp taken before the flow started.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from urllib.parse import urlsplit
+
+from predigest.settings import Settings
+
+
+def database_line(settings: Settings) -> str:
+    """`database: …` naming the configured server (no password) or the embedded one under home."""
+    if settings.database_url:
+        parts = urlsplit(settings.database_url)
+        where = f"{parts.hostname or 'local socket'}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        return f"database: PostgreSQL at {where} (PREDIGEST_DATABASE_URL)"
+    from db.embedded import embedded_status
+
+    status = embedded_status(settings.home)
+    state = f"running, pid {status.pid}" if status.running else "starting"
+    return f"database: embedded PostgreSQL under {status.pgdata} ({state})"
+
+
+def prefect_line(api_url: str | None) -> str:
+    if api_url:
+        return f"prefect: runs are recorded on {api_url}"
+    return "prefect: starting an ephemeral API for this run (a few seconds; PREFECT_API_URL names a server instead)"
+
+
+def database_now(settings: Settings) -> dt.datetime:
+    """The database's clock (what `ingested_at` defaults to), before the flow starts."""
+    from sqlalchemy import func, select
+
+    from db.engine import get_engine, session_scope
+
+    with session_scope(get_engine(settings)) as session:
+        return session.execute(select(func.now())).scalar_one()
+
+
+def ingest_line(settings: Settings, workspace_id: int, since: dt.datetime) -> str:
+    """`ingest: N new or changed files stored (k unreadable)`, or that nothing new was found."""
+    from sqlalchemy import func, select
+
+    from db.engine import get_engine, session_scope
+    from db.models import Source
+
+    with session_scope(get_engine(settings)) as session:
+        stored, unreadable = session.execute(
+            select(func.count(), func.count(Source.error)).where(
+                Source.workspace_id == workspace_id, Source.ingested_at >= since,
+                ~Source.path.contains("://"),  # feed snapshots are sources too, stored by URI
+            )
+        ).one()
+    if not stored:
+        return "ingest: no new or changed files"
+    return f"ingest: {stored} new or changed file{'s' if stored != 1 else ''} stored" + (
+        f" ({unreadable} unreadable, named in the briefing)" if unreadable else "")
+
+
+def embedded_notice(settings: Settings) -> str | None:
+    """One line when this process started the embedded server: it keeps running, and how to stop it."""
+    if settings.database_url:
+        return None
+    from db import engine
+    from db.embedded import embedded_status
+
+    status = embedded_status(settings.home)
+    if status.pgdata not in engine.started_here or not status.running:
+        return None
+    return (f"the embedded PostgreSQL (pid {status.pid}) keeps running for later commands; "
+            "stop it with `predigest db stop` or `predigest down`")
