@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) ## create .venv and install predigest with its dev tools
 
-demo: $(STAMP) ## brief the sample workspace (embedded PostgreSQL, local storage) and print where it went
+demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest down` stops its database)
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
 
 test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL)
@@ -48,5 +48,7 @@ format: $(STAMP) ## ruff format and import sorting
 	$(BIN)/ruff check --fix --select I .
 	$(BIN)/ruff format .
 
-clean: ## remove the venv, caches and the local .predigest home (stops nothing)
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info
+clean: ## stop what runs from ./.predigest (Prefect stack, embedded PostgreSQL), then remove it, the venv and caches
+	@if [ -x $(BIN)/predigest ]; then PREDIGEST_HOME=.predigest $(BIN)/predigest down; \
+	elif [ -f .predigest/pg/postmaster.pid ]; then kill -INT "$$(head -n 1 .predigest/pg/postmaster.pid)" 2>/dev/null || true; sleep 2; fi
+	rm -rf .predigest $(VENV) .pytest_cache .mypy_cache .ruff_cache *.egg-info

@@ -8,7 +8,10 @@ Contract:
   are skipped and named), starts `workers` process workers and, when a workspace is configured,
   `predigest watch`. Each process gets its own session (process group); its pid goes to
   `<home>/run/<name>.pid` and its output to `<home>/run/<name>.log`. It returns the UI address.
-- A server already running from this home is reused; `up` twice does not start a second one.
+- A server, worker or watcher already running from this home is reused (and `up` says so); `up`
+  twice does not start a second one. `up` lists the deployments the server then holds as
+  `flow/deployment` (what `prefect deployment run` takes), and reports the watcher started only
+  once it says it watches: a watcher that exits at once is a RuntimeError naming its last log line.
 - `down` stops what `up` started, newest first, by the pid files (SIGTERM to each process group,
   SIGKILL after a grace period) and removes the pid files. A pid file whose process is gone, or
   whose pid now belongs to a program that is not ours, is only removed.
@@ -183,6 +186,36 @@ def deploy_all(env: Mapping[str, str], repo: Path = REPO) -> list[str]:
     return skipped
 
 
+def registered_deployments(api_url: str) -> list[str]:
+    """`flow/deployment (description)` of every deployment the server knows, sorted."""
+
+    def post(path: str) -> list[dict[str, Any]]:
+        request = urllib.request.Request(f"{api_url}{path}", data=b"{}", method="POST",
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+            return list(json.load(response))
+
+    flows = {f["id"]: f["name"] for f in post("/flows/filter")}
+    return sorted(f"{flows.get(d['flow_id'], '?')}/{d['name']}" + (f"  ({d['description']})" if d.get("description") else "")
+                  for d in post("/deployments/filter"))
+
+
+def wait_watching(pid: int, log: Path, what: str, deadline_s: float = 30.0) -> str:
+    """Wait until the watcher says it watches; RuntimeError with its last log line if it exits first."""
+    from predigest.watch import READY
+
+    deadline = time.monotonic() + deadline_s
+    while time.monotonic() < deadline:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if any(line.startswith(READY) for line in text.splitlines()):
+            return f"{what} started (pid {pid})"
+        if not is_ours(pid):
+            last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
+            raise RuntimeError(f"{what} exited at once: {last[0]} (log {log})")
+        time.sleep(0.3)
+    return f"{what} started (pid {pid}), still rescanning the inbox (log {log})"
+
+
 def worker_argv(name: str, pool: str = POOL) -> list[str]:
     return [sys.executable, "-m", "prefect", "--no-prompt", "worker", "start", "--pool", pool,
             "--type", "process", "--name", name, "--install-policy", "never"]
@@ -215,7 +248,9 @@ def up(
     rundir.mkdir(parents=True, exist_ok=True)
 
     server = running(home, "server")
-    if server is None:
+    if server is not None:
+        echo(f"prefect server already running (pid {server}): reused")
+    else:
         if healthy(api_url):
             raise RuntimeError(f"something else already answers on {api_url}; pick another --port")
         env_server = dict(env)
@@ -231,19 +266,27 @@ def up(
     stack.skipped_deployments = deploy_all(env, repo)
     for name in stack.skipped_deployments:
         echo(f"deployment {name} skipped: its entrypoint file does not exist yet")
+    registered = registered_deployments(api_url)
+    echo(f"{len(registered)} deployments registered on pool {POOL} (flow/deployment):")
+    for line in registered:
+        echo(f"  {line}")
 
     for n in range(1, workers + 1):
         key = f"worker-{n}"
-        if running(home, key) is None:
-            pid = spawn(home, key, worker_argv(f"predigest-{os.uname().nodename}-{n}"), env, cwd=repo)
-            stack.started.append(key)
-            echo(f"worker {n} started (pid {pid})")
+        if (pid := running(home, key)) is not None:
+            echo(f"worker {n} already running (pid {pid}): reused")
+            continue
+        pid = spawn(home, key, worker_argv(f"predigest-{os.uname().nodename}-{n}"), env, cwd=repo)
+        stack.started.append(key)
+        echo(f"worker {n} started (pid {pid})")
     ws = env.get("PREDIGEST_WORKSPACE")
-    if ws and running(home, "watcher") is None:
+    if ws and (pid := running(home, "watcher")) is not None:
+        echo(f"watcher on {ws}/inbox already running (pid {pid}): reused")
+    elif ws:
         pid = spawn(home, "watcher", [sys.executable, "-m", "predigest.cli", "watch", "--workspace", ws], env, cwd=repo)
         stack.started.append("watcher")
-        echo(f"watcher on {ws}/inbox started (pid {pid})")
-    elif not ws:
+        echo(wait_watching(pid, run_dir(home) / "watcher.log", f"watcher on {ws}/inbox"))
+    else:
         echo("no workspace (PREDIGEST_WORKSPACE or --workspace): the inbox watcher is not started")
     echo(f"Prefect UI: {stack.ui_url}   (PREFECT_API_URL={api_url})")
     return stack

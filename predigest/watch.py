@@ -5,7 +5,7 @@ Contract:
   no stored source for its path), `inbox.file.updated` when it changed. Deletions emit nothing.
 - The event's resource id is `predigest.inbox.<sha1 of the workspace-relative path>`, with labels
   `predigest.path` (that path) and `predigest.workspace` (the workspace root); the payload carries
-  `path` (workspace-relative, POSIX) and `workspace`. The `ingest-inbox` deployment's trigger passes
+  `path` (workspace-relative, POSIX) and `workspace`. The `ingest-inbox-file` deployment's trigger passes
   them to `flows/inbox.py:ingest_inbox_file`.
 - Ignored: editor and download droppings (`*.swp`, `*.swx`, `*~`, `.#*`, `~$*`, `.DS_Store`, `*.tmp`,
   `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything outside `inbox/`, symlinks
@@ -35,7 +35,7 @@ from typing import Any
 CREATED = "inbox.file.created"
 UPDATED = "inbox.file.updated"
 RESOURCE_PREFIX = "predigest.inbox."
-# Must equal `within` of the ingest-inbox trigger in prefect.yaml (a test checks it).
+# Must equal `within` of the ingest-inbox-file trigger in prefect.yaml (a test checks it).
 TRIGGER_WITHIN_SECONDS = 10
 # Emit a held change this long after the window, so it lands in the trigger's next window.
 HOLD_MARGIN_SECONDS = 1.0

@@ -7,6 +7,10 @@
   the event's path and workspace and debounces per file with the watcher's window.
 - The daily briefing keeps 22:20 Asia/Shanghai, concurrency limit 1 with CANCEL_NEW and a slug.
 - The pull step leaves the checkout path to each worker (PREDIGEST_REPO).
+- Every description starts with when it runs: a scheduled one with its time, days and timezone
+  ("daily 22:20 Asia/Shanghai"), so the UI and `prefect deployment ls` show the zone.
+- A deployment is named after its flow (`prefect deployment run <flow>/<deployment>`), except the
+  per-source polls of the one `poll-feeds` flow; the README's table names every real pair.
 No server is needed: this reads the file and imports the flows.
 """
 
@@ -42,7 +46,7 @@ def _load_flow(deployment: dict[str, Any]) -> Any:
 def test_names_are_unique_and_expected() -> None:
     names = [d["name"] for d in DEPLOYMENTS]
     assert len(names) == len(set(names))
-    assert set(names) >= {"daily-briefing", "ingest-inbox", "hf-daily-poll", "arxiv-poll", "staleness-check",
+    assert set(names) >= {"daily-briefing", "ingest-inbox-file", "hf-daily-poll", "arxiv-poll", "check-staleness",
                           "briefing-for-date", "backfill-briefings"}
     assert all(d["work_pool"]["name"] == "predigest" for d in DEPLOYMENTS)
 
@@ -99,7 +103,7 @@ def test_schedule_times() -> None:
     # arXiv announces Sun-Thu evenings US Eastern: after Thursday's comes Sunday's.
     friday = dt.datetime(2026, 10, 9, 21, 0, tzinfo=new_york)
     assert first("arxiv-poll", friday) == dt.datetime(2026, 10, 11, 20, 30, tzinfo=new_york)
-    assert first("staleness-check", thursday_noon) < first("daily-briefing", thursday_noon)
+    assert first("check-staleness", thursday_noon) < first("daily-briefing", thursday_noon)
 
 
 def test_daily_briefing_is_limited_to_one_run_and_cancels_new_ones() -> None:
@@ -126,7 +130,7 @@ def test_triggers_are_valid_deployment_triggers(deployment: dict[str, Any]) -> N
 def test_inbox_trigger_passes_the_event_path_and_debounces_per_file() -> None:
     from prefect.events.schemas.events import Event
 
-    inbox = _by_name("ingest-inbox")
+    inbox = _by_name("ingest-inbox-file")
     assert inbox["entrypoint"] == "flows/inbox.py:ingest_inbox_file"
     (trigger,) = inbox["triggers"]
     assert set(trigger["expect"]) == {watch.CREATED, watch.UPDATED}
@@ -151,3 +155,51 @@ def test_feed_polls_pass_one_source_each() -> None:
     assert _by_name("hf-daily-poll")["parameters"] == {"sources": ["hf_daily"]}
     assert _by_name("arxiv-poll")["parameters"] == {"sources": ["arxiv"]}
     assert _by_name("hf-daily-poll")["entrypoint"] == _by_name("arxiv-poll")["entrypoint"] == "flows/feeds.py:poll_feeds"
+
+
+_DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+
+
+def _when(schedule: dict[str, Any]) -> str:
+    """The schedule as its description must begin: `daily 22:20 Asia/Shanghai`, `Sun-Thu 20:30 …`."""
+    minute, hour, dom, month, dow = schedule["cron"].split()
+    assert (dom, month) == ("*", "*") and minute.isdigit() and hour.isdigit(), "extend _when for this cron"
+    if dow == "*":
+        days = "daily"
+    else:
+        first, _, last = dow.partition("-")
+        days = f"{_DAYS[int(first)]}-{_DAYS[int(last)]}" if last else _DAYS[int(first)]
+    return f"{days} {int(hour):02d}:{int(minute):02d} {schedule['timezone']}"
+
+
+@pytest.mark.parametrize("deployment", DEPLOYMENTS, ids=lambda d: d["name"])
+def test_description_names_the_schedule_in_its_timezone(deployment: dict[str, Any]) -> None:
+    description = deployment["description"]
+    schedules = deployment.get("schedules", [])
+    if schedules:
+        (schedule,) = schedules
+        assert description.startswith(_when(schedule) + ":"), (description, _when(schedule))
+    elif deployment.get("triggers"):
+        assert description.startswith("on ") and all(e in description for e in deployment["triggers"][0]["expect"])
+    else:
+        assert description.startswith("unscheduled")
+
+
+def test_when_renders_the_cron_it_is_given() -> None:
+    assert _when({"cron": "30 20 * * 0-4", "timezone": "America/New_York"}) == "Sun-Thu 20:30 America/New_York"
+    assert _when({"cron": "5 7 * * *", "timezone": "UTC"}) == "daily 07:05 UTC"
+
+
+@pytest.mark.parametrize("deployment", DEPLOYMENTS, ids=lambda d: d["name"])
+def test_deployment_is_named_after_its_flow(deployment: dict[str, Any]) -> None:
+    flow = _load_flow(deployment)
+    if flow.name == "poll-feeds":  # one flow, one deployment per source
+        assert deployment["name"] in {"hf-daily-poll", "arxiv-poll"}
+    else:
+        assert deployment["name"] == flow.name
+
+
+def test_readme_names_every_flow_deployment_pair() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for deployment in DEPLOYMENTS:
+        assert f"`{_load_flow(deployment).name}/{deployment['name']}`" in readme, deployment["name"]

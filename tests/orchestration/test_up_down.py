@@ -61,7 +61,7 @@ def test_prefect_env_is_offline_and_under_home(tmp_path: Path) -> None:
 def test_deployment_names_come_from_prefect_yaml() -> None:
     names = dict(orchestrate.deployment_names())
     assert names["daily-briefing"] == "flows/daily.py:daily_briefing"
-    assert names["ingest-inbox"] == "flows/inbox.py:ingest_inbox_file"
+    assert names["ingest-inbox-file"] == "flows/inbox.py:ingest_inbox_file"
 
 
 def test_cli_has_the_orchestration_commands() -> None:
