@@ -1,7 +1,8 @@
 """arXiv metadata lookups for 1,000 unknown ids, counted through `ReplayHttpClient`.
 
 A workspace of 50 notes names 1,000 distinct arXiv ids (20 a note), none of them in `papers` yet.
-`tasks.feeds.stage.lookup_papers` looks them up through `ArxivLookup` (100 ids a request, 3 s apart:
+`tasks.feeds.stage.lookup_papers` looks them up through `ArxivLookup`, an `arxiv.Client` whose
+requests session is answered by the replay client (100 ids a request, 3 s apart:
 a fake clock records the waits instead of sleeping) against a replay client that answers each
 `id_list` with Atom entries for all but every tenth id (arXiv does not know those). Then the same
 stage runs again: every id is now known (found or unknown), so it must send nothing.

@@ -1,14 +1,19 @@
-"""arXiv API metadata: parse `export.arxiv.org/api/query` Atom, and look ids up in polite batches.
+"""arXiv API metadata through the design card's `arxiv` package: read answers, look ids up in polite batches.
 
 Contract:
-- `parse_arxiv_api` reads current and legacy (2016) responses. arXiv reports errors as an Atom entry
-  whose id is under `arxiv.org/api/errors` (with HTTP 400): that becomes `error`. An empty result
-  (totalResults 0) is no error; an id missing from a batch is simply absent from `found`.
-- `ArxivLookup.lookup` asks once for every canonical id not already `known` (unless `refresh`),
-  up to `batch_size` ids a request, at least `min_interval` seconds apart (arXiv's rule is one
-  request per 3 s), retrying 429/5xx/transport failures with growing backoff. Asked-for ids absent
-  from a successful answer are `unknown`; ids in a batch that failed are in neither set, so a later
-  run asks again. Malformed ids are never sent (one would make arXiv reject the whole batch).
+- `parse_arxiv_api` reads current and legacy (2016) responses with the arxiv package's parser,
+  after a strict well-formedness check (`tasks.feeds.arxiv_client.read_feed`). arXiv reports errors
+  as an Atom entry whose id is under `arxiv.org/api/errors` (with HTTP 400): that becomes `error`.
+  An empty result (totalResults 0) is no error; an id missing from a batch is simply absent.
+- `ArxivLookup.lookup` asks once for every canonical id not already `known` (unless `refresh`):
+  one `arxiv.Search(id_list=batch)` per `batch_size` ids (the client's page size, 100), through
+  `PoliteClient` (an arxiv.Client: `delay_seconds` 3 s apart, arXiv's rule; `num_retries` with
+  growing backoff on 429/5xx/transport failures). Asked-for ids absent from a successful answer are
+  `unknown`; ids in a batch that failed are in neither set, so a later run asks again. Malformed ids
+  are never sent (one would make arXiv reject the whole batch); an id arXiv rejects anyway is set
+  aside and the rest asked again.
+- Tests and benchmarks pass an `HttpClient` double (recorded responses); it answers the client's
+  requests session through `replay_session`, so nothing touches the network.
 - `title_matches` compares a note's title with arXiv's (rapidfuzz token_set_ratio).
 """
 
@@ -17,23 +22,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
+import arxiv
 from rapidfuzz import fuzz, utils
 
 from predigest.arxiv_ids import canonicalize
-from tasks.feeds.http import HttpClient, HttpResponse, TransportError
+from tasks.feeds.arxiv_client import ARXIV_API_URL, PoliteClient, read_feed, replay_session
+from tasks.feeds.http import HttpClient
 from tasks.feeds.model import clean_text, parse_arxiv_ref
 
-ARXIV_API_URL = "http://export.arxiv.org/api/query"
-_NS = {
-    "atom": "http://www.w3.org/2005/Atom",
-    "arxiv": "http://arxiv.org/schemas/atom",
-    "opensearch": "http://a9.com/-/spec/opensearch/1.1/",
-}
-RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+__all__ = ["ARXIV_API_URL", "ApiResult", "ArxivLookup", "ArxivMetadata", "LookupResult", "parse_arxiv_api",
+           "title_matches"]
 # token_set_ratio scores 100 when every word of one title appears in the other, so a note that
 # shortens a title ("MolClaw: An Autonomous Agent") still matches; 90 lets through spelling and
 # punctuation variants (optimisation/optimization: 98, Descriptors/Descriptions: 94.5) but not a
@@ -81,67 +82,30 @@ class LookupResult:
 
 def parse_arxiv_api(body: bytes) -> ApiResult:
     """Parse an arXiv API Atom response; never raises for bad bytes."""
-    try:
-        root = ET.fromstring(body)
-    except ET.ParseError as err:
-        return ApiResult({}, f"malformed arXiv API response: {err}", malformed=True)
-    if root.tag != f"{{{_NS['atom']}}}feed":
-        return ApiResult({}, f"not an Atom feed: root element {root.tag!r}", malformed=True)
-    total = _int(root.findtext("opensearch:totalResults", namespaces=_NS))
-    found: dict[str, ArxivMetadata] = {}
-    errors: list[str] = []
-    for entry in root.iterfind("atom:entry", _NS):
-        entry_id = (entry.findtext("atom:id", default="", namespaces=_NS)).strip()
-        if "/api/errors" in entry_id:
-            # Match on the id, not the title: a real paper may well be titled "Error".
-            message = clean_text(entry.findtext("atom:summary", namespaces=_NS)) or entry_id
-            errors.append(f"arXiv API error: {message}")
-            continue
-        meta = _metadata(entry, entry_id)
-        if meta is not None:
-            found[meta.arxiv_id] = meta
-    return ApiResult(found, "; ".join(errors) or None, total)
+    read = read_feed(body)
+    if read.feed is None:
+        return ApiResult({}, read.problem, malformed=True)
+    found = {meta.arxiv_id: meta for meta in map(_metadata, read.feed.results) if meta is not None}
+    return ApiResult(found, read.api_error, read.feed.header.total_results)
 
 
-def _metadata(entry: ET.Element, entry_id: str) -> ArxivMetadata | None:
-    parsed = parse_arxiv_ref(entry_id)
+def _metadata(result: arxiv.Result) -> ArxivMetadata | None:
+    parsed = parse_arxiv_ref(result.entry_id)
     if parsed is None:
         return None
-    primary = entry.find("arxiv:primary_category", _NS)
     return ArxivMetadata(
         arxiv_id=parsed[0],
-        # The default only covers a missing element: a title of "0" is a real title (arxiv.py #71).
-        title=clean_text(entry.findtext("atom:title", default="", namespaces=_NS)),
-        authors=tuple(
-            clean_text(a.findtext("atom:name", default="", namespaces=_NS))
-            for a in entry.iterfind("atom:author", _NS)
-        ),
-        abstract=clean_text(entry.findtext("atom:summary", default="", namespaces=_NS)),
-        categories=tuple(c.get("term", "") for c in entry.iterfind("atom:category", _NS) if c.get("term")),
-        primary_category=primary.get("term") if primary is not None else None,
-        published=_when(entry.findtext("atom:published", namespaces=_NS)),
-        updated=_when(entry.findtext("atom:updated", namespaces=_NS)),
+        title=clean_text(result.title),  # a title of "0" is a real title (arxiv.py #71)
+        authors=tuple(clean_text(author.name) for author in result.authors),
+        abstract=clean_text(result.summary),
+        categories=tuple(c for c in result.categories if c),
+        primary_category=result.primary_category or None,
+        published=result.published,
+        updated=result.updated,
         latest_version=parsed[1],
-        doi=clean_text(entry.findtext("arxiv:doi", namespaces=_NS)) or None,
-        journal_ref=clean_text(entry.findtext("arxiv:journal_ref", namespaces=_NS)) or None,
+        doi=clean_text(result.doi) or None,
+        journal_ref=clean_text(result.journal_ref) or None,
     )
-
-
-def _int(text: str | None) -> int | None:
-    try:
-        return int(text.strip()) if text else None
-    except ValueError:
-        return None
-
-
-def _when(text: str | None) -> dt.datetime | None:
-    if not text:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text.strip())
-    except ValueError:
-        return None
-    return when.astimezone(dt.UTC) if when.tzinfo else when.replace(tzinfo=dt.UTC)
 
 
 def title_matches(note_title: str, arxiv_title: str, threshold: float = TITLE_MATCH_THRESHOLD) -> bool:
@@ -151,11 +115,11 @@ def title_matches(note_title: str, arxiv_title: str, threshold: float = TITLE_MA
 
 
 class ArxivLookup:
-    """Batched, rate-limited, retrying arXiv metadata lookups over an `HttpClient`."""
+    """Batched, rate-limited, retrying arXiv metadata lookups with `arxiv.Client` (`PoliteClient`)."""
 
     def __init__(
         self,
-        client: HttpClient,
+        http: HttpClient | None = None,
         sleep: Callable[[float], None] = time.sleep,
         min_interval: float = 3.0,
         batch_size: int = 100,
@@ -164,14 +128,18 @@ class ArxivLookup:
         backoff_base: float = 5.0,
         max_backoff: float = 120.0,
         url: str = ARXIV_API_URL,
+        contact: str | None = None,
     ):
+        """`http` replaces the network with a double (recorded responses); None sends real requests."""
         if not 1 <= batch_size <= 2000:  # arXiv returns at most 2000 results per request
             raise ValueError(f"batch_size must be 1..2000, got {batch_size}")
-        self.client, self.sleep, self.clock = client, sleep, clock
-        self.min_interval, self.batch_size, self.max_retries = min_interval, batch_size, max_retries
-        self.backoff_base, self.max_backoff, self.url = backoff_base, max_backoff, url
-        # Spacing holds across lookup() calls on one instance: share the instance within a run.
-        self._last_request: float | None = None
+        # One client per lookup instance: its spacing holds across lookup() calls, so share it within a run.
+        self.client = PoliteClient(
+            page_size=batch_size, delay_seconds=min_interval, num_retries=max_retries,
+            session=replay_session(http) if http is not None else None, sleep=sleep, clock=clock,
+            backoff_base=backoff_base, max_backoff=max_backoff, url=url, contact=contact,
+        )
+        self.batch_size = batch_size
 
     def lookup(self, ids: Iterable[str], known: set[str], refresh: bool = False) -> LookupResult:
         """Look up every id not in `known` (all of them when `refresh`); each id at most once per call."""
@@ -185,72 +153,32 @@ class ArxivLookup:
             elif refresh or parsed[0] not in known_canonical:
                 wanted[parsed[0]] = None
         todo = list(wanted)
-        requests = sum(
+        before = self.client.requests
+        for start in range(0, len(todo), self.batch_size):
             self._lookup_batch(todo[start : start + self.batch_size], result)
-            for start in range(0, len(todo), self.batch_size)
-        )
-        return replace(result, requests=requests)
+        return replace(result, requests=self.client.requests - before)
 
-    def _lookup_batch(self, batch: list[str], into: LookupResult) -> int:
-        """Resolve one batch into `into`'s collections; returns the number of requests made."""
-        requests = 0
+    def _lookup_batch(self, batch: list[str], into: LookupResult) -> None:
+        """Resolve one batch into `into`'s collections."""
         while batch:
-            api, error, made = self._request(batch)
-            requests += made
-            if api is not None:
-                into.found.update({i: api.found[i] for i in batch if i in api.found})
-                into.unknown.update(i for i in batch if i not in api.found)
-                break
+            try:
+                answers = list(self.client.results(arxiv.Search(id_list=batch, max_results=len(batch))))
+            except arxiv.ArxivError as err:
+                error = err.message
+            else:
+                found = {meta.arxiv_id: meta for meta in map(_metadata, answers) if meta is not None}
+                into.found.update({i: found[i] for i in batch if i in found})
+                into.unknown.update(i for i in batch if i not in found)
+                return
             # arXiv rejects a whole batch for one id it cannot parse: set that id aside and ask again.
-            rejected = _rejected_id(error or "")
+            rejected = _rejected_id(error)
             if rejected is not None and rejected in batch:
                 into.malformed.add(rejected)
-                into.errors.append(error or "")
+                into.errors.append(error)
                 batch = [i for i in batch if i != rejected]
                 continue
             into.errors.append(f"{error} [ids: {', '.join(batch)}]")
-            break
-        return requests
-
-    def _request(self, batch: list[str]) -> tuple[ApiResult | None, str | None, int]:
-        """One batch with retries: (result, None, requests) on success, else (None, error, requests)."""
-        # Without max_results arXiv answers at most 10 entries, whatever the id_list length.
-        params = {"id_list": ",".join(batch), "max_results": str(len(batch))}
-        error = "no attempt made"
-        for attempt in range(self.max_retries + 1):
-            self._wait_turn()
-            retry_after: float | None = None
-            try:
-                resp = self.client.get(self.url, params)
-            except TransportError as err:
-                error = f"arXiv API unreachable: {err}"
-            else:
-                if resp.status in RETRY_STATUSES:
-                    error, retry_after = f"arXiv API HTTP {resp.status}", _retry_after(resp)
-                else:
-                    api = parse_arxiv_api(resp.body)
-                    if resp.status == 200 and api.error is None:
-                        return api, None, attempt + 1
-                    if resp.status != 200:
-                        # Final: arXiv explains a 400 in an Atom error entry; other bodies say nothing useful.
-                        detail = f": {api.error}" if api.error and not api.malformed else ""
-                        return None, f"arXiv API HTTP {resp.status}{detail}", attempt + 1
-                    if not api.malformed:
-                        return None, api.error, attempt + 1
-                    error = api.error or ""  # a truncated 200 is a transfer accident worth retrying
-            if attempt < self.max_retries:
-                delay = max(self.backoff_base * 2**attempt, retry_after or 0.0)
-                self.sleep(min(delay, self.max_backoff))
-        return None, f"{error} after {self.max_retries + 1} attempts", self.max_retries + 1
-
-    def _wait_turn(self) -> None:
-        now = self.clock()
-        if self._last_request is not None:
-            wait = self.min_interval - (now - self._last_request)
-            if wait > 0:
-                self.sleep(wait)
-                now = self.clock()
-        self._last_request = now
+            return
 
 
 def _canonical_or_raw(raw: str) -> str:
@@ -261,11 +189,3 @@ def _canonical_or_raw(raw: str) -> str:
 def _rejected_id(error: str) -> str | None:
     match = re.search(r"incorrect id format for (\S+)", error)
     return match.group(1) if match else None
-
-
-def _retry_after(resp: HttpResponse) -> float | None:
-    value = resp.header("retry-after")
-    try:
-        return float(value) if value else None
-    except ValueError:
-        return None  # an HTTP-date Retry-After; the exponential backoff stands in for it

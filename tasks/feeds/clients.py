@@ -1,4 +1,5 @@
-"""The network clients a run uses; tests replace `http_client` with a replay of recorded responses."""
+"""The network clients a run uses; tests replace `http_client` with a replay of recorded responses
+(and hand the same double to `ArxivLookup`)."""
 
 from __future__ import annotations
 
@@ -13,5 +14,5 @@ def http_client(settings: Settings) -> HttpClient:
 
 
 def arxiv_lookup(settings: Settings) -> ArxivLookup:
-    """One lookup instance per run, so the 3 s spacing holds across its batches."""
-    return ArxivLookup(http_client(settings))
+    """One lookup instance per run (arxiv.Client over requests), so the 3 s spacing holds across its batches."""
+    return ArxivLookup(contact=settings.contact_email)

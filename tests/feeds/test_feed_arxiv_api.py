@@ -2,20 +2,26 @@
 canonical id with latest version; the HTTP 400 error entry becomes `error`; an empty result is no
 error; an id absent from a batch is `unknown`. `ArxivLookup` batches up to 100 ids, spaces requests
 >= 3 s, backs off on 429/503, never asks again for a known id unless refreshing, and never sends a
-malformed id. Sleeps are recorded by FakeClock, requests counted by ReplayHttpClient. No network
-except the one opt-in live test (PREDIGEST_LIVE=1).
+malformed id. The lookup is an `arxiv.Client` (the design card's package) answered by recorded
+responses through a requests adapter; tests at the end show what the stock client lacks (backoff,
+Retry-After, final 400s, truncated answers) and so why `PoliteClient` overrides its fetch step.
+Sleeps are recorded by FakeClock, requests counted by ReplayHttpClient. No network except the one
+opt-in live test (PREDIGEST_LIVE=1).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import arxiv
 import pytest
 
 from tasks.feeds.arxiv_api import ARXIV_API_URL, ApiResult, ArxivLookup, parse_arxiv_api, title_matches
+from tasks.feeds.arxiv_client import PoliteClient, replay_session
 from tasks.feeds.http import (
     Answer,
     FakeClock,
@@ -23,7 +29,6 @@ from tasks.feeds.http import (
     Matcher,
     Recorded,
     ReplayHttpClient,
-    UrllibHttpClient,
 )
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
@@ -132,7 +137,8 @@ def test_250_unknown_ids_take_3_spaced_requests_and_a_second_run_takes_none() ->
     first = lookup.lookup(ids, known=set())
     assert (first.requests, client.count) == (3, 3)
     assert [len(params["id_list"].split(",")) for _, params in client.requests] == [100, 100, 50]
-    assert [params["max_results"] for _, params in client.requests] == ["100", "100", "50"]
+    # arxiv.Client asks for a page of `page_size` (100) results, enough for any batch.
+    assert [params["max_results"] for _, params in client.requests] == ["100", "100", "100"]
     assert clock.sleeps == [3.0, 3.0] and all(s >= 3.0 for s in clock.sleeps)
     assert (first.found, first.unknown, first.errors) == ({}, set(ids), [])
 
@@ -264,5 +270,73 @@ def test_title_matches(note: str, arxiv: str, expected: bool) -> None:
 @pytest.mark.live
 @pytest.mark.skipif(os.environ.get("PREDIGEST_LIVE") != "1", reason="touches arXiv; set PREDIGEST_LIVE=1")
 def test_live_lookup_of_one_known_paper() -> None:
-    result = ArxivLookup(UrllibHttpClient()).lookup(["1605.08386"], known=set())
+    result = ArxivLookup().lookup(["1605.08386"], known=set())
     assert result.errors == [] and result.found["1605.08386"].title == "Heat-bath random walks with Markov bases"
+
+
+# --- the arxiv package: what PoliteClient keeps, and what the stock client cannot do ------------
+
+
+def test_the_lookup_is_an_arxiv_client_with_the_measured_settings() -> None:
+    lookup, _, _ = _lookup({ARXIV_API_URL + "*": EMPTY})
+    assert isinstance(lookup.client, arxiv.Client) and isinstance(lookup.client, PoliteClient)
+    assert (lookup.client.page_size, lookup.client.delay_seconds, lookup.client.num_retries) == (100, 3.0, 4)
+
+
+def _stock(routes: Mapping[Matcher, Answer]) -> tuple[arxiv.Client, ReplayHttpClient]:
+    """The package's own client, unchanged but for a session answered by recorded responses."""
+    replay = ReplayHttpClient(routes)
+    stock = arxiv.Client(page_size=100, delay_seconds=0.0, num_retries=3)
+    stock._session = replay_session(replay)
+    return stock, replay
+
+
+def test_the_stock_client_retries_429_and_503_at_once_without_backoff_or_retry_after() -> None:
+    answers = [Recorded(status=503), Recorded(status=429, headers={"Retry-After": "30"}), HEAT_BATH]
+    stock, replay = _stock({"*": answers})
+    began = time.monotonic()
+    (paper,) = stock.results(arxiv.Search(id_list=["1605.08386"]))
+    assert paper.title == "Heat-bath random walks with Markov bases" and replay.count == 3
+    assert time.monotonic() - began < 2.0  # retried at its 0 s spacing: no backoff, Retry-After ignored
+    # PoliteClient on the same answers waits 5 s, then the 30 s arXiv asked for.
+    lookup, _, clock = _lookup({"*": answers})
+    assert list(lookup.lookup(["1605.08386"], known=set()).found) == ["1605.08386"]
+    assert clock.sleeps == [5.0, 30.0]
+
+
+def test_the_stock_client_retries_a_final_400_and_loses_arxivs_reason() -> None:
+    stock, replay = _stock({"*": Recorded(path=ERROR_400, status=400)})
+    with pytest.raises(arxiv.HTTPError) as raised:
+        list(stock.results(arxiv.Search(id_list=["1605.08386"])))
+    assert replay.count == 4 and "incorrect id format" not in str(raised.value)  # 1 + num_retries
+
+
+def test_the_stock_client_reads_a_truncated_answer_as_a_paper_arxiv_does_not_know() -> None:
+    stock, replay = _stock({"*": Recorded(body=HEAT_BATH.read_bytes()[:900])})
+    assert list(stock.results(arxiv.Search(id_list=["1605.08386"]))) == [] and replay.count == 1
+    # PoliteClient retries it, then gives up with the id in neither set (asked again next run).
+    lookup, client, _ = _lookup({"*": Recorded(body=HEAT_BATH.read_bytes()[:900])}, max_retries=2)
+    result = lookup.lookup(["1605.08386"], known=set())
+    assert (result.found, result.unknown, client.count) == ({}, set(), 3)
+    assert result.errors[0].startswith("malformed arXiv API response")
+
+
+def test_a_transport_failure_reaches_the_client_as_a_requests_error() -> None:
+    import requests
+
+    session = replay_session(ReplayHttpClient({"*": Recorded(fail="connection refused")}))
+    with pytest.raises(requests.ConnectionError):
+        session.get(ARXIV_API_URL, params={"id_list": "1605.08386"})
+
+
+def test_the_stock_client_pages_on_when_an_answer_counts_more_than_it_lists() -> None:
+    # The recorded answer for two ids lists one; declaring totalResults 2 (as an answer counting an
+    # id it has no entry for would) makes the stock client ask a second page for the same batch.
+    body = ONE_MISSING.read_bytes().replace(b"<opensearch:totalResults>1<", b"<opensearch:totalResults>2<")
+    assert body != ONE_MISSING.read_bytes()
+    stock, replay = _stock({"*": Recorded(body=body)})
+    assert len(list(stock.results(arxiv.Search(id_list=["1707.08567", "1707.99999"])))) == 2  # the same paper twice
+    assert replay.count == 2
+    lookup, client, _ = _lookup({"*": Recorded(body=body)})
+    result = lookup.lookup(["1707.08567", "1707.99999"], known=set())
+    assert (list(result.found), result.unknown, client.count) == (["1707.08567"], {"1707.99999"}, 1)
