@@ -152,31 +152,31 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="ingest the workspace, publish each topic's briefing for a date",
                          description="Ingest what changed in the workspace, then publish each topic's briefing.")
-    run.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
-    run.add_argument("--date", type=parse_date, default=None,
+    run.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
+    run.add_argument("--date", type=parse_date, default=None, metavar="YYYY-MM-DD",
                      help="briefing date YYYY-MM-DD (default: today in the topic's timezone)")
-    run.add_argument("--topic", action="append", help="topic to brief (repeatable; default: every knowledge document)")
-    run.add_argument("--since", type=parse_datetime, default=None, help="override the window start (ISO datetime)")
+    run.add_argument("--topic", action="append", metavar="T", help="topic to brief (repeatable; default: every knowledge document)")
+    run.add_argument("--since", type=parse_datetime, default=None, metavar="DATETIME", help="override the window start (ISO datetime)")
     run.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")
     run.set_defaults(func=cmd_run)
 
     feeds = sub.add_parser("feeds", help="poll HF Daily Papers and arXiv listings into the database",
                            description="Fetch and store the day's feed snapshots; needs a workspace.")
-    feeds.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
-    feeds.add_argument("--date", type=parse_date, default=None, help="feed date YYYY-MM-DD (default: today, UTC)")
+    feeds.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
+    feeds.add_argument("--date", type=parse_date, default=None, metavar="D", help="feed date YYYY-MM-DD (default: today, UTC)")
     feeds.add_argument("--source", action="append", choices=("hf_daily", "arxiv"), help="feed to poll (repeatable)")
-    feeds.add_argument("--category", action="append", help="arXiv category, e.g. cs.DC (repeatable)")
+    feeds.add_argument("--category", action="append", metavar="CAT", help="arXiv category, e.g. cs.DC (repeatable)")
     feeds.add_argument("--lookup", action="store_true", help="also look up arXiv metadata for mentioned ids")
     feeds.set_defaults(func=cmd_feeds)
 
     backfill = sub.add_parser("backfill", help="publish past dates' briefings as their evenings would have",
                               description="Ingest once, then publish each date from --from to --to as of its cutoff.")
-    backfill.add_argument("--from", dest="start", type=parse_date, required=True, help="first date YYYY-MM-DD")
-    backfill.add_argument("--to", dest="end", type=parse_date, required=True, help="last date YYYY-MM-DD (included)")
-    backfill.add_argument("--topic", action="append", help="topic (repeatable; default: every knowledge document)")
+    backfill.add_argument("--from", dest="start", type=parse_date, required=True, metavar="D1", help="first date YYYY-MM-DD")
+    backfill.add_argument("--to", dest="end", type=parse_date, required=True, metavar="D2", help="last date YYYY-MM-DD (included)")
+    backfill.add_argument("--topic", action="append", metavar="T", help="topic (repeatable; default: every knowledge document)")
     backfill.add_argument("--force", action="store_true", help="re-publish dates whose briefing did not change")
-    backfill.add_argument("--concurrency", type=bounded_int(1, 8), default=2, help="dates assembled at once, 1..8 (default 2)")
-    backfill.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
+    backfill.add_argument("--concurrency", type=bounded_int(1, 8), default=2, metavar="N", help="dates assembled at once, 1..8 (default 2)")
+    backfill.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     backfill.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")
     backfill.set_defaults(func=cmd_backfill)
 

@@ -122,16 +122,16 @@ def add_ops_commands(sub: argparse._SubParsersAction[Any]) -> None:
     db.set_defaults(func=cmd_db)
 
     watch = sub.add_parser("watch", help="emit a Prefect event per new or changed inbox note")
-    watch.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
+    watch.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     watch.add_argument("--once", action="store_true", help="rescan, emit for unstored files, then exit")
     watch.add_argument("--no-rescan", action="store_true", help="do not rescan on start")
     watch.add_argument("--dry-run", action="store_true", help="print the events instead of sending them")
     watch.set_defaults(func=cmd_watch)
 
     up = sub.add_parser("up", help="start a local Prefect server, deployments, workers, watcher")
-    up.add_argument("--workspace", help="workspace root for the watcher and flows (default: PREDIGEST_WORKSPACE)")
-    up.add_argument("--port", type=bounded_int(1, 65535), default=4200, help="server port on 127.0.0.1 (default 4200)")
-    up.add_argument("--workers", type=bounded_int(0, 64), default=1, help="process workers on the predigest pool (default 1)")
+    up.add_argument("--workspace", metavar="PATH", help="workspace root for the watcher and flows (default: PREDIGEST_WORKSPACE)")
+    up.add_argument("--port", type=bounded_int(1, 65535), default=4200, metavar="PORT", help="server port on 127.0.0.1 (default 4200)")
+    up.add_argument("--workers", type=bounded_int(0, 64), default=1, metavar="N", help="process workers on the predigest pool (default 1)")
     up.set_defaults(func=cmd_up)
 
     down = sub.add_parser("down", help="stop what `up` started and the embedded PostgreSQL")
