@@ -87,12 +87,15 @@ def cmd_feeds(args: argparse.Namespace) -> int:
     settings = _settings(args)
     root = check_workspace(settings.workspace, "feeds", " (its snapshots are stored with the workspace's sources)")
     from flows.feeds import poll_feeds
+    from predigest import progress
 
     outcomes = poll_feeds(date=args.date, sources=args.source or None, categories=args.category or None,
                           workspace=str(root), lookup=args.lookup or None)
     for outcome in outcomes:
         state = f"error: {outcome.error}" if outcome.error else outcome.status
         print(f"{outcome.path}  {state}")
+    if notice := progress.embedded_notice(settings):
+        print(notice)
     return 1 if outcomes and all(o.error for o in outcomes) else 0
 
 
@@ -104,6 +107,10 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     check_date_range(args.start, args.end)
     check_topics(settings, root, args.topic)
     check_storage(settings)
+    from predigest import progress as lines
+
+    print(lines.database_line(settings), flush=True)
+    print(lines.prefect_line(_prefect_api_url()), flush=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from flows.backfill import backfill_briefings, date_range, report_progress
@@ -126,6 +133,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
             )
     written = sum(r.written for r in results)
     print(f"{len(results)} briefings over {len(days)} dates: {written} published, {len(results) - written} unchanged")
+    if notice := lines.embedded_notice(settings):
+        print(notice)
     return 0
 
 

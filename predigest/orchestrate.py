@@ -200,13 +200,16 @@ def registered_deployments(api_url: str) -> list[str]:
                   for d in post("/deployments/filter"))
 
 
-def wait_watching(pid: int, log: Path, what: str, deadline_s: float = 30.0) -> str:
-    """Wait until the watcher says it watches; RuntimeError with its last log line if it exits first."""
+def wait_watching(pid: int, log: Path, what: str, deadline_s: float = 30.0, offset: int = 0) -> str:
+    """Wait until the watcher says it watches (in `log` after `offset`); RuntimeError with its last
+    log line if it exits first."""
     from predigest.watch import READY
 
     deadline = time.monotonic() + deadline_s
     while time.monotonic() < deadline:
-        text = log.read_text(errors="replace") if log.exists() else ""
+        with log.open("rb") as handle:
+            handle.seek(offset)
+            text = handle.read().decode(errors="replace")
         if any(line.startswith(READY) for line in text.splitlines()):
             return f"{what} started (pid {pid})"
         if not is_ours(pid):
@@ -283,9 +286,11 @@ def up(
     if ws and (pid := running(home, "watcher")) is not None:
         echo(f"watcher on {ws}/inbox already running (pid {pid}): reused")
     elif ws:
+        log = run_dir(home) / "watcher.log"
+        offset = log.stat().st_size if log.exists() else 0  # the log is appended to: skip earlier starts
         pid = spawn(home, "watcher", [sys.executable, "-m", "predigest.cli", "watch", "--workspace", ws], env, cwd=repo)
         stack.started.append("watcher")
-        echo(wait_watching(pid, run_dir(home) / "watcher.log", f"watcher on {ws}/inbox"))
+        echo(wait_watching(pid, log, f"watcher on {ws}/inbox", offset=offset))
     else:
         echo("no workspace (PREDIGEST_WORKSPACE or --workspace): the inbox watcher is not started")
     echo(f"Prefect UI: {stack.ui_url}   (PREFECT_API_URL={api_url})")

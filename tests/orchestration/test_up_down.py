@@ -74,3 +74,26 @@ def test_cli_has_the_orchestration_commands() -> None:
     assert parser.parse_args(["down"]).func.__name__ == "cmd_down"
     with pytest.raises(SystemExit):
         parser.parse_args(["backfill", "--from", "2026-13-01", "--to", "2026-10-10"])
+
+
+def _stand_in(home: Path, code: str) -> tuple[int, Path, int]:
+    """A watcher stand-in running `code` (its command line names predigest, so it counts as ours)."""
+    log = home / "run" / "watcher.log"
+    offset = log.stat().st_size if log.exists() else 0
+    pid = orchestrate.spawn(home, "watcher", [sys.executable, "-c", f"{code}  # predigest stand-in"], {"PATH": "/usr/bin:/bin"})
+    return pid, log, offset
+
+
+def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    pid, log, offset = _stand_in(home, "import time; print('watching /ws/inbox', flush=True); time.sleep(30)")
+    try:
+        assert orchestrate.wait_watching(pid, log, "watcher", deadline_s=20, offset=offset) == f"watcher started (pid {pid})"
+    finally:
+        orchestrate.down(home, grace=5, echo=lambda _: None)
+    # A watcher that dies at once is an error naming its last line, even though the appended log
+    # still holds the earlier start's "watching" line.
+    pid, log, offset = _stand_in(home, "import sys; print('predigest: workspace not found: /nowhere'); sys.exit(2)")
+    assert "watching" in log.read_text()
+    with pytest.raises(RuntimeError, match="exited at once: predigest: workspace not found: /nowhere"):
+        orchestrate.wait_watching(pid, log, "watcher", deadline_s=20, offset=offset)
