@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from predigest.settings import Settings, get_settings
+from predigest.stack_report import registered_deployments, wait_watching
 
 REPO = Path(__file__).resolve().parents[1]
 POOL = "predigest"
@@ -186,39 +187,6 @@ def deploy_all(env: Mapping[str, str], repo: Path = REPO) -> list[str]:
     return skipped
 
 
-def registered_deployments(api_url: str) -> list[str]:
-    """`flow/deployment (description)` of every deployment the server knows, sorted."""
-
-    def post(path: str) -> list[dict[str, Any]]:
-        request = urllib.request.Request(f"{api_url}{path}", data=b"{}", method="POST",
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-            return list(json.load(response))
-
-    flows = {f["id"]: f["name"] for f in post("/flows/filter")}
-    return sorted(f"{flows.get(d['flow_id'], '?')}/{d['name']}" + (f"  ({d['description']})" if d.get("description") else "")
-                  for d in post("/deployments/filter"))
-
-
-def wait_watching(pid: int, log: Path, what: str, deadline_s: float = 30.0, offset: int = 0) -> str:
-    """Wait until the watcher says it watches (in `log` after `offset`); RuntimeError with its last
-    log line if it exits first."""
-    from predigest.watch import READY
-
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        with log.open("rb") as handle:
-            handle.seek(offset)
-            text = handle.read().decode(errors="replace")
-        if any(line.startswith(READY) for line in text.splitlines()):
-            return f"{what} started (pid {pid})"
-        if not is_ours(pid):
-            last = [line for line in text.splitlines() if line.strip()][-1:] or ["no output"]
-            raise RuntimeError(f"{what} exited at once: {last[0]} (log {log})")
-        time.sleep(0.3)
-    return f"{what} started (pid {pid}), still rescanning the inbox (log {log})"
-
-
 def worker_argv(name: str, pool: str = POOL) -> list[str]:
     return [sys.executable, "-m", "prefect", "--no-prompt", "worker", "start", "--pool", pool,
             "--type", "process", "--name", name, "--install-policy", "never"]
@@ -290,7 +258,7 @@ def up(
         offset = log.stat().st_size if log.exists() else 0  # the log is appended to: skip earlier starts
         pid = spawn(home, "watcher", [sys.executable, "-m", "predigest.cli", "watch", "--workspace", ws], env, cwd=repo)
         stack.started.append("watcher")
-        echo(wait_watching(pid, log, f"watcher on {ws}/inbox", offset=offset))
+        echo(wait_watching(pid, log, f"watcher on {ws}/inbox", alive=is_ours, offset=offset))
     else:
         echo("no workspace (PREDIGEST_WORKSPACE or --workspace): the inbox watcher is not started")
     echo(f"Prefect UI: {stack.ui_url}   (PREFECT_API_URL={api_url})")

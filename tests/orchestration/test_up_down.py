@@ -88,7 +88,7 @@ def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) ->
     home = tmp_path / "home"
     pid, log, offset = _stand_in(home, "import time; print('watching /ws/inbox', flush=True); time.sleep(30)")
     try:
-        assert orchestrate.wait_watching(pid, log, "watcher", deadline_s=20, offset=offset) == f"watcher started (pid {pid})"
+        assert orchestrate.wait_watching(pid, log, "watcher", alive=orchestrate.is_ours, deadline_s=20, offset=offset) == f"watcher started (pid {pid})"
     finally:
         orchestrate.down(home, grace=5, echo=lambda _: None)
     # A watcher that dies at once is an error naming its last line, even though the appended log
@@ -96,4 +96,4 @@ def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) ->
     pid, log, offset = _stand_in(home, "import sys; print('predigest: workspace not found: /nowhere'); sys.exit(2)")
     assert "watching" in log.read_text()
     with pytest.raises(RuntimeError, match="exited at once: predigest: workspace not found: /nowhere"):
-        orchestrate.wait_watching(pid, log, "watcher", deadline_s=20, offset=offset)
+        orchestrate.wait_watching(pid, log, "watcher", alive=orchestrate.is_ours, deadline_s=20, offset=offset)
