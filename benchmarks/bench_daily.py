@@ -5,7 +5,7 @@ database; then `new_notes` notes dated `day` are added. Each variant gets its ow
 from the template (CREATE DATABASE … TEMPLATE) and its own published folder, so both start from the
 same rows. The evening is: poll the two feeds (HF Daily JSON and one arXiv RSS category, answered by
 `ReplayHttpClient` from bodies generated for `day`), then the daily briefing of topic `inference`
-(ingest what changed, record verifications with the 7-day catch-up, assemble and publish).
+(ingest what changed, derive verifications through the date, assemble and publish).
 
 - Prefect: `flows.feeds.poll_feeds(...)` then `flows.daily.daily_briefing(...)` on an ephemeral API
   that a warm-up flow has already started (server start-up is excluded);
@@ -85,9 +85,7 @@ def daily_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
         run.ingest_batch(settings, ref, files, batch_size=len(files))
     results = []
     for topic in run.topics_for(settings, root, [TOPIC]):
-        window = run.window_of(topic, day)
-        run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS)
-        results.append(run.assemble_and_publish(settings, ref, topic, window))
+        results.append(run.brief(settings, ref, topic, day))
     return results
 
 

@@ -2,21 +2,22 @@
 date order, in this process or pipelined over worker processes.
 
 Contract:
-- `plan_jobs` turns a range of dates into jobs, one per date, oldest first: first the daily flow's
-  catch-up windows before the first date (record only), then each date of the range (record, then
-  publish). A job covers every topic scheduled that date, in the topics' order.
-- `run_job` collects each topic's window once, records what it raises and resolves
-  (`tasks.run.record_collected`), then assembles and publishes the briefing from the same collected
-  window (`tasks.run.assemble_and_publish` with `render_collected`): the bytes and rows of
-  `record_verifications` followed by `assemble_and_publish` of that date, which collect it twice.
+- `plan_derivation` finds, per topic, the windows whose stored verifications are missing or no
+  longer match what is stored (`tasks.stages.derive`), through the last date, and drops them;
+  `plan_jobs` turns them and a range of dates into jobs, one per date, oldest first: first the
+  windows before the range that must be derived (record only), then each date of the range
+  (derive if it must be, then publish). A job covers every topic scheduled that date, in the
+  topics' order.
+- `run_job` collects and judges each topic's window once, records what it observes
+  (`tasks.stages.derive.record_window`) when the window must be derived, then assembles and
+  publishes the briefing from the same window (`tasks.run.assemble_and_publish` with
+  `render_collected`): the bytes of `tasks.run.render_briefing` of that date on any database.
 - `DateLanes.run` runs the next jobs of the plan, in order. With one worker they run in this
   process one after another. With `workers` > 1, in this process and `workers` - 1 spawned ones
   (CPU-bound Python: threads would share one core), a whole job per lane: windows are collected and
-  briefings rendered in parallel, while recording goes strictly in job order (`Turns`: job i
-  records after job i-1 has committed its verifications), because what a date records depends on
-  what earlier dates stored, and a briefing is rendered only after its own date's verifications
-  are recorded. Later dates' records never change what an earlier briefing reads: the events they
-  add are dated on or after their own date, and a briefing reads those dated on or before its own.
+  judged and briefings rendered in parallel, while recording goes strictly in job order (`Turns`:
+  job i records after job i-1 has committed), because a window is observed against the state the
+  windows before it left, and a briefing is rendered only after its own date is derived.
 - A failure stops the lanes: queued jobs and jobs waiting for their turn raise `BackfillAborted`
   instead of waiting for a date that will never be recorded.
 """
@@ -30,7 +31,7 @@ import multiprocessing
 import queue
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,23 +41,26 @@ from typing import Any
 from db.engine import get_engine, resolve_database_url, session_scope
 from predigest.settings import Settings
 from predigest.topics import Topic
-from predigest.windows import ScheduleError, Window
+from predigest.windows import Window
 from tasks import run
-from tasks.briefing.collect import collect_window
-from tasks.briefing.judge import judge_window
 from tasks.judge.density import DensityRule
+from tasks.stages.derive import (
+    DerivedWindow,
+    Judged,
+    collect_and_judge,
+    drop_from,
+    lock_topic,
+    pending_windows,
+    record_window,
+)
+from tasks.stages.topics import scheduled_window
+
+__all__ = ["BackfillAborted", "BackfillContext", "DateJob", "DateLanes", "JobOutcome", "Turns", "plan_derivation",
+           "plan_jobs", "run_job", "scheduled_window"]
 
 
 class BackfillAborted(RuntimeError):
     """An earlier job failed, so this one cannot record its verifications in order."""
-
-
-def scheduled_window(topic: Topic, day: dt.date) -> Window | None:
-    """The topic's window for `day`, or None when its schedule has no briefing that day."""
-    try:
-        return run.window_of(topic, day)
-    except ScheduleError:
-        return None
 
 
 @dataclass(frozen=True)
@@ -83,8 +87,9 @@ class BackfillContext:
 class DateJob:
     index: int  # position in the plan: the order verifications are recorded in
     day: dt.date
-    windows: tuple[tuple[str, Window], ...]  # (topic, window) of each topic scheduled that day
-    publish: bool  # False: only record (the catch-up before the first date)
+    windows: tuple[tuple[str, Window], ...]  # (topic, window) of each topic collected that day
+    publish: bool  # False: only record (windows before the range, or a range left to other workers)
+    derive: tuple[tuple[str, DerivedWindow], ...] = ()  # (topic, window of the fold) to record
 
 
 @dataclass(frozen=True)
@@ -94,33 +99,63 @@ class JobOutcome:
     results: list[run.BriefingResult] = field(default_factory=list)
 
 
+Derive = Mapping[str, Mapping[dt.date, DerivedWindow]]
+
+
+def plan_derivation(settings: Settings, ref: run.WorkspaceRef, topics: Sequence[Topic], through: dt.date,
+                    known: list[str]) -> dict[str, dict[dt.date, DerivedWindow]]:
+    """Per topic, the windows up to `through` to derive (by date); what is stored from the first of
+    them on is dropped here, so the jobs record them again in order."""
+    out: dict[str, dict[dt.date, DerivedWindow]] = {}
+    with session_scope(get_engine(settings)) as session:
+        for topic in topics:
+            lock_topic(session, ref.id, topic.name)
+            first_bad, steps = pending_windows(session, ref.id, topic, known, through)
+            if first_bad is not None:
+                drop_from(session, ref.id, topic.name, first_bad)
+            out[topic.name] = {step.day: step for step in steps}
+    return out
+
+
 def plan_jobs(
-    topics: Sequence[Topic], days: Sequence[dt.date], publish: bool = True, catch_up_days: int = run.VERIFY_CATCH_UP_DAYS
+    topics: Sequence[Topic], days: Sequence[dt.date], publish: bool = True, derive: Derive | None = None,
 ) -> list[DateJob]:
-    """The catch-up windows of the `catch_up_days` before the first date, then every date of `days`
-    (published unless `publish` is False: the briefings are then left to another worker)."""
-    catch_up = [days[0] - dt.timedelta(days=back) for back in range(catch_up_days, 0, -1)] if days else []
+    """The windows of `derive` before the first date (record only), then every date of `days`
+    (published unless `publish` is False: the briefings are then left to another worker), each
+    recording the windows of `derive` dated that day."""
+    derive = derive or {}
+    in_range = set(days)
+    before = sorted({d for steps in derive.values() for d in steps if not days or d < days[0]})
     jobs: list[DateJob] = []
-    for day, in_range in [(d, False) for d in catch_up] + [(d, True) for d in days]:
-        windows = tuple((t.name, w) for t in topics if (w := scheduled_window(t, day)) is not None)
-        if windows or (in_range and publish):  # a date of the range is heard even without a briefing
-            jobs.append(DateJob(len(jobs), day, windows, in_range and publish))
+    for day in [*before, *days]:
+        steps = tuple((t.name, derive[t.name][day]) for t in topics if day in derive.get(t.name, {}))
+        if day in in_range and publish:
+            windows = tuple((t.name, w) for t in topics if (w := scheduled_window(t, day)) is not None)
+        else:
+            windows = tuple((name, step.window) for name, step in steps)
+        if steps or (day in in_range and (publish or windows)):  # a date of the range is heard even without a briefing
+            jobs.append(DateJob(len(jobs), day, windows, day in in_range and publish, steps))
     return jobs
 
 
 def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> JobOutcome:
-    """Collect, record (in turn), then publish one date; see the module docstring."""
+    """Collect and judge, record (in turn), then publish one date; see the module docstring."""
     settings, ref = ctx.settings, ctx.ref
+    steps = dict(job.derive)
     try:
         with session_scope(get_engine(settings)) as session:
-            collected = [(ctx.topics[name], collect_window(session, ref.id, name, window))
+            # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
+            collected = [(ctx.topics[name], collect_and_judge(session, ref.id, ctx.topics[name], ctx.known,
+                                                              steps.get(name) or DerivedWindow(window.date, window, "")))
                          for name, window in job.windows]
-        # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
-        judged = [judge_window(data, topic, ctx.known) for topic, data in collected]
         if turns is not None:
             turns.wait(job.index)
-        recorded = [run.record_collected(settings, ref, topic, data, ctx.known, papers)
-                    for (topic, data), papers in zip(collected, judged, strict=True)]
+        recorded = []
+        if steps:
+            with session_scope(get_engine(settings)) as session:
+                recorded = [{"topic": topic.name, **record_window(session, ref.id, topic, ctx.known, steps[topic.name],
+                                                                   judged)}
+                            for topic, judged in collected if topic.name in steps]
     except BaseException:
         if turns is not None:
             turns.abort()
@@ -129,11 +164,15 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
         turns.done(job.index)
     results = []
     if job.publish:
-        for (topic, data), papers in zip(collected, judged, strict=True):
-            render = functools.partial(run.render_collected, settings, ref, topic, data, ctx.known,
-                                       ctx.rules[topic.name], papers)
-            results.append(run.assemble_and_publish(settings, ref, topic, data.window, ctx.force, render=render))
+        for topic, judged in collected:
+            results.append(_publish(ctx, topic, judged))
     return JobOutcome(job.day, recorded, results)
+
+
+def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> run.BriefingResult:
+    render = functools.partial(run.render_collected, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
+                               ctx.rules[topic.name], judged.papers)
+    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, render=render)
 
 
 class Turns:
