@@ -48,7 +48,8 @@ from pydantic import Field
 
 from predigest.settings import get_settings
 from tasks import run, steps
-from tasks.backfill import BackfillContext, DateLanes, plan_jobs, scheduled_window
+from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
+from tasks.lanes import DateLanes
 from tasks.run import BriefingResult
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections

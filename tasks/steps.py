@@ -13,9 +13,10 @@ from prefect.cache_policies import NO_CACHE
 from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import backfill, run
-from tasks.backfill import DateJob, DateLanes, JobOutcome
+from tasks.backfill import DateJob, JobOutcome
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
+from tasks.lanes import DateLanes
 from tasks.stages.derive import DerivedWindow
 
 

@@ -30,12 +30,11 @@ from tasks.backfill import (
     BackfillAborted,
     BackfillContext,
     DateJob,
-    DateLanes,
-    Turns,
     plan_derivation,
     plan_jobs,
     scheduled_window,
 )
+from tasks.lanes import DateLanes, Turns
 from tasks.stages.derive import DerivedWindow
 from tests.helpers import ingest_all
 from tests.orchestration.test_backfill import _snapshot, _verifications

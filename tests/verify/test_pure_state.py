@@ -35,7 +35,8 @@ from db import engine as db_engine
 from db.engine import make_engine, normalise_url
 from predigest.settings import Settings
 from tasks import run
-from tasks.backfill import BackfillContext, DateLanes, plan_derivation, plan_jobs
+from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
+from tasks.lanes import DateLanes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
 TOPIC = "inference"
