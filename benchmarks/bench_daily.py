@@ -1,7 +1,8 @@
 """The evening of one date under Prefect against the same stage functions called directly.
 
 Setup (not timed): a generated workspace of `base_notes` notes is ingested into a template
-database; then `new_notes` notes dated `day` are added. Each variant gets its own database copied
+database and its verifications derived through the day before `day` (the evenings before were
+run); then `new_notes` notes dated `day` are added. Each variant gets its own database copied
 from the template (CREATE DATABASE … TEMPLATE) and its own published folder, so both start from the
 same rows. The evening is: poll the two feeds (HF Daily JSON and one arXiv RSS category, answered by
 `ReplayHttpClient` from bodies generated for `day`), then the daily briefing of topic `inference`
@@ -134,6 +135,9 @@ def bench_daily(
         root = tmp / "workspace"
         generate(root, notes=base_notes, seed=seed)
         with ingested_template(dbs, "daily_template", root, tmp / "base") as template:
+            # The database of a team that ran every evening before: verifications derived up to the
+            # day before (on a fresh one, the first evening derives the whole year, a backfill's work).
+            result.add("deriving the evenings before (excluded)", _derive_before(template, root, tmp, day), "s")
             add_notes(root, day, new_notes, seed=seed)
             result.add("Prefect ephemeral API start-up (excluded)", warm_up_prefect(), "s")
 
@@ -179,6 +183,17 @@ def bench_daily(
     result.check("daily flow under Prefect / direct calls", daily_ratio, 1.3, "x")
     result.check("evening (feeds + daily flows) under Prefect / direct", evening_ratio, 1.3, "x")
     return result
+
+
+def _derive_before(template: str, root: Path, tmp: Path, day: dt.date) -> float:
+    from tasks import run
+
+    settings = settings_for(template, tmp / "base")
+    ref = run.register_workspace(settings, root)
+    with timed() as t:
+        for topic in run.topics_for(settings, root, [TOPIC]):
+            run.derive_verifications(settings, ref, topic, day - dt.timedelta(days=1))
+    return t()
 
 
 def _spread(values: list[float]) -> str:
