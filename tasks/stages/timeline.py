@@ -120,7 +120,8 @@ def timeline(session: Session, workspace_id: int, topic: Topic, known: list[str]
     base = [DERIVATION, repr(dataclasses.astuple(topic)), repr(sorted(known)), *always]
     digest.update("\n".join(base).encode())
     out: list[DerivedWindow] = []
-    day = activity[0].astimezone(ZoneInfo(topic.timezone)).date()
+    tz = ZoneInfo(topic.timezone)
+    day = activity[0].astimezone(tz).date()
     fed = 0
     active = 0
     while day <= through:
@@ -130,9 +131,14 @@ def timeline(session: Session, workspace_id: int, topic: Topic, known: list[str]
             continue
         while active < len(activity) and activity[active] <= window.start:
             active += 1
+        if active == len(activity):
+            break  # nothing dated after this window's start: no later window holds anything
+        if activity[active] > window.end:
+            # Nothing in this window: the next one holding anything is that of the next time's date or later.
+            day = max(day, activity[active].astimezone(tz).date())
+            continue
         while fed < len(entries) and entries[fed][0] <= window.end:
             digest.update(b"\n" + entries[fed][1].encode())
             fed += 1
-        if active < len(activity) and activity[active] <= window.end:
-            out.append(DerivedWindow(window.date, window, digest.copy().hexdigest()))
+        out.append(DerivedWindow(window.date, window, digest.copy().hexdigest()))
     return out
