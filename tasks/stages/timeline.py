@@ -22,7 +22,6 @@ Entering earlier than needed only costs a recomputation, never a wrong answer.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
@@ -117,7 +116,7 @@ def timeline(session: Session, workspace_id: int, topic: Topic, known: list[str]
         return []
     entries, always = _entries(session, workspace_id, topic.name)
     digest = hashlib.sha256()
-    base = [DERIVATION, repr(dataclasses.astuple(topic)), repr(sorted(known)), *always]
+    base = [DERIVATION, repr(topic), repr(sorted(known)), *always]  # the repr of a topic names its whole configuration
     digest.update("\n".join(base).encode())
     out: list[DerivedWindow] = []
     tz = ZoneInfo(topic.timezone)
