@@ -57,8 +57,11 @@ FIRST_SEEN = func.least(Source.ingested_at, func.coalesce(Source.modified_at, So
 def versions_at(session: Session, workspace_id: int, cutoff: dt.datetime) -> Versions:
     """Per path stored in several versions, the one in force at `cutoff`: the last first seen by
     then, else (only later versions exist) the earliest, which the briefing then flags."""
-    several = select(Source.path).where(Source.workspace_id == workspace_id).group_by(Source.path).having(
-        func.count() > 1)
+    # A path stored in several versions has a superseded one (ingest marks the version it replaces):
+    # found without grouping every source, and usually there is none.
+    several = select(Source.path).where(Source.workspace_id == workspace_id, Source.superseded_at.is_not(None))
+    if session.execute(select(several.exists())).scalar_one() is False:
+        return Versions(workspace_id, (), {})
     rows = session.execute(
         select(Source.id, Source.path, FIRST_SEEN).where(Source.workspace_id == workspace_id,
                                                         Source.path.in_(several))
