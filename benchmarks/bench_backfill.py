@@ -3,10 +3,10 @@
 
 Setup (not timed): a generated workspace of `notes` notes over 365 days is ingested into a template
 database; each run gets its own copy (so verifications and briefings start empty) and its own
-published folder. The backfill ingests nothing new, then per date, oldest first (after the 7-day
-catch-up before the first), collects the window once, records its verifications and publishes its
-briefing (`tasks.backfill`): in the flow's process with one worker, pipelined over two spawned
-processes with two. Both runs must publish the same content hashes.
+published folder. The backfill ingests nothing new; the copy has no verifications yet, so every
+window of the year is derived: per date, oldest first, it collects and judges the window once,
+records its verifications and publishes its briefing (`tasks.backfill`): in the flow's process with
+one worker, pipelined over two spawned processes with two. Both runs must publish the same content hashes.
 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
 targets are about); for fewer, the 365-date figure is extrapolated from the time per date. The
@@ -39,7 +39,7 @@ FULL_YEAR = 365
 def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[dt.date]) -> float:
     """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step):
     the work the one-worker flow sequences, on its own copy of the template."""
-    from tasks import backfill, run
+    from tasks import backfill, lanes, run
 
     with fresh_database(dbs, "backfill_direct", template=template) as url:
         settings = settings_for(url, tmp / "direct")
@@ -47,8 +47,9 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
         topics = run.topics_for(settings, root, [TOPIC])
         with profiled("backfill-direct"), timed() as t:
             ctx = backfill.BackfillContext.load(settings, ref, topics, force=False)
-            with backfill.DateLanes(ctx, 1) as lanes:
-                lanes.run(backfill.plan_jobs(topics, days))
+            derive = backfill.plan_derivation(settings, ref, topics, days[-1], ctx.known)
+            with lanes.DateLanes(ctx, 1) as one_lane:
+                one_lane.run(backfill.plan_jobs(topics, days, derive=derive))
         return t()
 
 
@@ -87,7 +88,7 @@ def bench_backfill(
     result.add("2 workers (max_concurrency=2)", two, "s", f"{two / dates:.2f} s per date")
     result.add("2 workers / 1 worker", two / one, "x")
     result.add("the same jobs called directly, one lane", direct, "s",
-               f"{direct / dates:.2f} s per date; tasks.backfill.DateLanes without Prefect")
+               f"{direct / dates:.2f} s per date; tasks.lanes.DateLanes without Prefect")
     result.add("1 worker under Prefect / direct", one / direct, "x")
     if dates != FULL_YEAR:
         result.add("365 dates on 1 worker (extrapolated)", one / dates * FULL_YEAR, "s",

@@ -71,6 +71,8 @@ class Source(Base):
     error: Mapped[str | None] = mapped_column(Text)
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     superseded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
+    # The file's mtime when this version was read: with ingested_at, when the version was first seen.
+    modified_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
 
     items: Mapped[list[Item]] = relationship(back_populates="source", cascade="all, delete-orphan")
 
@@ -221,6 +223,19 @@ class Paper(Base):
     looked_up_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
+class ArxivLookup(Base):
+    """Every arXiv lookup as it was made: `papers` keeps the latest, a trigger (migration 0004) adds
+    each new one here, so a window reads the lookups made by its cutoff."""
+
+    __tablename__ = "paper_lookups"
+    __table_args__ = (UniqueConstraint("arxiv_id", "looked_up_at", name="uq_paper_lookups_arxiv_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    arxiv_id: Mapped[str] = mapped_column(String(64))
+    status: Mapped[str] = mapped_column(String(16))
+    title: Mapped[str | None] = mapped_column(Text)
+    looked_up_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
+
+
 class Verification(Base):
     """A claim pending verification, tracked across days for one topic; its status as of a day comes from its events."""
 
@@ -235,7 +250,7 @@ class Verification(Base):
     claim: Mapped[str] = mapped_column(Text)
     raised_on: Mapped[dt.date] = mapped_column(Date)
     last_seen: Mapped[dt.date] = mapped_column(Date)
-    # Maintained by the staleness check for "today"; briefings recompute as of their own date.
+    # Maintained by the staleness check for "today"; briefings compute it as of their own date.
     status: Mapped[str] = mapped_column(String(16), default="pending")
     resolved_on: Mapped[dt.date | None] = mapped_column(Date)
     evidence: Mapped[str | None] = mapped_column(Text)
@@ -253,8 +268,23 @@ class VerificationEvent(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     verification_id: Mapped[int] = mapped_column(ForeignKey("verifications.id", ondelete="CASCADE"), index=True)
     day: Mapped[dt.date] = mapped_column(Date)
+    window_day: Mapped[dt.date] = mapped_column(Date)  # the derived window that observed it
     action: Mapped[str] = mapped_column(String(16))  # raised, seen, resolved
     source_path: Mapped[str] = mapped_column(Text)
     detail: Mapped[str] = mapped_column(Text, default="")
 
     verification: Mapped[Verification] = relationship(back_populates="events")
+
+
+class VerificationWindow(Base):
+    """A window whose verifications are derived and stored, with the fingerprint of what the
+    derivation up to it read: rows whose fingerprint no longer matches are dropped and derived again."""
+
+    __tablename__ = "verification_windows"
+    __table_args__ = (UniqueConstraint("workspace_id", "topic", "day", name="uq_verification_windows_day"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    workspace_id: Mapped[int] = mapped_column(ForeignKey("workspaces.id", ondelete="CASCADE"))
+    topic: Mapped[str] = mapped_column(String(128))
+    day: Mapped[dt.date] = mapped_column(Date)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    derived_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

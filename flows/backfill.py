@@ -1,18 +1,19 @@
 """Backfill: publish the briefings of a range of past dates, each exactly as its evening run would have.
 
 Contract:
-- The workspace is ingested once (what is not stored yet). Then, per date, oldest first (after the
-  daily flow's 7-day catch-up before the first date, recorded only), each scheduled topic's window
-  is collected once, its verifications recorded, and its briefing assembled and published as of
-  that date's cutoff from the same window (`tasks.backfill`). Verifications are recorded strictly
-  in date order (a date's depend on what earlier dates stored; a briefing lists them as of its own
-  date, after they are recorded); everything else runs in parallel.
+- The workspace is ingested once (what is not stored yet). Then the windows whose verifications
+  must be derived (again) through the last date are found (`tasks.backfill.plan_derivation`): those
+  before the first date are derived only; per date of the range, oldest first, each scheduled
+  topic's window is collected and judged once, derived if it must be, and its briefing assembled
+  and published as of that date's cutoff from the same window (`tasks.backfill`). Windows are
+  derived strictly in date order (each is observed against the state the earlier ones left; a
+  briefing lists them as of its own date, after they are derived); everything else runs in parallel.
 - In this process the dates run as tasks, one per chunk of `DATES_PER_TASK` consecutive dates
-  (`brief <first>..<last>`; the catch-up is `verify <first>..<last>`), not as child flow runs.
+  (`brief <first>..<last>`; windows before the range are `verify <first>..<last>`), not as child flow runs.
   With `max_concurrency` > 1 the dates run in that many spawned worker processes (at most one per
   core: the work is CPU-bound Python, which threads cannot spread), pipelined: while one process
   renders and publishes date D, another collects date D+1 and records it as soon as D's are.
-- With `child_deployment` set, verifications are recorded here first, then each date is a run of
+- With `child_deployment` set, verifications are derived here first, then each date is a run of
   that deployment (`briefing-for-date`, named `briefing <date>`) on any worker of its pool, at most
   `max_concurrency` at once, created with the idempotency key
   `backfill-<topics>-<date>-<this flow run's id>`: a retried backfill run does not duplicate
@@ -21,11 +22,11 @@ Contract:
   `force` re-publishes every date's objects and bumps `published_at` even when identical; the
   briefings row of a (topic, date) is updated in place, never duplicated.
 - Concurrent runs of one (topic, date) are serialised by a row lock (`tasks.run.assemble_and_publish`);
-  recording is serialised per topic by an advisory lock (`tasks.run.record_collected`).
+  deriving is serialised per topic by an advisory lock (`tasks.stages.derive`).
 - Hooks registered with `report_progress` hear each date once, as it is done (within a chunk in
   date order).
-- A failing date fails the run; dates after it that have not recorded their verifications yet
-  are abandoned, never recorded out of order.
+- A failing date fails the run; dates after it that have not derived their verifications yet
+  are abandoned, never derived out of order (the next run derives them).
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from pydantic import Field
 
 from predigest.settings import get_settings
 from tasks import run, steps
-from tasks.backfill import BackfillContext, DateLanes, plan_jobs, scheduled_window
+from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
+from tasks.lanes import DateLanes
 from tasks.run import BriefingResult
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
@@ -105,8 +107,9 @@ def briefing_for_date(
     record_verifications: bool = True,
 ) -> list[BriefingResult]:
     """Publish each topic's briefing for `date` from what is already ingested (no scan), as the
-    evening run would: verifications first (unless the calling backfill recorded them), then the
-    briefing. Topics whose schedule has no briefing that date are left out."""
+    evening run would: verifications derived through `date` (nothing to do when the calling
+    backfill derived them; `record_verifications` is kept for callers and no longer needed), then
+    the briefing. Topics whose schedule has no briefing that date are left out."""
     settings = get_settings()
     root = _workspace(workspace)
     ref = run.register_workspace(settings, Path(root))
@@ -115,8 +118,6 @@ def briefing_for_date(
         window = scheduled_window(topic, date)
         if window is None:
             continue
-        if record_verifications:
-            run.record_recent_verifications(settings, ref, topic, date, run.VERIFY_CATCH_UP_DAYS)
         results.append(run.assemble_and_publish(settings, ref, topic, window, force=force))
     return results
 
@@ -251,13 +252,14 @@ def backfill_briefings(
     with DateLanes(BackfillContext.load(settings, ref, resolved, force), workers) as lanes:
         changed = steps.find_changed_files(settings, ref)
         steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
+        derive = steps.plan_derivation(settings, ref, resolved, days[-1], run.known_topic_names(settings, Path(root)))
         if child_deployment is not None:
-            if recorded := plan_jobs(resolved, days, publish=False):
+            if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
                 steps.verify_dates(lanes, recorded)
         else:
-            jobs = plan_jobs(resolved, days)
-            catch_up, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
-            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, catch_up)] if catch_up else []
+            jobs = plan_jobs(resolved, days, derive=derive)
+            before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
+            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
             for k in range(0, len(dated), DATES_PER_TASK):
                 # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
                 upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []

@@ -42,5 +42,5 @@ def daily_briefing(
     steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
     if settings.arxiv_lookup:
         feed_steps.lookup_papers(settings, ref.id)
-    # Per topic, verifications are recorded first: the briefing lists them as of its date, from what is stored.
+    # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
     return [steps.brief_topic(settings, ref, topic, day, since) for topic in steps.resolve_topics(settings, root, topics)]

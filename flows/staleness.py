@@ -1,4 +1,5 @@
-"""Age pending verifications: mark those past `stale_after_days` stale as of a date (the stage is
+"""Age pending verifications: derive each topic's verifications through a date (the derivation the
+briefings read), then mark those past `stale_after_days` stale as of it (the stage is
 `tasks.run.mark_stale`; this flow only sequences it per topic)."""
 
 from __future__ import annotations

@@ -12,10 +12,12 @@ from prefect.cache_policies import NO_CACHE
 
 from predigest.settings import Settings
 from predigest.topics import Topic
-from tasks import run
-from tasks.backfill import DateJob, DateLanes, JobOutcome
+from tasks import backfill, run
+from tasks.backfill import DateJob, JobOutcome
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
+from tasks.lanes import DateLanes
+from tasks.stages.derive import DerivedWindow
 
 
 @task(name="register-workspace")
@@ -71,11 +73,17 @@ def resolve_topics(settings: Settings, workspace: str, topics: list[str] | None)
 def brief_topic(
     settings: Settings, ref: run.WorkspaceRef, topic: Topic, day: dt.date, since: dt.datetime | None = None
 ) -> run.BriefingResult:
-    """Record the verifications raised or resolved by the recent windows up to `day`'s (idempotent),
-    then assemble the topic's briefing as of its cutoff and publish it."""
-    window = run.window_of(topic, day, since)
-    run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS, since)
-    return run.assemble_and_publish(settings, ref, topic, window)
+    """Derive the topic's verifications through `day` (nothing is written when they are up to
+    date), then assemble its briefing as of the cutoff and publish it."""
+    return run.brief(settings, ref, topic, day, since)
+
+
+@task(name="plan-derivation", cache_policy=NO_CACHE)  # it drops what no longer matches
+def plan_derivation(
+    settings: Settings, ref: run.WorkspaceRef, topics: list[Topic], through: dt.date, known: list[str]
+) -> dict[str, dict[dt.date, DerivedWindow]]:
+    """Per topic, the windows through `through` whose verifications must be derived (again)."""
+    return backfill.plan_derivation(settings, ref, topics, through, known)
 
 
 # Backfill: `lanes` runs the jobs (here or in its worker processes) and keeps them in date order;
@@ -90,7 +98,7 @@ def _dates_run_name(verb: str) -> Callable[..., str]:
 
 @task(name="verify-dates", task_run_name=_dates_run_name("verify"), cache_policy=NO_CACHE)
 def verify_dates(lanes: DateLanes, jobs: list[DateJob]) -> list[JobOutcome]:
-    """Record the verifications of consecutive dates, oldest first (no briefing is published)."""
+    """Derive the verifications of consecutive dates, oldest first (no briefing is published)."""
     return lanes.run(jobs)
 
 
@@ -98,7 +106,7 @@ def verify_dates(lanes: DateLanes, jobs: list[DateJob]) -> list[JobOutcome]:
 def brief_dates(
     lanes: DateLanes, jobs: list[DateJob], on_date: Callable[[dt.date, list[run.BriefingResult]], None] | None = None
 ) -> list[JobOutcome]:
-    """Record, then publish, consecutive dates in order, each from one collected window per topic;
+    """Derive (where needed), then publish, consecutive dates in order, each from one collected window per topic;
     `on_date(day, results)` hears each date as it is done."""
     def report(outcome: JobOutcome) -> None:
         if on_date is not None:

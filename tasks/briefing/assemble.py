@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections import Counter
 from collections.abc import Sequence
 
 from predigest.topics import Topic
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_papers
+from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
 from tasks.briefing.sources import source_checks
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import rank_increments
@@ -19,24 +19,6 @@ from tasks.verify.observe import observe_window
 from tasks.verify.status import Tracked, listed, merge
 
 KIND_ORDER = {"note": 0, "hf_daily": 1, "arxiv_feed": 2, "paper_card": 3, "work_queue": 4, "other": 5, "knowledge": 6}
-
-
-def _knowledge_as_of(data: WindowData) -> tuple[dt.datetime | None, int | None]:
-    """Update time and citation count of the knowledge document as they stood at the cutoff.
-
-    A document updated after the cutoff still tells, through its change log, when it was last
-    updated before it and with how many citations.
-    """
-    doc = data.knowledge
-    if doc is None:
-        return None, None
-    if doc.updated_at is None or doc.updated_at <= data.window.end:
-        return doc.updated_at, doc.citations
-    earlier = [row for row in doc.changelog if dt.datetime.fromisoformat(row["at"]) <= data.window.end]
-    if not earlier:
-        return None, None
-    row = max(earlier, key=lambda r: dt.datetime.fromisoformat(r["at"]))
-    return dt.datetime.fromisoformat(row["at"]), row.get("citations_after")
 
 
 def _place(papers: Sequence[Paper], index: SectionIndex) -> None:
@@ -53,16 +35,17 @@ def _place(papers: Sequence[Paper], index: SectionIndex) -> None:
                 p.suggested_section, p.neighbours, p.section_basis = found.section, found.neighbours, found.basis
 
 
-def _baseline(data: WindowData, updated: dt.datetime | None) -> SourceCheck | None:
+def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
     doc = data.knowledge
     if doc is None:
         return None
+    version = as_of.version or (f"截止时版本不明（文档头为 {doc.version}，晚于截止）" if doc.version else "版本未标")
     day = data.window.cutoff_local.date()
     anchored = {a.arxiv_id for a in doc.anchors if not a.reference_only and a.anchored_on and a.anchored_on <= day}
     cited = {a.arxiv_id for a in doc.anchors if a.reference_only and a.cited_on and a.cited_on <= day} - anchored
     return SourceCheck(
-        doc.path, "knowledge", updated or data.window.end, "header", "基线",
-        f"{doc.version or '版本未标'}；截至 {day.isoformat()} 锚定 arXiv {len(anchored)} 件，References {len(cited)} 件",
+        doc.path, "knowledge", as_of.updated_at or data.window.end, "header", "基线",
+        f"{version}；截至 {day.isoformat()} 锚定 arXiv {len(anchored)} 件，References {len(cited)} 件",
         "对照基线", None, "基线", "baseline",
     )
 
@@ -79,8 +62,8 @@ def build_content(
     """
     day = data.window.cutoff_local.date()
     papers = judge_papers(data, topic, known_topics, judged)
-    updated, citations = _knowledge_as_of(data)
     doc = data.knowledge
+    as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count)
     papers += engineering_increments(data, topic, known_topics, doc_names(sections), papers)
@@ -89,7 +72,7 @@ def build_content(
     verifications = listed(merge(tracked, observations), day, stale_after_days)
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics)
-    baseline = _baseline(data, updated)
+    baseline = _baseline(data, as_of)
     counts = Counter(p.status for p in papers)
     by_source = Counter(path for p in increments for path in p.sources)
     cards = [s for s in data.sources if s.kind == "paper_card" and not s.error]
@@ -103,7 +86,7 @@ def build_content(
     return BriefingContent(
         topic=topic.name, date=data.window.date, window_start=data.window.start, cutoff=data.window.end,
         timezone=data.window.timezone, knowledge_path=doc.path if doc else None,
-        knowledge_version=doc.version if doc else None, knowledge_updated=updated, knowledge_citations=citations,
+        knowledge_version=as_of.version, knowledge_updated=as_of.updated_at, knowledge_citations=as_of.citations,
         density=report.level, sources=checks, papers=papers, verifications=verifications,
         malformed=sorted({(m.raw, m.path) for m in data.mentions if m.malformed}), increments=increments,
         report=report, stale_after_days=stale_after_days,

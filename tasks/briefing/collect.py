@@ -17,8 +17,7 @@ from sqlalchemy import Text, and_, cast, func, or_, select, union_all
 from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
-from db.models import Item, Mention, PaperCard, QueueEntry, Source
-from db.models import Paper as PaperRow
+from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
 from tasks.model.window import (
@@ -31,31 +30,73 @@ from tasks.model.window import (
     WindowData,
 )
 
-__all__ = ["LOOKBACK_DAYS", "add_lookups", "collect_window"]
+__all__ = ["FIRST_SEEN", "LOOKBACK_DAYS", "Versions", "add_lookups", "collect_window", "versions_at"]
 
 # How far back earlier windows are read for names seen before and numbers to compare with.
 LOOKBACK_DAYS = 30
 
 
-def _current(workspace_id: int) -> Any:
-    """Sources that are the latest stored version of their path."""
-    return and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None))
+class Versions(NamedTuple):
+    """Which stored versions a window reads: per path the one in force at the cutoff."""
+
+    workspace_id: int
+    not_in_force: tuple[int, ...]  # source ids of other versions of paths stored more than once
+    later_only: dict[int, dt.datetime]  # in force although first seen after the cutoff: id -> first seen
+
+    def condition(self) -> Any:
+        if not self.not_in_force:
+            return Source.workspace_id == self.workspace_id
+        return and_(Source.workspace_id == self.workspace_id, Source.id.not_in(self.not_in_force))
+
+
+# When predigest first saw a version: when it was stored, or the file's mtime then if earlier
+# (the daily run ingests just after its cutoff what was written before it).
+FIRST_SEEN = func.least(Source.ingested_at, func.coalesce(Source.modified_at, Source.ingested_at))
+
+
+def versions_at(session: Session, workspace_id: int, cutoff: dt.datetime) -> Versions:
+    """Per path stored in several versions, the one in force at `cutoff`: the last first seen by
+    then, else (only later versions exist) the earliest, which the briefing then flags."""
+    # A path stored in several versions has a superseded one (ingest marks the version it replaces):
+    # found without grouping every source, and usually there is none.
+    several = select(Source.path).where(Source.workspace_id == workspace_id, Source.superseded_at.is_not(None))
+    if session.execute(select(several.exists())).scalar_one() is False:
+        return Versions(workspace_id, (), {})
+    rows = session.execute(
+        select(Source.id, Source.path, FIRST_SEEN).where(Source.workspace_id == workspace_id,
+                                                        Source.path.in_(several))
+        .order_by(Source.path, FIRST_SEEN, Source.id)
+    ).all()
+    by_path: dict[str, list[tuple[int, dt.datetime]]] = {}
+    for source_id, path, seen in rows:
+        by_path.setdefault(path, []).append((source_id, seen))
+    excluded: list[int] = []
+    later: dict[int, dt.datetime] = {}
+    for versions in by_path.values():
+        seen_by = [v for v in versions if v[1] <= cutoff]
+        chosen = seen_by[-1] if seen_by else versions[0]
+        if not seen_by:
+            later[chosen[0]] = chosen[1]
+        excluded += [source_id for source_id, _ in versions if source_id != chosen[0]]
+    return Versions(workspace_id, tuple(sorted(excluded)), later)
 
 
 def collect_window(session: Session, workspace_id: int, topic: str, window: Window) -> WindowData:
-    """Everything dated inside (window.start, window.end], plus the knowledge document in force."""
+    """Everything dated inside (window.start, window.end], plus the knowledge document in force;
+    of a file stored in several versions, the one in force at the cutoff (`versions_at`)."""
     data = WindowData(window)
+    versions = versions_at(session, workspace_id, window.end)
     since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
     # One read of the items for the window and the lookback before it, shared by the window's
     # sources, mentions, entries and history (each its own query, they read the items four times).
-    rows = _items(session, workspace_id, since, window)
+    rows = _items(session, versions, since, window)
     in_window = [r for r in rows if r.time > window.start]
 
     # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
                Source.error)
-        .where(_current(workspace_id), Source.kind != "knowledge")
+        .where(versions.condition(), Source.kind != "knowledge")
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
@@ -64,12 +105,12 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         )
         .order_by(Source.path)
     )
-    data.sources = [SourceView(*row) for row in source_rows]
+    data.sources = [SourceView(*row, later_version=versions.later_only.get(row[0])) for row in source_rows]
 
     data.mentions = _mentions(session, in_window)
     data.entries = [r.entry for r in in_window]
     data.history = [r.entry for r in rows if r.time <= window.start and r.entry.kind in NOTE_KINDS]
-    _mention_history(session, workspace_id, data)
+    _mention_history(session, versions, data)
 
     data.knowledge = knowledge_in_force(session, workspace_id, topic, window.end)
 
@@ -77,7 +118,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         select(PaperCard.arxiv_id, Source.path, PaperCard.title, PaperCard.primary_category, PaperCard.secondary,
                PaperCard.created_on, PaperCard.votes)
         .join(Source, Source.id == PaperCard.source_id)
-        .where(_current(workspace_id), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
+        .where(versions.condition(), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
         .order_by(Source.path)
     )
     for arxiv_id, path, title, primary, secondary, created_on, votes in card_rows:
@@ -89,7 +130,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     queue_rows = session.execute(
         select(QueueEntry.arxiv_id, QueueEntry.primary_category, QueueEntry.secondary_category)
         .join(Source, Source.id == QueueEntry.source_id)
-        .where(_current(workspace_id), QueueEntry.arxiv_id.is_not(None), QueueEntry.snapshot_at <= window.end)
+        .where(versions.condition(), QueueEntry.arxiv_id.is_not(None), QueueEntry.snapshot_at <= window.end)
         .order_by(QueueEntry.snapshot_at, QueueEntry.rank)
     ).all()
     for arxiv_id, primary, secondary in queue_rows:
@@ -105,7 +146,7 @@ class _ItemRow(NamedTuple):
     entry: EntryView
 
 
-def _items(session: Session, workspace_id: int, since: dt.datetime, window: Window) -> list[_ItemRow]:
+def _items(session: Session, versions: Versions, since: dt.datetime, window: Window) -> list[_ItemRow]:
     """Current items dated in (since, window.end]: all of the window's, and note entries before it,
     each with the canonical ids its well-formed mentions name (in mention order), by (path, ordinal)."""
     ids = (
@@ -121,7 +162,7 @@ def _items(session: Session, workspace_id: int, since: dt.datetime, window: Wind
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
-            .where(_current(workspace_id), *own, item_time > since, item_time <= window.end,
+            .where(versions.condition(), *own, item_time > since, item_time <= window.end,
                    or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
         )
 
@@ -177,7 +218,7 @@ def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
     return out
 
 
-def _mention_history(session: Session, workspace_id: int, data: WindowData) -> None:
+def _mention_history(session: Session, versions: Versions, data: WindowData) -> None:
     """Days each window id was mentioned up to the cutoff, and its arXiv lookup if made by then."""
     window_ids = sorted({m.arxiv_id for m in data.mentions if m.arxiv_id and not m.malformed})
     if not window_ids:
@@ -192,7 +233,7 @@ def _mention_history(session: Session, workspace_id: int, data: WindowData) -> N
     ).all() if named else []
     sources = dict(session.execute(
         select(Source.id, Source.observed_at)
-        .where(Source.id.in_(sorted({source_id for _, source_id, _ in items})), _current(workspace_id),
+        .where(Source.id.in_(sorted({source_id for _, source_id, _ in items})), versions.condition(),
                Source.kind != "knowledge")
     ).tuples().all()) if items else {}
     times: dict[int, dt.datetime] = {}
@@ -212,12 +253,14 @@ def _mention_history(session: Session, workspace_id: int, data: WindowData) -> N
 
 
 def add_lookups(session: Session, data: WindowData, ids: Sequence[str]) -> None:
-    """arXiv lookups of `ids` made by the cutoff (a later lookup does not exist yet for this window)."""
+    """The latest arXiv lookup of each of `ids` made by the cutoff (a later one does not exist yet for
+    this window; `papers` keeps only the latest, its history has them all)."""
     wanted = sorted(set(ids) - set(data.lookups))
     if not wanted:
         return
     rows = session.execute(
-        select(PaperRow.arxiv_id, PaperRow.status, PaperRow.title, PaperRow.looked_up_at)
-        .where(PaperRow.arxiv_id.in_(wanted), PaperRow.looked_up_at <= data.window.end)
+        select(ArxivLookup.arxiv_id, ArxivLookup.status, ArxivLookup.title, ArxivLookup.looked_up_at)
+        .where(ArxivLookup.arxiv_id.in_(wanted), ArxivLookup.looked_up_at <= data.window.end)
+        .order_by(ArxivLookup.arxiv_id, ArxivLookup.looked_up_at.desc()).distinct(ArxivLookup.arxiv_id)
     )
     data.lookups.update({arxiv_id: PaperLookup(arxiv_id, status, title, when) for arxiv_id, status, title, when in rows})

@@ -14,6 +14,7 @@ import datetime as dt
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
+from typing import NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -82,3 +83,29 @@ def _load(session: Session, topic: str, snapshot_id: int) -> KnowledgeView:
         changelog=tuple(changelog or ()), anchors=tuple(AnchorView(*row) for row in anchors),
         sections=tuple(sections or ()),
     )
+
+
+class BaselineAsOf(NamedTuple):
+    """The knowledge document's version, update time and citation count as they stood at a cutoff;
+    None where neither the header nor the change log tells."""
+
+    version: str | None
+    updated_at: dt.datetime | None
+    citations: int | None
+
+
+def baseline_as_of(doc: KnowledgeView, cutoff: dt.datetime) -> BaselineAsOf:
+    """The header when it is dated at or before the cutoff; else the change log's last update by
+    then (its version column, its citations after the update, or the next update's before)."""
+    if doc.updated_at is None or doc.updated_at <= cutoff:
+        return BaselineAsOf(doc.version, doc.updated_at, doc.citations)
+    rows = sorted(doc.changelog, key=lambda r: dt.datetime.fromisoformat(r["at"]))
+    earlier = [r for r in rows if dt.datetime.fromisoformat(r["at"]) <= cutoff]
+    later = [r for r in rows if dt.datetime.fromisoformat(r["at"]) > cutoff]
+    if not earlier:
+        return BaselineAsOf(None, None, None)
+    row = earlier[-1]
+    citations = row.get("citations_after")
+    if citations is None and later:
+        citations = later[0].get("citations_before")
+    return BaselineAsOf(row.get("version"), dt.datetime.fromisoformat(row["at"]), citations)

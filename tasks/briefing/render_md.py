@@ -76,7 +76,7 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
                                   end=c.cutoff.astimezone(tz).strftime("%Y-%m-%d %H:%M"), tz=c.timezone))
     if c.knowledge_path:
         updated = c.knowledge_updated.astimezone(tz).strftime("%Y-%m-%d %H:%M") if c.knowledge_updated else "?"
-        out.append(L["baseline"].format(path=c.knowledge_path, version=c.knowledge_version or "",
+        out.append(L["baseline"].format(path=c.knowledge_path, version=c.knowledge_version or L["version_unknown"],
                                         updated=updated, citations=c.knowledge_citations or "?"))
     else:
         out.append(L["no_baseline"].format(topic=c.topic))

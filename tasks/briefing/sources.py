@@ -32,6 +32,13 @@ def _credibility(source: SourceView, data: WindowData) -> str:
 
 
 def _summary(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
+    if source.later_version is not None:
+        seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
+        return f"仅存截止后的版本（最早一版首见于 {seen}），按该版读取；" + _contents(source, data, papers)
+    return _contents(source, data, papers)
+
+
+def _contents(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
     if source.error:
         return f"读取失败：{source.error}"
     if source.kind == "work_queue":

@@ -88,7 +88,7 @@ def _store_content(
             source_id=source_id, topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at,
             citations=doc.citations,
             changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
-                        "citations_after": r.citations_after} for r in doc.changelog],
+                        "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
             sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
         )
         session.add(snapshot)

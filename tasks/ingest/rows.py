@@ -102,14 +102,15 @@ def source_header(
         except ValueError as exc:
             error = str(exc)
     name = parse_note_name(wf.absolute.name, wf.author) if wf.kind in ("note", "hf_daily", "other") else None
+    modified_at = _mtime(wf)  # with the ingest time, when this version was first seen
     if name is not None:
         observed_at, basis = name.local_time.replace(tzinfo=tz).astimezone(UTC), "filename"
     else:
-        observed_at, basis = _mtime(wf), "mtime"
+        observed_at, basis = modified_at, "mtime"
     source = dict(
         workspace_id=workspace_id, path=wf.path, kind=wf.kind, author=wf.author, sha256=digest,
         size=len(data) if wf.problem is None else 0, encoding=encoding, observed_at=observed_at,
-        time_basis=basis, error=error,
+        time_basis=basis, error=error, modified_at=modified_at,
     )
     return source, text_
 
@@ -182,7 +183,7 @@ def _content(
         rows.snapshot = dict(
             topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
             changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
-                        "citations_after": r.citations_after} for r in doc.changelog],
+                        "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
             sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
         )
         topic = escape(wf.topic or "")

@@ -41,8 +41,8 @@ class IngestOutcome:
 
 
 _SOURCE_COLUMNS = ("workspace_id", "path", "kind", "author", "sha256", "size", "encoding", "observed_at",
-                   "time_basis", "error")
-_SOURCE_TYPES = ("int", "text", "text", "text", "text", "bigint", "text", "timestamptz", "text", "text")
+                   "time_basis", "error", "modified_at")
+_SOURCE_TYPES = ("int", "text", "text", "text", "text", "bigint", "text", "timestamptz", "text", "text", "timestamptz")
 # One statement for any number of sources: a column per array parameter (a multi-row VALUES list
 # would need a statement compiled per size, with ten parameters a row). Rows go in array order,
 # so the ids the default hands out follow the files' order.

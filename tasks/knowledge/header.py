@@ -20,7 +20,9 @@ _CL_COLUMNS = {
     "at": {"午间更新", "更新", "更新时间", "日期", "时间", "date", "time", "update", "updated", "when"},
     "summary": {"合入内容", "内容", "摘要", "summary", "changes", "change", "what"},
     "citations": {"引用数", "引用", "citations", "citation", "cites"},
+    "version": {"版本", "版本号", "version", "ver"},
 }
+_VERSION = re.compile(r"[vV]?\d+(?:\.\d+)*[a-z]?")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,7 @@ class ChangelogRow:
     summary: str
     citations_before: int | None
     citations_after: int | None  # a lone number (`448`) is the count after the update
+    version: str | None = None  # the document's version after the update, when the log has a version column
 
 
 def local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
@@ -44,6 +47,12 @@ def local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
     except ValueError:
         return None
     return local.astimezone(UTC)
+
+
+def _version(cell: str) -> str | None:
+    """The version a change-log row leaves the document at: `v266 → v267` gives v267, `267` gives 267."""
+    found = _VERSION.findall(_ARROW.split(cell)[-1].strip("*` "))
+    return found[0] if found else None
 
 
 def _int(text: str) -> int | None:
@@ -106,5 +115,5 @@ def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list
             continue
         sides = _ARROW.split(cell("citations"), maxsplit=1)
         before, after = (_int(sides[0]), _int(sides[1])) if len(sides) == 2 else (None, _int(sides[0]))
-        rows.append(ChangelogRow(at, cell("summary"), before, after))
+        rows.append(ChangelogRow(at, cell("summary"), before, after, _version(cell("version"))))
     return rows

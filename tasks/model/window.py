@@ -21,6 +21,7 @@ class SourceView:
     observed_at: dt.datetime
     time_basis: str
     error: str | None
+    later_version: dt.datetime | None = None  # only versions first seen after the cutoff are stored: the earliest's time
 
 
 @dataclass(frozen=True)

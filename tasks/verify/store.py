@@ -1,5 +1,6 @@
 """Verifications in Postgres: record a window's observations idempotently, read them as of a day,
-and keep the `status` column (the "today" view) up to date."""
+and keep the `status` column (the "today" view) up to date. Which windows are recorded, and in
+what order, is `tasks.stages.derive`'s business."""
 
 from __future__ import annotations
 
@@ -43,8 +44,11 @@ _VERIFICATIONS = Verification.metadata.tables["verifications"]
 _EVENTS = VerificationEvent.metadata.tables["verification_events"]
 
 
-def record(session: Session, workspace_id: int, topic: str, observations: Sequence[Observation]) -> dict[str, int]:
-    """Store observations; re-recording the same window adds no rows. Returns counts of new rows.
+def record(
+    session: Session, workspace_id: int, topic: str, observations: Sequence[Observation], window_day: dt.date
+) -> dict[str, int]:
+    """Store the observations of the window of `window_day`; re-recording the same window adds no
+    rows. Returns counts of new rows.
 
     Observations are taken in (key, day, action, source_path) order, as one statement each did
     before, with the same outcome, ids included: one batched `INSERT … ON CONFLICT DO NOTHING` of
@@ -73,7 +77,7 @@ def record(session: Session, workspace_id: int, topic: str, observations: Sequen
             lo, hi = spans.get(vid, (obs.day, obs.day))
             spans[vid] = (min(lo, obs.day), max(hi, obs.day))
         events.append({"verification_id": vid, "day": obs.day, "action": action, "source_path": obs.source_path,
-                       "detail": detail_text(obs.detail)})
+                       "detail": detail_text(obs.detail), "window_day": window_day})
     if spans:
         bounds = values(column("vid", Integer), column("lo", Date), column("hi", Date), name="bounds").data(
             [(vid, lo, hi) for vid, (lo, hi) in sorted(spans.items())])

@@ -24,7 +24,7 @@ def _render_all(settings: Settings, reverse: bool) -> dict[tuple[str, dt.date], 
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}
     for day in DATES:
-        run.record_recent_verifications(settings, ref, topic, day, 3)
+        run.derive_verifications(settings, ref, topic, day)
         for lang in ("zh", "en"):
             out[(lang, day)] = run.render_briefing(settings.model_copy(update={"lang": lang}), ref, topic,
                                                    run.window_of(topic, day))

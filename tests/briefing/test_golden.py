@@ -44,7 +44,7 @@ def briefings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     out = {}
     for day in EVENINGS:
         window = run.window_of(topic, dt.date.fromisoformat(day))
-        run.record_verifications(settings, ref, topic, window)
+        run.derive_verifications(settings, ref, topic, window.date)
         out[day] = json.loads(run.render_briefing(settings, ref, topic, window)[1])
     return out
 

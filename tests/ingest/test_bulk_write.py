@@ -28,7 +28,7 @@ from tasks.ingest.topics import TopicClassifier
 from tests.helpers import SAMPLE_WORKSPACE
 from tests.ingest.bad_inputs import write_cases
 
-NOW_COLUMNS = {"ingested_at", "created_at", "superseded_at", "looked_up_at", "published_at"}
+NOW_COLUMNS = {"ingested_at", "created_at", "superseded_at", "looked_up_at", "published_at", "modified_at", "derived_at"}
 Ingest = Callable[[Settings, run.WorkspaceRef, list[Any]], list[IngestOutcome]]
 
 

@@ -15,6 +15,7 @@ from sqlalchemy import Engine, text
 from db.engine import make_engine, refresh_statistics
 from predigest.settings import Settings
 from tasks import run
+from tasks.stages import workspace as workspace_stage
 
 
 def _note(root: Path, n: int) -> None:
@@ -54,7 +55,7 @@ def test_large_ingest_refreshes_statistics_small_one_does_not(
     fresh: tuple[Settings, Engine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings, engine = fresh
-    monkeypatch.setattr(run, "ANALYZE_AFTER_FILES", 5)
+    monkeypatch.setattr(workspace_stage, "ANALYZE_AFTER_FILES", 5)
     root = tmp_path / "ws"
     for n in range(4):
         _note(root, n)

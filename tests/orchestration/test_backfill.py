@@ -4,15 +4,15 @@ ten-day workspace with two topics:
 - one run publishes exactly one briefing per topic and date (10 x 2 rows and 40 objects), each
   byte-identical to `tasks.run.render_briefing` for that date alone on the same database;
 - the dates run as tasks of the backfill run, one per chunk of consecutive dates
-  (`brief 2026-10-01..2026-10-07`, `brief 2026-10-08..2026-10-10`, after the catch-up
-  `verify 2026-09-24..2026-09-30`), not as child flow runs;
+  (`brief 2026-10-01..2026-10-07`, `brief 2026-10-08..2026-10-10`, after any windows before the
+  range that hold something, `verify <first>..<last>`), not as child flow runs;
 - running it again (in this process this time: one worker) rewrites nothing: every result says
   unchanged, and object bytes, modification times and row counts stay as they were;
 - `force` re-publishes every date (results say written, `published_at` moves) without adding rows;
 - the progress hook hears every date once; bad ranges and bounds are refused;
 - a parallel backfill publishes the same bytes, and stores the same verifications and events, as
-  the evenings run one after another (verifications recorded date by date, then the briefing), in a
-  second database.
+  the evenings run one after another (verifications derived through each date, then the briefing),
+  in a second database.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
         flow_runs = {r.name for r in client.read_flow_runs()}
         task_runs = {r.name for r in client.read_task_runs()}
     assert not {name for name in flow_runs if name.startswith("briefing ")}
-    assert {"verify 2026-09-24..2026-09-30", "brief 2026-10-01..2026-10-07", "brief 2026-10-08..2026-10-10"} <= task_runs
+    assert {"brief 2026-10-01..2026-10-07", "brief 2026-10-08..2026-10-10"} <= task_runs
 
     objects, counts = _snapshot(out), _counts(clean_db)
     again = backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=1)
@@ -162,7 +162,7 @@ def test_backfill_equals_the_evenings_run_one_after_another(
     migrated_database: Callable[[str], str],
 ) -> None:
     """The evenings, replayed without Prefect in a second database (ingest, then for each date in
-    order: record that date's verifications with the daily catch-up and publish), publish the same
+    order: the daily stage, which derives verifications through that date and publishes), publish the same
     bytes as one parallel backfill over the range, including the aging hedged claim."""
     from db.engine import make_engine
     from flows.backfill import backfill_briefings
@@ -177,8 +177,7 @@ def test_backfill_equals_the_evenings_run_one_after_another(
     ref = ingest_all(evenings, ws)
     for day in DAYS:
         for topic in run.topics_for(evenings, ws, None):
-            run.record_recent_verifications(evenings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS)
-            run.assemble_and_publish(evenings, ref, topic, run.window_of(topic, day))
+            run.brief(evenings, ref, topic, day)
     backfilled, replayed = tmp_path / "published" / "briefings", tmp_path / "evenings" / "briefings"
     for topic in ("inference", "rag"):
         for day in DAYS:

@@ -1,11 +1,11 @@
 """Contract of the backfill stage (tasks/backfill.py), without Prefect:
 
-- `plan_jobs`: the 7 catch-up dates before the first date (record only; dates without a briefing
-  left out), then one job per date of the range (kept even when no topic is scheduled that day, so
-  progress hears every date), numbered in order;
+- `plan_jobs`: the windows to derive before the first date (record only), then one job per date of
+  the range (kept even when no topic is scheduled that day, so progress hears every date; deriving
+  the windows of that date that must be), numbered in order;
 - one lane (this process) and two (this process and a spawned one) store the same verifications
-  and publish the same bytes as the two stages run date by date (`record_recent_verifications`
-  with the catch-up, then `assemble_and_publish`), each from its own copy of the same database;
+  and publish the same bytes as the daily stage run date by date (`tasks.run.brief`), each from
+  its own copy of the same database;
 - a job that fails stops the jobs after it: they raise `BackfillAborted` (nothing waits forever)
   and record and publish nothing, while the jobs before it are done;
 - `Turns` across processes: a process waiting for its turn goes on once the job before it is done,
@@ -26,34 +26,55 @@ from sqlalchemy import Engine, text
 from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import run
-from tasks.backfill import BackfillAborted, BackfillContext, DateJob, DateLanes, Turns, plan_jobs
+from tasks.backfill import (
+    BackfillAborted,
+    BackfillContext,
+    DateJob,
+    plan_derivation,
+    plan_jobs,
+    scheduled_window,
+)
+from tasks.lanes import DateLanes, Turns
+from tasks.stages.derive import DerivedWindow
 from tests.helpers import ingest_all
 from tests.orchestration.test_backfill import _snapshot, _verifications
 from tests.orchestration.workspace_gen import DAYS, make_workspace
 
 
-def test_plan_has_the_catch_up_then_every_date() -> None:
+def test_plan_derives_what_it_must_then_every_date() -> None:
     daily = Topic("daily", "Asia/Shanghai", "20 22 * * *")
     weekdays = Topic("weekdays", "Asia/Shanghai", "20 22 * * 1-5")
     first = dt.date(2026, 10, 5)  # a Monday
     days = [first + dt.timedelta(days=n) for n in range(7)]
+
+    def steps(topic: Topic, dates: list[dt.date]) -> dict[dt.date, DerivedWindow]:
+        return {d: DerivedWindow(d, w, f"fp-{d}") for d in dates if (w := scheduled_window(topic, d)) is not None}
+
+    # Nothing to derive: one job per date of the range, none before it.
     jobs = plan_jobs([daily, weekdays], days)
     assert [j.index for j in jobs] == list(range(len(jobs)))
-    catch_up = [j for j in jobs if not j.publish]
-    assert [j.day for j in catch_up] == [first - dt.timedelta(days=n) for n in range(7, 0, -1)]
-    assert [j.day for j in jobs if j.publish] == days
-    by_day = {j.day: [name for name, _ in j.windows] for j in jobs if j.publish}
+    assert [j.day for j in jobs] == days and all(j.publish and not j.derive for j in jobs)
+    by_day = {j.day: [name for name, _ in j.windows] for j in jobs}
     assert by_day[dt.date(2026, 10, 9)] == ["daily", "weekdays"]  # Friday
     assert by_day[dt.date(2026, 10, 10)] == ["daily"]  # Saturday
     assert all(w.date == j.day for j in jobs for _, w in j.windows)
 
-    # Only the weekday topic: weekend catch-up dates have nothing to record; weekend dates stay.
+    # Windows to derive before the range come first (record only), then the range, deriving its own.
+    earlier = [first - dt.timedelta(days=n) for n in (9, 3, 2)]
+    derive = {"daily": steps(daily, earlier + days[3:]), "weekdays": steps(weekdays, earlier)}
+    jobs = plan_jobs([daily, weekdays], days, derive=derive)
+    before = [j for j in jobs if not j.publish]
+    assert [j.day for j in before] == sorted(earlier)
+    assert [[name for name, _ in j.derive] for j in before] == [["daily"], ["daily", "weekdays"], ["daily"]]  # Sat, Fri, Sat
+    assert all([name for name, _ in j.windows] == [name for name, _ in j.derive] for j in before)
+    assert [j.day for j in jobs if j.publish] == days
+    assert [bool(j.derive) for j in jobs if j.publish] == [False] * 3 + [True] * 4
+
+    # Only the weekday topic: weekend dates of the range stay (progress hears them), without windows.
     only = plan_jobs([weekdays], days)
-    assert [j.day.isoformat() for j in only if not j.publish] == [
-        "2026-09-28", "2026-09-29", "2026-09-30", "2026-10-01", "2026-10-02"]
-    assert [(j.day, bool(j.windows)) for j in only if j.publish][-2:] == [
+    assert [(j.day, bool(j.windows)) for j in only][-2:] == [
         (dt.date(2026, 10, 10), False), (dt.date(2026, 10, 11), False)]
-    assert [j.publish for j in plan_jobs([daily], days, publish=False)] == [False] * 14
+    assert [j.day for j in plan_jobs([daily], days, publish=False, derive=derive)] == sorted(earlier) + days[3:]
 
 
 def _copy(settings: Settings, migrated_database: Callable[[str], str], tmp_path: Path, name: str) -> Settings:
@@ -75,16 +96,15 @@ def test_lanes_equal_the_stages_date_by_date(
     topics = run.topics_for(staged, ws, None)
     for day in DAYS:
         for topic in topics:
-            run.record_recent_verifications(staged, ref, topic, day, run.VERIFY_CATCH_UP_DAYS if day == DAYS[0] else 0)
-    for day in DAYS:
-        for topic in topics:
-            run.assemble_and_publish(staged, ref, topic, run.window_of(topic, day))
+            run.brief(staged, ref, topic, day)
 
     ref = ingest_all(laned, ws)
     heard: list[dt.date] = []
-    with DateLanes(BackfillContext.load(laned, ref, topics, force=False), workers) as lanes:
-        jobs = plan_jobs(topics, DAYS)
-        outcomes = lanes.run(jobs[:9]) + lanes.run(jobs[9:], lambda outcome: heard.append(outcome.day))
+    ctx = BackfillContext.load(laned, ref, topics, force=False)
+    with DateLanes(ctx, workers) as lanes:
+        jobs = plan_jobs(topics, DAYS, derive=plan_derivation(laned, ref, topics, DAYS[-1], ctx.known))
+        split = len(jobs) - len(DAYS[2:])  # the last 8 dates in a second call
+        outcomes = lanes.run(jobs[:split]) + lanes.run(jobs[split:], lambda outcome: heard.append(outcome.day))
     assert [o.day for o in outcomes] == [j.day for j in jobs]
     assert heard == DAYS[2:]
     assert [(r.topic, r.date, r.written) for o in outcomes for r in o.results] == [
@@ -106,12 +126,14 @@ def test_a_failed_job_stops_the_later_ones(
     make_workspace(ws)
     ref = ingest_all(settings, ws)
     topics = run.topics_for(settings, ws, ["inference"])
-    jobs = plan_jobs(topics, DAYS[:4], catch_up_days=0)
+    ctx = BackfillContext.load(settings, ref, topics, force=False)
+    jobs = plan_jobs(topics, DAYS[:4], derive=plan_derivation(settings, ref, topics, DAYS[3], ctx.known))
+    assert [j.day for j in jobs] == DAYS[:4]  # nothing is dated before the first date
     # A topic the backfill does not know makes job 1 fail in its worker process, before recording.
     broken = DateJob(1, jobs[1].day, (("unknown-topic", jobs[1].windows[0][1]),), True)
     jobs = [jobs[0], broken, *jobs[2:]]
     done: list[dt.date] = []
-    with DateLanes(BackfillContext.load(settings, ref, topics, force=False), 2) as lanes:
+    with DateLanes(ctx, 2) as lanes:
         with pytest.raises(KeyError):  # job 2, queued or waiting for job 1's turn, is abandoned
             lanes.run(jobs[:3], lambda outcome: done.append(outcome.day))
         with pytest.raises(BackfillAborted):  # later chunks are not started

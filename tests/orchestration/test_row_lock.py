@@ -17,6 +17,7 @@ from sqlalchemy import Engine, text
 
 from predigest.settings import Settings
 from tasks import run
+from tasks.stages import briefings as briefing_stage
 from tests.helpers import ingest_all
 from tests.orchestration.workspace_gen import make_workspace
 
@@ -66,7 +67,7 @@ def test_same_topic_and_date_are_serialised(
             with guard:
                 in_render -= 1
 
-    monkeypatch.setattr(run, "render_briefing", render)
+    monkeypatch.setattr(briefing_stage, "render_briefing", render)
     results: dict[str, run.BriefingResult] = {}
     errors: list[BaseException] = []
 

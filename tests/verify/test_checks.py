@@ -33,7 +33,7 @@ def _brief(settings: Settings, root: Path, day: dt.date, record: bool = True) ->
     (topic,) = run.topics_for(settings, root, [gen.TOPIC])
     window = run.window_of(topic, day)
     if record:
-        run.record_verifications(settings, ref, topic, window)
+        run.derive_verifications(settings, ref, topic, window.date)
     return json.loads(run.render_briefing(settings, ref, topic, window)[1])
 
 

@@ -23,7 +23,9 @@ from tests.helpers import truncate_all
 D = dt.date(2026, 10, 1)
 
 
-def plain_record(session: Session, workspace_id: int, topic: str, observations: Sequence[Observation]) -> dict[str, int]:
+def plain_record(
+    session: Session, workspace_id: int, topic: str, observations: Sequence[Observation], window_day: dt.date
+) -> dict[str, int]:
     """One statement per observation (the implementation before the bulk one)."""
     def vid_of(obs: Observation) -> int:
         new_id = session.execute(
@@ -57,7 +59,7 @@ def plain_record(session: Session, workspace_id: int, topic: str, observations: 
         inserted = session.execute(
             insert(VerificationEvent)
             .values(verification_id=vid, day=obs.day, action=action, source_path=obs.source_path,
-                    detail=detail_text(obs.detail))
+                    detail=detail_text(obs.detail), window_day=D)
             .on_conflict_do_nothing(constraint="uq_verification_events_obs").returning(VerificationEvent.id)
         ).scalar_one_or_none()
         new_events += inserted is not None
@@ -100,7 +102,7 @@ def _run(engine: Engine, store: Any, batches: list[list[Observation]]) -> tuple[
         session.commit()
         counts = []
         for batch in batches:
-            counts.append(store(session, 1, "inference", batch))
+            counts.append(store(session, 1, "inference", batch, D))
             session.commit()
     return counts, _dump(engine)
 

@@ -7,7 +7,7 @@ backfill) gives exactly the bytes of that evening.
 - a promise dated day 5 surfaces on day 6 and is resolved when it is kept (day 9);
 - a paper anchored on day 3 is NET-new on days 1-2 and already anchored from day 3 on, and its
   days_seen counts the earlier windows' mentions;
-- recording a date again adds no rows; mark_stale(settings, ref, topic, day) sets the status column.
+- deriving a date again adds no rows; mark_stale(settings, ref, topic, day) sets the status column.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def replay(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
         ref = ingest_all(settings, root)
         (topic,) = run.topics_for(settings, root, [gen.TOPIC])
         window = run.window_of(topic, gen.day_of(index))
-        run.record_verifications(settings, ref, topic, window)
+        run.derive_verifications(settings, ref, topic, window.date)
         evenings[index] = run.render_briefing(settings, ref, topic, window)
     assert ref is not None
     return Replay(settings, ref, topic, evenings)
@@ -139,9 +139,8 @@ def test_recording_again_adds_no_rows(replay: Replay) -> None:
 
     before = counts()
     for index in (1, gen.SETTLE_DAY, 14):
-        summary = run.record_verifications(replay.settings, replay.ref, replay.topic,
-                                           run.window_of(replay.topic, gen.day_of(index)))
-        assert summary["new_verifications"] == 0 and summary["new_events"] == 0
+        derivation = run.derive_verifications(replay.settings, replay.ref, replay.topic, gen.day_of(index))
+        assert derivation.dropped_from is None and derivation.derived == []
     assert counts() == before
 
 

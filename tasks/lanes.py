@@ -1,0 +1,191 @@
+"""Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order in this process and
+in spawned worker processes, recording strictly in job order (`Turns`)."""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import queue
+import sys
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from types import TracebackType
+from typing import Any
+
+from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, run_job
+
+
+class Turns:
+    """Recording order across processes: job i records once job i-1 has (`done`), unless aborted."""
+
+    def __init__(self, context: Any) -> None:
+        self._cond = context.Condition()
+        self._last = context.RawValue("q", -1)  # index of the last job that recorded
+        self._aborted = context.RawValue("b", 0)
+
+    def wait(self, index: int) -> None:
+        with self._cond:
+            while self._last.value < index - 1:
+                if self._aborted.value:
+                    raise BackfillAborted(f"an earlier date failed; job {index} was not recorded")
+                parent = multiprocessing.parent_process()
+                if parent is not None and not parent.is_alive():  # an orphan would wait forever
+                    raise BackfillAborted("the backfill process is gone")
+                self._cond.wait(timeout=1.0)
+
+    def done(self, index: int) -> None:
+        with self._cond:
+            self._last.value = index
+            self._cond.notify_all()
+
+    def abort(self) -> None:
+        with self._cond:
+            self._aborted.value = 1
+            self._cond.notify_all()
+
+
+_worker: tuple[BackfillContext, Turns] | None = None
+
+
+def _init_worker(ctx: BackfillContext, turns: Turns) -> None:
+    global _worker
+    _worker = (ctx, turns)
+    _fewer_full_collections()
+
+
+def _fewer_full_collections() -> None:
+    """A job keeps its windows (hundreds of thousands of objects) alive for a while, long enough to
+    reach the oldest generation, so full collections ran after most jobs, each scanning all that a
+    flow's process holds (Prefect, SQLAlchemy): 19 s of a 125 s one-worker year. Objects alive now
+    are left out of collections, and full ones run a tenth as often (cycles are rare here: the
+    rows are freed by reference counting)."""
+    gc.freeze()
+    first, second, third = gc.get_threshold()
+    gc.set_threshold(first, second, max(third, 100))
+
+
+def _ready() -> None:
+    pass
+
+
+def _run_in_worker(job: DateJob) -> JobOutcome:
+    assert _worker is not None, "worker not initialised"
+    return run_job(_worker[0], job, _worker[1])
+
+
+class DateLanes:
+    """Runs the jobs of one plan in order over `workers` lanes: this process, and `workers` - 1
+    spawned processes (each job wholly in one lane; a lane takes the next job when it is free).
+
+    Callers (one task per chunk of dates, possibly in several threads) pass consecutive slices of
+    the plan; a slice is queued only after the slice before it, and lanes take jobs in queue order,
+    so a job never waits for its turn behind a job no lane has taken (no deadlock). This process is
+    a lane too, so the first dates start at once while the other processes start up (~1 s each).
+    """
+
+    def __init__(self, ctx: BackfillContext, workers: int = 1) -> None:
+        self.ctx = ctx
+        self.workers = max(1, workers)
+        self._next = 0  # index of the first job not queued yet
+        self._aborted = False
+        self._cond = threading.Condition()
+        self._queue: queue.SimpleQueue[tuple[DateJob, Future[JobOutcome]] | None] = queue.SimpleQueue()
+        self._turns: Turns | None = None
+        self._pools: list[ProcessPoolExecutor] = []
+        self._lanes: list[threading.Thread] = []
+
+    def __enter__(self) -> DateLanes:
+        # The process's settings, changed while the lanes run and restored on exit.
+        self._gc_thresholds, self._switch_interval = gc.get_threshold(), sys.getswitchinterval()
+        _fewer_full_collections()
+        if self.workers > 1:
+            # This process's lane holds the GIL while it works; the threads handing the other lanes
+            # their next job and their results then waited up to 5 ms a turn (3 s of idle lanes a year).
+            sys.setswitchinterval(0.001)
+            context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+            self._turns = turns = Turns(context)
+            for n in range(1, self.workers):
+                pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker, initargs=(self.ctx, turns))
+                self._pools.append(pool)
+                ready = pool.submit(_ready)  # the process starts now and imports while this one works
+
+                def in_process(job: DateJob, pool: ProcessPoolExecutor = pool) -> JobOutcome:
+                    return pool.submit(_run_in_worker, job).result()
+
+                self._lanes.append(threading.Thread(target=self._lane, args=(in_process, ready),
+                                                    name=f"backfill-lane-{n}", daemon=True))
+
+        def here(job: DateJob) -> JobOutcome:
+            return run_job(self.ctx, job, self._turns)
+
+        self._lanes.append(threading.Thread(target=self._lane, args=(here, None), name="backfill-lane-0", daemon=True))
+        for lane in self._lanes:
+            lane.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if kind is not None:
+            self.abort()
+        for _ in self._lanes:
+            self._queue.put(None)
+        for lane in self._lanes:  # after a failure, a date still running finishes before the caller goes on
+            lane.join()
+        for pool in self._pools:
+            # Every job is done: the idle processes may finish exiting (~1 s) on their own.
+            pool.shutdown(wait=kind is not None, cancel_futures=True)
+        gc.unfreeze()
+        gc.set_threshold(*self._gc_thresholds)
+        sys.setswitchinterval(self._switch_interval)
+
+    def abort(self) -> None:
+        """Stop: queued jobs, jobs waiting for their turn and callers waiting to queue raise `BackfillAborted`."""
+        with self._cond:
+            self._aborted = True
+            self._cond.notify_all()
+        if self._turns is not None:
+            self._turns.abort()
+
+    def run(self, jobs: Sequence[DateJob], on_outcome: Callable[[JobOutcome], None] | None = None) -> list[JobOutcome]:
+        """Run the next `jobs` of the plan; outcomes in job order, each passed to `on_outcome` as it is known."""
+        if not jobs:
+            return []
+        try:
+            futures: list[Future[JobOutcome]] = []
+            with self._cond:
+                while self._next != jobs[0].index and not self._aborted:
+                    self._cond.wait()
+                if self._aborted:
+                    raise BackfillAborted(f"an earlier date failed; {jobs[0].day} was not run")
+                for job in jobs:
+                    futures.append(Future())
+                    self._queue.put((job, futures[-1]))
+                self._next = jobs[-1].index + 1
+                self._cond.notify_all()
+            outcomes = []
+            for future in futures:
+                outcomes.append(future.result())
+                if on_outcome is not None:
+                    on_outcome(outcomes[-1])
+            return outcomes
+        except BaseException:
+            self.abort()
+            raise
+
+    def _lane(self, run: Callable[[DateJob], JobOutcome], ready: Future[None] | None) -> None:
+        """Take the next queued job whenever free, until the sentinel."""
+        try:
+            if ready is not None:
+                ready.result()  # take no job before the process can run it
+        except BaseException:
+            self.abort()
+        while (item := self._queue.get()) is not None:
+            job, future = item
+            if self._aborted:
+                future.set_exception(BackfillAborted(f"an earlier date failed; {job.day} was not run"))
+                continue
+            try:
+                future.set_result(run(job))
+            except BaseException as exc:
+                self.abort()
+                future.set_exception(exc)

@@ -1,0 +1,1 @@
+"""The stages as plain functions over ids and settings, one module per stage (see tasks.run)."""

@@ -1,0 +1,134 @@
+"""Briefing stage over ids and settings: render one briefing as of its cutoff, and publish it.
+
+A briefing reads the topic's verifications as of its date, so it first derives them through
+that date (`tasks.stages.verifications`); the window it renders is collected and judged once,
+shared with that derivation when the derivation had to collect it too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import func, select, text
+from sqlalchemy.dialects.postgresql import insert
+
+from db.engine import get_engine, session_scope
+from db.models import Briefing
+from predigest.settings import Settings
+from predigest.topics import Topic
+from predigest.windows import Window
+from tasks.briefing.assemble import build_content
+from tasks.briefing.collect import add_lookups, collect_window
+from tasks.briefing.judge import judge_window
+from tasks.briefing.render_json import render_json
+from tasks.briefing.render_md import render_markdown
+from tasks.judge.density import DensityRule
+from tasks.model.briefing import Paper
+from tasks.model.window import WindowData
+from tasks.publish.publish import (
+    JSON_CONTENT_TYPE,
+    MARKDOWN_CONTENT_TYPE,
+    PublishedBriefing,
+    publish_briefing,
+)
+from tasks.publish.storage import open_store
+from tasks.stages.derive import Judged, copy_window
+from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
+from tasks.stages.verifications import derive_verifications
+from tasks.stages.workspace import WorkspaceRef
+from tasks.verify.store import load_tracked, lookup_subjects
+
+_INDEX_LOCK = 0x70726564  # advisory lock id serialising index.json read-modify-write across workers
+
+
+@dataclass(frozen=True)
+class BriefingResult:
+    topic: str
+    date: dt.date
+    markdown_url: str
+    json_url: str
+    content_hash: str
+    written: bool
+
+
+def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
+    """Markdown and JSON of one briefing as of the window's cutoff, verifications derived through its date."""
+    known = known_topic_names(settings, Path(ref.root))
+    scheduled = scheduled_window(topic, window.date) == window
+    derivation = derive_verifications(settings, ref, topic, window.date, keep=[window.date] if scheduled else [],
+                                      known=known)
+    judged = derivation.judged.get(window.date)
+    if judged is None:
+        with session_scope(get_engine(settings)) as session:
+            data = collect_window(session, ref.id, topic.name, window)
+        judged = Judged(data, judge_window(data, topic, known))
+    return render_collected(settings, ref, topic, judged.data, known,
+                            density_rule_for(settings, Path(ref.root), topic.name), judged.papers)
+
+
+def render_collected(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule,
+    judged: Sequence[Paper] | None = None,
+) -> tuple[str, str]:
+    """`render_briefing` from a window collected earlier, once the topic's verifications are derived
+    through its date (they are read now). `judged`: the window's `judge_window` papers."""
+    data = copy_window(data)
+    with session_scope(get_engine(settings)) as session:
+        tracked = load_tracked(session, ref.id, topic.name, data.window.date)
+        add_lookups(session, data, lookup_subjects(tracked))
+    papers = judged if judged is not None else judge_window(data, topic, known)
+    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers)
+    return render_markdown(content, settings.lang), render_json(content)
+
+
+def brief(settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date,
+          since: dt.datetime | None = None) -> BriefingResult:
+    """The evening of one topic: derive its verifications through `day`, then assemble and publish
+    its briefing as of `day`'s cutoff (`since` overrides the window's start)."""
+    return assemble_and_publish(settings, ref, topic, window_of(topic, day, since))
+
+
+def assemble_and_publish(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False,
+    render: Callable[[], tuple[str, str]] | None = None,
+) -> BriefingResult:
+    """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised.
+
+    `force` rewrites the objects and bumps `published_at` even when nothing changed (the row is
+    updated in place, never duplicated). `render` (default: `render_briefing` of the window) is
+    called while the row lock is held.
+    """
+    engine = get_engine(settings)
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    with session_scope(engine) as session:
+        session.execute(
+            insert(Briefing)
+            .values(workspace_id=ref.id, topic=topic.name, date=window.date, window_start=window.start, cutoff=window.end)
+            .on_conflict_do_nothing(constraint="uq_briefings_topic_date")
+        )
+        session.commit()
+        # Row lock: a second worker on the same (topic, date) waits here until this one commits.
+        row = session.execute(
+            select(Briefing).where(
+                Briefing.workspace_id == ref.id, Briefing.topic == topic.name, Briefing.date == window.date
+            ).with_for_update()
+        ).scalar_one()
+        markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
+        published: PublishedBriefing = publish_briefing(store, topic.name, window.date, markdown, json_text)
+        written = published.markdown_written or published.json_written
+        if force and not written:
+            store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
+            store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
+            written = True
+        if (force or row.content_hash != published.content_hash or row.window_start != window.start
+                or row.cutoff != window.end or row.markdown_key != published.markdown_key):
+            row.window_start, row.cutoff = window.start, window.end
+            row.content_hash = published.content_hash
+            row.markdown_key, row.json_key = published.markdown_key, published.json_key
+            row.published_at = func.now()
+    return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
+                          store.url_for(published.json_key), published.content_hash, written)

@@ -1,0 +1,48 @@
+"""Topics as the stages need them: which to brief, every known one, their windows and density rules."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+from predigest.settings import Settings
+from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
+from predigest.windows import ScheduleError, Window, window_for
+from tasks.judge.density import DensityRule
+
+
+def topics_for(settings: Settings, workspace: Path, requested: list[str] | None) -> list[Topic]:
+    """The topics to brief: as requested, else configured, else every knowledge document found."""
+    config = load_topic_config(settings, workspace)
+    names = list(requested or settings.topics or discover_topics(workspace))
+    return [resolve_topic(name, settings, workspace, config) for name in names]
+
+
+def all_topics(settings: Settings, workspace: Path) -> list[Topic]:
+    """Every configured or discovered topic, for classifying entries at ingest."""
+    config = load_topic_config(settings, workspace)
+    return [resolve_topic(name, settings, workspace, config) for name in known_topic_names(settings, workspace)]
+
+
+def known_topic_names(settings: Settings, workspace: Path) -> list[str]:
+    config = load_topic_config(settings, workspace)
+    return sorted(set(all_topic_names(config)) | set(discover_topics(workspace)) | set(settings.topics))
+
+
+def window_of(topic: Topic, day: dt.date, since: dt.datetime | None = None) -> Window:
+    return window_for(day, topic.schedule, topic.timezone, since)
+
+
+def density_rule_for(settings: Settings, workspace: Path, topic: str) -> DensityRule:
+    """The topic's density thresholds: `density` under the topic, else `[defaults.density]`, else the defaults."""
+    config = load_topic_config(settings, workspace)
+    entry = config.get("topics", {}).get(topic, {}).get("density") or config.get("defaults", {}).get("density")
+    return DensityRule.from_mapping(entry)
+
+
+def scheduled_window(topic: Topic, day: dt.date) -> Window | None:
+    """The topic's window for `day`, or None when its schedule has no briefing that day."""
+    try:
+        return window_of(topic, day)
+    except ScheduleError:
+        return None

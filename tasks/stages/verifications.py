@@ -1,0 +1,39 @@
+"""Verification stage over ids and settings: derive a topic's verifications through a date, and
+refresh the `status` column for a day (the staleness check). See `tasks.stages.derive`."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from db.engine import get_engine, session_scope
+from predigest.settings import Settings
+from predigest.topics import Topic
+from tasks.stages.derive import Derivation, derive_through
+from tasks.stages.topics import known_topic_names, topics_for
+from tasks.stages.workspace import WorkspaceRef
+from tasks.verify.store import refresh_status
+
+
+def derive_verifications(
+    settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date, keep: Sequence[dt.date] = (),
+    known: list[str] | None = None,
+) -> Derivation:
+    """Bring the topic's verifications up to date through `day` (idempotent: nothing is written
+    when they are); the collected windows of the dates in `keep` come back for rendering."""
+    names = known if known is not None else known_topic_names(settings, Path(ref.root))
+    with session_scope(get_engine(settings)) as session:
+        return derive_through(session, ref.id, topic, names, day, keep)
+
+
+def mark_stale(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:
+    """Derive the topic's verifications through `day`, then set each one's `status` column to its
+    state as of `day` (pending, stale past Settings.stale_after_days, or resolved); returns counts
+    and the keys that just turned stale."""
+    if isinstance(topic, str):
+        (topic,) = topics_for(settings, Path(ref.root), [topic])
+    derive_verifications(settings, ref, topic, day)
+    with session_scope(get_engine(settings)) as session:
+        return refresh_status(session, ref.id, topic.name, day, settings.stale_after_days)

@@ -1,0 +1,178 @@
+"""Ingest stage over ids and settings: register the workspace, find what changed, store it.
+
+Each function opens its own session from the settings' engine, so it can run in any thread or
+worker; nothing here holds a Session across stages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import multiprocessing
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+
+from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
+from db.models import Source
+from predigest.settings import Settings
+from predigest.topics import Topic
+from tasks.ingest.scan import WorkspaceFile, scan_workspace
+from tasks.ingest.store import (
+    BuiltFile,
+    IngestOutcome,
+    RowBuilder,
+    build_in_worker,
+    get_workspace_id,
+    ingest_file,
+    ingest_files,
+    init_worker,
+    plan_built,
+    write_planned,
+)
+from tasks.stages.topics import all_topics
+
+
+@dataclass(frozen=True)
+class WorkspaceRef:
+    id: int
+    root: str
+
+
+def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
+    """Bring the schema up to date and return the workspace row for this root."""
+    if not workspace.is_dir():
+        raise FileNotFoundError(f"workspace not found: {workspace}")
+    engine = ensure_schema(settings)
+    root = str(workspace.resolve())
+    with session_scope(engine) as session:
+        return WorkspaceRef(get_workspace_id(session, root), root)
+
+
+# Files per transaction in `ingest_batch`: enough to amortise the bulk writes, small enough to hold.
+INGEST_BATCH_FILES = 500
+
+
+def _sha256_file(path: Path) -> str | None:
+    try:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except OSError:
+        return None
+
+
+def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
+    """Workspace files whose current bytes are not stored yet (new or changed).
+
+    Only paths that have a current stored version are read and hashed.
+    """
+    files = scan_workspace(Path(ref.root))
+    with session_scope(get_engine(settings)) as session:
+        known = {(path, digest) for path, digest in session.execute(
+            select(Source.path, Source.sha256).where(Source.workspace_id == ref.id, Source.superseded_at.is_(None))
+        )}
+    known_paths = {path for path, _ in known}
+    changed = []
+    for wf in files:
+        if wf.path not in known_paths:
+            changed.append(wf)  # no stored version of this path: new, whatever its bytes
+            continue
+        digest = hashlib.sha256(wf.problem.encode()).hexdigest() if wf.problem else _sha256_file(wf.absolute)
+        if (wf.path, digest) not in known:
+            changed.append(wf)
+    return changed
+
+
+def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
+    """Ingest one file in its own transaction."""
+    topics = all_topics(settings, Path(ref.root))
+    with session_scope(get_engine(settings)) as session:
+        return ingest_file(session, ref.id, wf, settings.timezone, topics)
+
+
+def ingest_batch(
+    settings: Settings, ref: WorkspaceRef, files: Sequence[WorkspaceFile], batch_size: int = INGEST_BATCH_FILES,
+    workers: int = 1,
+) -> list[IngestOutcome]:
+    """Ingest files `batch_size` at a time, one transaction and one bulk write per batch.
+
+    The rows, and the order ids are taken in, are those `ingest_one` writes file by file. With
+    `workers` > 1, that many worker processes parse the next batches while this process writes the
+    current one (worth it from a few thousand files: each worker takes a second or two to start).
+    A batch the database refuses (a value it rejects in one file) is rolled back and redone one
+    file per transaction, so the other files are stored and the bad file fails alone, as under
+    `ingest_one`; its error is raised once every file has been tried.
+    """
+    topics = all_topics(settings, Path(ref.root))
+    engine = get_engine(settings)
+    batches = [list(files[start : start + batch_size]) for start in range(0, len(files), batch_size)]
+    outcomes: list[IngestOutcome] = []
+    failures: list[BaseException] = []
+
+    def one_by_one(batch: list[WorkspaceFile]) -> None:
+        for wf in batch:
+            try:
+                with session_scope(engine) as session:
+                    outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
+            except SQLAlchemyError as exc:
+                failures.append(exc)
+
+    if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
+        for batch in batches:
+            try:
+                with session_scope(engine) as session:
+                    outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
+            except SQLAlchemyError:
+                one_by_one(batch)
+    else:
+        _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
+    if sum(o.status == "new" for o in outcomes) >= ANALYZE_AFTER_FILES:
+        refresh_statistics(engine, INGESTED_TABLES)
+    if failures:
+        raise failures[0]
+    return outcomes
+
+
+# New files in one ingest after which the planner's statistics are refreshed at once: until
+# autovacuum gets to it (and on servers where it is off) a freshly filled table has none, and the
+# planner reads a window's items by scanning every source's.
+ANALYZE_AFTER_FILES = 500
+INGESTED_TABLES = ("sources", "items", "mentions", "paper_cards", "queue_entries", "knowledge_snapshots", "anchors")
+
+
+def _ingest_pipelined(
+    settings: Settings, ref: WorkspaceRef, batches: list[list[WorkspaceFile]], workers: int, topics: list[Topic],
+    outcomes: list[IngestOutcome], one_by_one: Callable[[list[WorkspaceFile]], None],
+) -> None:
+    """Read, hash and parse each batch in the worker processes; look up and write it here, in order.
+
+    The workers also turn rows into COPY text, so this process (which shares the machine with
+    PostgreSQL) only looks up stored versions, takes ids and streams bytes.
+    """
+    engine = get_engine(settings)
+    builder = RowBuilder(ref.id, settings.timezone, topics)
+    context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
+                             initargs=(ref.id, settings.timezone, topics)) as pool:
+
+        def submit(batch: list[WorkspaceFile]) -> list[Future[list[BuiltFile]]]:
+            step = max(1, -(-len(batch) // (4 * workers)))  # a few chunks per worker per batch
+            return [pool.submit(build_in_worker, batch[i : i + step]) for i in range(0, len(batch), step)]
+
+        ahead = [submit(batches[0])]
+        for k, batch in enumerate(batches):
+            if k + 1 < len(batches):
+                ahead.append(submit(batches[k + 1]))  # parsed while this batch is written
+            built = [b for future in ahead.pop(0) for b in future.result()]
+            try:
+                with session_scope(engine) as session:
+                    planned, rows = plan_built(session, ref.id, batch, built)
+                    outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
+            except SQLAlchemyError:
+                one_by_one(batch)
