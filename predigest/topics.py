@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -46,12 +47,29 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+# A topic name becomes a storage key, a URL segment and a heading: only a plain slug qualifies.
+_SAFE_TOPIC = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def is_safe_topic_name(name: str) -> bool:
+    """Whether `name` can be a topic: ASCII letters, digits, '-' and '_', starting with a letter or digit."""
+    return _SAFE_TOPIC.fullmatch(name) is not None
+
+
 def discover_topics(workspace: Path) -> list[str]:
-    """Topics that have a knowledge document in the workspace, sorted."""
+    """Topics that have a knowledge document in the workspace, sorted; a document whose file name
+    is not a safe topic name is no topic (the ingest quarantines it with that reason)."""
     folder = workspace / "organized" / "knowledge"
     if not folder.is_dir():
         return []
-    return sorted(p.stem for p in folder.glob("*.md") if p.is_file() and not p.name.startswith("."))
+    names = []
+    for p in folder.glob("*.md"):
+        try:
+            if p.is_file() and not p.name.startswith(".") and is_safe_topic_name(p.stem):
+                names.append(p.stem)
+        except (OSError, RuntimeError):  # a symlink loop, an unreadable entry: not a topic
+            continue
+    return sorted(names)
 
 
 def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:

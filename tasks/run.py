@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
@@ -30,6 +29,7 @@ from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_papers
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
+from tasks.common.guard import describe, guarded
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
     BuiltFile,
@@ -41,6 +41,7 @@ from tasks.ingest.store import (
     ingest_files,
     init_worker,
     plan_built,
+    record_refused,
     write_planned,
 )
 from tasks.judge.density import DensityRule
@@ -51,6 +52,7 @@ from tasks.publish.publish import (
     MARKDOWN_CONTENT_TYPE,
     PublishedBriefing,
     publish_briefing,
+    update_index,
 )
 from tasks.publish.storage import open_store
 from tasks.verify.observe import observe_window
@@ -77,6 +79,20 @@ class BriefingResult:
     json_url: str
     content_hash: str
     written: bool
+    error: str | None = None  # set when the topic's briefing failed (nothing published for it)
+
+
+def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) -> BriefingResult:
+    """Record a topic whose briefing failed in the index ("failed"), and say so as its result."""
+    step = guarded(topic, _record_failure, settings, topic, day, error)
+    if step.failure is not None:
+        error = f"{error} (and recording the failure failed: {step.failure.error})"
+    return BriefingResult(topic, day, "", "", "", False, error)
+
+
+def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) -> None:
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    update_index(store, [], {(topic, day): error})
 
 
 def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
@@ -143,8 +159,9 @@ def ingest_batch(
     `workers` > 1, that many worker processes parse the next batches while this process writes the
     current one (worth it from a few thousand files: each worker takes a second or two to start).
     A batch the database refuses (a value it rejects in one file) is rolled back and redone one
-    file per transaction, so the other files are stored and the bad file fails alone, as under
-    `ingest_one`; its error is raised once every file has been tried.
+    file per transaction, so the other files are stored and the bad file fails alone: it is stored
+    with the error (`record_refused`) and no entries. Only an error that even that cannot store is
+    raised, once every file has been tried.
     """
     topics = all_topics(settings, Path(ref.root))
     engine = get_engine(settings)
@@ -157,15 +174,15 @@ def ingest_batch(
             try:
                 with session_scope(engine) as session:
                     outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
-            except SQLAlchemyError as exc:
-                failures.append(exc)
+            except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
+                outcomes.append(_record_refused(engine, ref, wf, exc, failures))
 
     if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
         for batch in batches:
             try:
                 with session_scope(engine) as session:
                     outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
-            except SQLAlchemyError:
+            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 one_by_one(batch)
     else:
         _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
@@ -174,6 +191,19 @@ def ingest_batch(
     if failures:
         raise failures[0]
     return outcomes
+
+
+def _record_refused(
+    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException]
+) -> IngestOutcome:
+    """The file stored with the error its ingest raised (`tasks.ingest.store.record_refused`); only if
+    even that fails is the error kept for the caller."""
+    try:
+        with session_scope(engine) as session:
+            return record_refused(session, ref.id, wf, describe(exc))
+    except Exception as again:  # noqa: BLE001
+        failures.append(again)
+        return IngestOutcome(wf.path, 0, "failed", describe(exc))
 
 
 # New files in one ingest after which the planner's statistics are refreshed at once: until
@@ -206,12 +236,12 @@ def _ingest_pipelined(
         for k, batch in enumerate(batches):
             if k + 1 < len(batches):
                 ahead.append(submit(batches[k + 1]))  # parsed while this batch is written
-            built = [b for future in ahead.pop(0) for b in future.result()]
             try:
+                built = [b for future in ahead.pop(0) for b in future.result()]
                 with session_scope(engine) as session:
                     planned, rows = plan_built(session, ref.id, batch, built)
                     outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
-            except SQLAlchemyError:
+            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 one_by_one(batch)
 
 

@@ -14,6 +14,7 @@ from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import run
 from tasks.backfill import DateJob, DateLanes, JobOutcome
+from tasks.common.guard import guarded
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 
@@ -73,6 +74,16 @@ def brief_topic(
 ) -> run.BriefingResult:
     """Record the verifications raised or resolved by the recent windows up to `day`'s (idempotent),
     then assemble the topic's briefing as of its cutoff and publish it."""
+    # Guarded: a topic that fails is reported failed (its result and the index say why); the others publish.
+    step = guarded(topic.name, _brief_topic, settings, ref, topic, day, since)
+    if step.value is not None:
+        return step.value
+    return run.failed_briefing(settings, topic.name, day, step.failure.error if step.failure else "failed")
+
+
+def _brief_topic(
+    settings: Settings, ref: run.WorkspaceRef, topic: Topic, day: dt.date, since: dt.datetime | None
+) -> run.BriefingResult:
     window = run.window_of(topic, day, since)
     run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS, since)
     return run.assemble_and_publish(settings, ref, topic, window)
