@@ -7,7 +7,6 @@ worker; nothing here holds a Session across stages.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -41,7 +40,9 @@ from tasks.ingest.store import (
     ingest_files,
     init_worker,
     plan_built,
+    read_file,
     record_refused,
+    sha256,
     write_planned,
 )
 from tasks.judge.density import DensityRule
@@ -109,15 +110,10 @@ def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
 INGEST_BATCH_FILES = 500
 
 
-def _sha256_file(path: Path) -> str | None:
-    try:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
-    except OSError:
-        return None
+def _stored_digest(wf: WorkspaceFile) -> str:
+    """The sha256 the file's source would be stored with: of its bytes as `read_file` reads them
+    (without blocking on a FIFO, bounded), or of what stands in for them."""
+    return sha256(read_file(wf)[0])
 
 
 def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
@@ -136,7 +132,7 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
         if wf.path not in known_paths:
             changed.append(wf)  # no stored version of this path: new, whatever its bytes
             continue
-        digest = hashlib.sha256(wf.problem.encode()).hexdigest() if wf.problem else _sha256_file(wf.absolute)
+        digest = _stored_digest(wf)
         if (wf.path, digest) not in known:
             changed.append(wf)
     return changed

@@ -43,8 +43,8 @@ from tasks.ingest.write import IngestOutcome, write_new
 
 __all__ = [
     "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "IngestOutcome", "PlannedFile", "RowBuilder", "build_in_worker",
-    "get_workspace_id", "ingest_file", "ingest_files", "init_worker", "plan_built", "plan_files", "record_refused",
-    "write_planned",
+    "get_workspace_id", "ingest_file", "ingest_files", "init_worker", "plan_built", "plan_files", "read_file",
+    "record_refused", "sha256", "write_planned",
 ]
 
 UTC = dt.UTC
