@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from typing import Any
 from predigest.settings import Settings
 
 WORKSPACE_TOPICS_FILE = "predigest-topics.toml"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,11 @@ def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:
     config = _packaged_defaults()
     for candidate in (workspace / WORKSPACE_TOPICS_FILE, settings.topics_file):
         if candidate is not None and Path(candidate).is_file():
-            config = _merge(config, _load_toml(Path(candidate)))
+            try:
+                config = _merge(config, _load_toml(Path(candidate)))
+            except (OSError, ValueError, AttributeError, TypeError) as exc:
+                # A broken or oddly shaped file is skipped, said loudly, and the run goes on on the defaults.
+                log.warning("topic configuration %s skipped: %s: %s", candidate, type(exc).__name__, exc)
     return config
 
 

@@ -67,6 +67,9 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
     prefix = len(str(root)) + 1
     for top in ("inbox", "organized"):
         base = root / top
+        if base.is_symlink():  # inbox/ or organized/ itself a link: nothing under it is the workspace's
+            found.append(WorkspaceFile(top, "other", None, base, "symlinked folder; not followed"))
+            continue
         if not base.is_dir():
             continue
 

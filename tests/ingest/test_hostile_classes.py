@@ -261,3 +261,25 @@ def test_knowledge_header_version_must_look_like_one() -> None:
     doc = parse_knowledge("# t\n\nversion: v∞ · updated: 0001-01-01 00:00 · citations: 99999999999999\n", TZ)
     assert doc.version is None and doc.updated_at is None and doc.citations is None
     assert any("version" in w for w in doc.warnings)
+
+
+def test_a_symlinked_inbox_is_not_followed(tmp_path: Path) -> None:
+    from tasks.ingest.scan import scan_workspace
+
+    outside = tmp_path / "outside" / "amy"
+    outside.mkdir(parents=True)
+    (outside / "2026-10-09-0900-amy-x.md").write_text(NOTE, "utf-8")
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "inbox").symlink_to(tmp_path / "outside")
+    files = scan_workspace(root)
+    assert [(f.path, f.problem) for f in files] == [("inbox", "symlinked folder; not followed")]
+
+
+def test_a_broken_topics_file_falls_back_to_the_defaults(tmp_path: Path, settings: Settings) -> None:
+    from predigest.topics import WORKSPACE_TOPICS_FILE, load_topic_config
+
+    (tmp_path / WORKSPACE_TOPICS_FILE).write_bytes(b"[topics.inference\nterms = \xff")
+    assert "inference" in load_topic_config(settings, tmp_path)["topics"]
+    (tmp_path / WORKSPACE_TOPICS_FILE).write_text('topics = "not a table"\n', "utf-8")
+    assert "inference" in load_topic_config(settings, tmp_path)["topics"]
