@@ -141,3 +141,20 @@ def test_an_exception_in_any_topic_stage_fails_that_topic_alone(
     assert by_topic["inference"].error is None and by_topic["inference"].written
     for topic, (module, name) in zip(topics, TOPIC_STAGES, strict=True):
         assert "InjectedError" in (by_topic[topic].error or ""), f"{module}.{name}: {by_topic[topic]}"
+
+
+@pytest.mark.parametrize("target", ["fetch_hf_daily", "fetch_arxiv_category"])
+def test_an_exception_in_a_feed_client_is_that_feeds_error(
+    target: str, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datetime as dt
+
+    from tasks.feeds import stage
+
+    def boom(*_: Any, **__: Any) -> Any:
+        raise InjectedError("injected into the feed")
+
+    monkeypatch.setattr(stage, target, boom)
+    kind = "hf_daily" if target == "fetch_hf_daily" else "arxiv"
+    snapshot = stage.fetch_feed(settings, kind, dt.date(2026, 10, 9), "cs.DC")
+    assert snapshot.items == () and "InjectedError" in (snapshot.error or "")
