@@ -85,12 +85,15 @@ def _as_text(value: FrontMatterValue | None) -> str | None:
 def _parse_date(value: str | None, warnings: list[str], field: str) -> date | None:
     if value is None:
         return None
-    m = _DATE.search(value)
+    m = _DATE.search(value[:200])
     if m:
         try:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             pass
+        else:
+            if 1970 <= day.year <= 2200:  # year 1 or 9999 is no card's date (and overflows local time)
+                return day
     warnings.append(f"{field}: not a date: {value!r}")
     return None
 

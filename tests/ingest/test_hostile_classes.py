@@ -253,6 +253,7 @@ def test_card_fields_out_of_range_are_dropped_with_a_warning() -> None:
     card = parse_card("---\narxiv: 2610.04631\nvotes: 4294967296\nprimary: " + "x" * 300 + "\n---\nTL;DR\n")
     assert card.votes is None and any("out of range" in w for w in card.warnings)
     assert card.primary is not None and len(card.primary) <= 64
+    assert parse_card("---\narxiv: 2610.04631\ncreated: 0001-01-01\n---\nx\n").created is None
     named = parse_card("---\ntitle: t\n---\nno id here\n", "0042-2610-04631.md")
     assert named.arxiv_id == "2610.04631"
 
