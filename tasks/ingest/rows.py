@@ -10,34 +10,41 @@ writer fills in (`tasks.ingest.write`).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
-import stat
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from predigest.topics import Topic
 from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard, parse_card
-from tasks.common.decode import decode_bytes
 from tasks.common.guard import describe, guarded
-from tasks.common.text import clamp_text, clean_text
-from tasks.inbox.filenames import name_date_problem, parse_note_name
+from tasks.common.text import clamp_text
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.source_row import (
+    CATEGORY_CHARS,
+    MAX_IDS_PER_SOURCE,
+    MAX_SOURCE_BYTES,
+    add_warnings,
+    cap_mentions,
+    fallback_source,
+    read_file,
+    sha256,
+    source_header,
+)
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.topics import TopicClassifier
 from tasks.knowledge.parse import parse_knowledge
 from tasks.queue.parse import parse_queue
 
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
-# Mentions kept per source: beyond this a file is a dump, not a note (the rest are dropped, with a warning).
-MAX_IDS_PER_SOURCE = 5000
-# VARCHAR widths of db.models columns that workspace text fills.
-AUTHOR_CHARS, CATEGORY_CHARS, VERSION_CHARS = 128, 64, 64
+__all__ = [
+    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "Classify", "FileRows", "RowBuilder",
+    "add_warnings", "build_files", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
+    "source_header",
+]
+
 UTC = dt.UTC
 
 Classify = Callable[[str, str | None, Iterable[str]], tuple[str | None, list[str]]]
@@ -70,89 +77,6 @@ class FileRows:
     mention_counts: list[int] = field(default_factory=list)  # per item, in order: its mention lines
     queue: bytes = b""  # per line %d %d: source id, item id
     queue_items: list[int] = field(default_factory=list)  # per queue line: the index of its item
-
-
-def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
-    """The file's bytes, or what stands in for them and why it cannot be read.
-
-    Opened without blocking (a file swapped for a FIFO since the scan cannot hang the run), checked
-    to be a regular file on the open handle, and read up to MAX_SOURCE_BYTES + 1 bytes at most."""
-    if wf.problem:
-        return wf.problem.encode(), wf.problem
-    try:
-        fd = os.open(wf.absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except OSError as exc:
-        return b"", f"cannot read: {exc.strerror or exc}"
-    try:
-        with os.fdopen(fd, "rb") as handle:
-            info = os.fstat(handle.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                problem = "not a regular file (device, fifo or socket); skipped"
-                return problem.encode(), problem
-            size = info.st_size
-            if size > MAX_SOURCE_BYTES:
-                return f"{size}".encode(), f"file too large ({size} bytes > {MAX_SOURCE_BYTES}); skipped"
-            data = handle.read(MAX_SOURCE_BYTES + 1)
-            if len(data) > MAX_SOURCE_BYTES:
-                return f"{len(data)}+".encode(), f"file too large (> {MAX_SOURCE_BYTES} bytes); skipped"
-            return data, None
-    except Exception as exc:  # noqa: BLE001 - whatever reading does, it costs this file only
-        return b"", f"cannot read: {describe(exc)}"
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _mtime(wf: WorkspaceFile) -> dt.datetime:
-    try:
-        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
-    except (OSError, OverflowError, ValueError):
-        return dt.datetime.fromtimestamp(0, tz=UTC)
-
-
-def local_to_utc(local: dt.datetime, tz: ZoneInfo) -> dt.datetime | None:
-    """A naive wall-clock time in `tz` as aware UTC; None when it has no UTC equivalent (year 1)."""
-    try:
-        return local.replace(tzinfo=tz).astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
-
-
-def source_header(
-    workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None, tz: ZoneInfo
-) -> tuple[dict[str, Any], str | None]:
-    """The source row as first inserted (time from the file name, else mtime), and the text if readable.
-
-    A name whose date cannot exist (Feb 30, month 13, year 0001) makes the file "undated": it is
-    placed by its mtime like a name without a date, and `time_basis` and a warning say so."""
-    text_, encoding = None, None
-    warnings: list[str] = []
-    if error is None:
-        try:
-            decoded = decode_bytes(data)
-            text_, encoding = decoded.text, decoded.encoding
-            warnings += decoded.warnings
-        except ValueError as exc:
-            error = str(exc)
-    observed_at, basis = None, "mtime"
-    if wf.kind in ("note", "hf_daily", "other"):
-        name = parse_note_name(wf.absolute.name, wf.author)
-        if name is not None:
-            observed_at, basis = local_to_utc(name.local_time, tz), "filename"
-        problem = name_date_problem(wf.path.rsplit("/", 1)[-1])
-        if problem is not None or (name is not None and observed_at is None):
-            basis = "undated"
-            warnings.append(f"undated: {problem or 'file name date has no UTC equivalent'}; placed by file mtime")
-    if observed_at is None:
-        observed_at = _mtime(wf)
-    source = dict(
-        workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
-        author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest,
-        size=len(data) if wf.problem is None else 0, encoding=encoding, observed_at=observed_at,
-        time_basis=basis, error=clean_text(error) if error else error, warnings=warnings,
-    )
-    return source, text_
 
 
 class ReadFile(Protocol):
@@ -203,59 +127,6 @@ class RowBuilder:
             # Nothing was produced yet: the version is stored with the error and no entries, as before.
             return FileRows({**source, "error": f"parse failed: {describe(exc)}"})
         return rows
-
-
-def fallback_source(workspace_id: int, wf: WorkspaceFile, digest: str, error: str) -> dict[str, Any]:
-    """A source row that needs nothing but the scan: for a file whose header could not even be read."""
-    return dict(
-        workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
-        author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest, size=0, encoding=None,
-        observed_at=_mtime(wf), time_basis="mtime", error=clean_text(error, 2000), warnings=[],
-    )
-
-
-# Warnings kept per source, and characters per warning: a file full of problems is not a log.
-MAX_WARNINGS, WARNING_CHARS = 50, 300
-
-
-def add_warnings(source: dict[str, Any], found: Iterable[str]) -> None:
-    """Append `found` to the source row's warnings, within MAX_WARNINGS (the overflow counted)."""
-    warnings: list[str] = source["warnings"]
-    extra = 0
-    for w in found:
-        if len(warnings) < MAX_WARNINGS:
-            warnings.append(clean_text(w, WARNING_CHARS))
-        else:
-            extra += 1
-    if extra:
-        warnings.append(f"... and {extra} more warnings")
-
-
-# Characters of context kept per mention: an entry of a megabyte is not the context of each of its ids
-# (copied per mention, it was gigabytes for one note naming thousands of ids).
-MAX_CONTEXT_CHARS = 4000
-
-
-def cap_mentions(items: list[ExtractedItem], warnings: list[str], cap: int = MAX_IDS_PER_SOURCE) -> list[ExtractedItem]:
-    """`items` with at most `cap` mentions in all (later ones dropped, and a warning saying how many),
-    each mention's context cut to MAX_CONTEXT_CHARS."""
-    total = sum(len(x.mentions) for x in items)
-    long_context = any(len(m.context) > MAX_CONTEXT_CHARS for x in items for m in x.mentions)
-    if total <= cap and not long_context:
-        return items
-    out, left = [], cap
-    for x in items:
-        mentions = x.mentions[: max(0, left)]
-        if long_context:
-            cut: dict[str, str] = {}  # one cut per distinct context
-            mentions = [m if len(m.context) <= MAX_CONTEXT_CHARS
-                        else replace(m, context=cut.setdefault(m.context, m.context[:MAX_CONTEXT_CHARS]))
-                        for m in mentions]
-        left -= len(mentions)
-        out.append(replace(x, mentions=mentions) if mentions is not x.mentions else x)
-    if total > cap:
-        warnings.append(f"{total} arXiv references; only the first {cap} are kept")
-    return out
 
 
 def _content(

@@ -59,7 +59,7 @@ def _raising(real: Callable[..., Any], hits: Callable[[Any], bool]) -> Callable[
 FILE_STAGES = [
     ("tasks.ingest.scan", "_check", "note"),
     ("tasks.ingest.store", "read_file", "note"),
-    ("tasks.ingest.rows", "decode_bytes", "note"),
+    ("tasks.ingest.source_row", "decode_bytes", "note"),
     ("tasks.ingest.rows", "source_header", "note"),
     ("tasks.ingest.rows", "note_items", "note"),
     ("tasks.ingest.sources", "parse_note", "note"),
