@@ -69,6 +69,8 @@ class Source(Base):
     observed_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True))
     time_basis: Mapped[str] = mapped_column(String(16))  # filename, header, mtime, feed
     error: Mapped[str | None] = mapped_column(Text)
+    # Read, but with losses or drops (lossy decoding, undated name, capped ids, out-of-range numbers).
+    warnings: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     superseded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # The file's mtime when this version was read: with ingested_at, when the version was first seen.

@@ -1,16 +1,24 @@
 """arXiv identifiers: find them in text in every written form, canonicalise, and flag malformed ones.
 
-Canonical form is version-stripped and lower-case (`2610.04646`, `hep-th/9901001`). Something
-written as an arXiv reference that is not a valid id is reported as malformed with its raw text,
-never "repaired" into another paper.
+Canonical form is version-stripped and lower-case (`2610.04646`, `hep-th/9901001`), in ASCII:
+digits of any script and full-width forms (`２６１０．０４６４６`, Arabic-Indic digits) are read as
+their ASCII equivalents (NFKC, then each decimal digit by its value), the raw text stays as
+written. Written forms: `arXiv:ID`, `arxiv.org/abs|pdf|html/ID[vN]`, the DOI
+`10.48550/arXiv.ID`, and `huggingface.co/papers/ID`; bare ids in prose. New-style ids run from
+0704 to the current month (YYMM), old-style ones need a known archive and a month 01-12.
+Something written as an arXiv reference that is not a valid id is reported as malformed with its
+raw text, never "repaired" into another paper.
 """
 
 from __future__ import annotations
 
 import bisect
+import datetime as dt
 import functools
 import operator
 import re
+import sys
+import unicodedata
 from dataclasses import dataclass
 
 # Old-style archives (pre-2007). Subject classes (math.AG) are not part of the identifier.
@@ -28,9 +36,15 @@ _NEW_BODY = r"\d{4}\.\d{4,5}"
 _OLD_BODY = r"[a-z][a-z-]*(?:\.[A-Za-z-]+)?/\d{7}"
 # An explicit arXiv reference: "arXiv:XXXX", "arXiv XXXX", "arxiv.org/abs/XXXX", "arxiv.org/pdf/XXXX".
 _EXPLICIT = re.compile(
-    r"(?P<prefix>arxiv\.org/(?:abs|pdf)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d))(?P<token>[A-Za-z0-9./-]+)",
+    r"(?P<prefix>arxiv\.org/(?:abs|pdf|html)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d)|(?<=10\.48550/)arxiv\.(?=\d))"
+    r"(?P<token>[A-Za-z0-9./-]+)",
     re.IGNORECASE,
 )
+# A Hugging Face paper page names its arXiv id: huggingface.co/papers/2610.04646.
+_HF_PAPER = re.compile(r"(?:https?://)?(?:www\.)?huggingface\.co/papers/(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w.])",
+                       re.IGNORECASE)
+# What a DOI reference to arXiv starts with, before "arXiv.": belongs to the raw reference.
+_DOI_HEAD = re.compile(r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:\s*)?10\.48550/\Z", re.IGNORECASE)
 # A bare new-style id; bounded so numbers like 2.81–3.10× or 16,200 never match. (Scanned for as
 # _BARE_NEW_AT_DOT below; kept as the plain statement of what that finds.)
 _BARE_NEW = re.compile(r"(?<![\w.\-/])(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w]|\.\d)")
@@ -52,6 +66,35 @@ _URL_HEAD = re.compile(r"(?:https?://)?(?:www\.|export\.)?\Z", re.IGNORECASE)
 _ARXIV_X = re.compile(r"[xX](?<=[aA][rR][xX])[iIİı][vV]")
 _BARE_NEW_AT_DOT = re.compile(r"\.(?<=(?<![\w.\-/])\d{4}\.)\d{4,5}(?:v\d+)?(?![\w]|\.\d)")
 _HAS_OLD = re.compile(r"/\d{7}")
+# Text that needs reading in ASCII first: full-width forms, or a decimal digit outside 0-9.
+_WIDE = re.compile(r"[\uff01-\uff5e]|(?![0-9])\d")
+# Same-length translation (positions in the text are kept): each decimal digit to ASCII, each
+# full-width ASCII form (U+FF01..U+FF5E) to its ASCII character.
+# Built on first use (a pass over every code point: too slow for every import).
+@functools.cache
+def _to_ascii_table() -> dict[int, str]:
+    table = {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
+             if chr(c).isdecimal() and not 48 <= c <= 57}
+    table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+    return table
+# A version number larger than this is no version (and would not fit its INTEGER column).
+MAX_VERSION = 2**31 - 1
+_FIRST_NEW_STYLE = (7, 4)
+
+
+def latest_yymm(today: dt.date | None = None) -> tuple[int, int]:
+    """(YY, MM) of the newest new-style id that can exist: the current month (UTC), one month
+    ahead for ids announced before a timezone's new month began."""
+    day = today or dt.datetime.now(dt.UTC).date()
+    year, month = day.year % 100, day.month + 1
+    return (year + 1, 1) if month > 12 else (year, month)
+
+
+def to_ascii(token: str) -> str:
+    """`token` with full-width forms and every script's digits as ASCII (NFKC, then digit values)."""
+    if token.isascii():
+        return token
+    return unicodedata.normalize("NFKC", token).translate(_to_ascii_table())
 
 
 @dataclass(frozen=True)
@@ -71,18 +114,22 @@ class IdMatch:
 
 def canonicalize(token: str) -> tuple[str, int | None] | None:
     """Return (canonical id, version) for a valid id, or None when `token` is not a valid arXiv id."""
-    token = token.strip().rstrip(".,;:)）]")
+    token = to_ascii(token.strip()).rstrip(".,;:)）]")
+    if not token.isascii():
+        return None
     if token.lower().endswith(".pdf"):
         token = token[:-4]
     version = None
     m = _VERSION.search(token)
     if m:
+        if len(m.group(1)) > 10 or int(m.group(1)) > MAX_VERSION:
+            return None
         version = int(m.group(1))
         token = token[: m.start()]
     if _NEW_FULL.fullmatch(token):
         yymm, number = token.split(".")
         year, month = int(yymm[:2]), int(yymm[2:])
-        if not 1 <= month <= 12 or (year, month) < (7, 4):
+        if not 1 <= month <= 12 or not _FIRST_NEW_STYLE <= (year, month) <= latest_yymm():
             return None
         # Four-digit sequence numbers ended in 2014; five digits began in 2015.
         if (len(number) == 5) != (year >= 15):
@@ -119,6 +166,9 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
     characters, or the same line break/end of text, as on that line alone; so a caller holding a
     text's references need not look them up again line by line.
     """
+    original = text
+    if not text.isascii() and _WIDE.search(text):
+        text = text.translate(_to_ascii_table())  # same length: every span found is the original's too
     if not _FOUR_DIGITS.search(text):
         return [], True  # every id has four digits in a row (then each line has none either)
     found: list[IdSpan] = []
@@ -134,14 +184,25 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
             by_line = False
         token = m.group("token").rstrip(".,;:)）]/-")
         start, end = m.start(), m.start("token") + len(token)
-        if prefix[5:6] == ".":  # "arxiv.org/…"
+        if prefix[5:9].lower() == ".org":  # "arxiv.org/…"
             head = _URL_HEAD.search(text[max(0, start - 16) : start])
+            start -= len(head.group(0)) if head else 0
+        elif prefix[5:6] == ".":  # the DOI 10.48550/arXiv.…
+            head = _DOI_HEAD.search(text[max(0, start - 40) : start])
             start -= len(head.group(0)) if head else 0
         parsed = _canonicalize(token)
         if parsed is None and not _FOUR_DIGITS.search(token):
             continue  # "arXiv: see below" and similar prose, not an attempted id
-        found.append((text[start:end], *(parsed or (None, None)), start, end))
+        found.append((original[start:end], *(parsed or (None, None)), start, end))
         taken.append((start, end))
+    if "uggingface" in text:
+        for m in _HF_PAPER.finditer(text):
+            if any(a < m.end() and m.start() < b for a, b in taken):
+                continue
+            parsed = _canonicalize(m.group("token"))
+            found.append((original[m.start() : m.end()], *(parsed or (None, None)), m.start(), m.end()))
+            taken.append(m.span())
+        taken.sort()
     bare = [(m.start() - 4, m.end()) for m in _BARE_NEW_AT_DOT.finditer(text)]
     if _HAS_OLD.search(text):
         bare += [m.span("token") for m in _BARE_OLD.finditer(text)]
@@ -153,13 +214,21 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
         token = text[start:end]
         parsed = _canonicalize(token)
         if parsed is None:
+            if _looks_old_style(token):  # hep-th/9913001: an id that cannot exist, not a number
+                found.append((original[start:end], None, None, start, end))
             continue  # a bare number that is not an id is just a number
         # Bare new- and old-style tokens can never overlap each other (and finditer never overlaps
         # itself), so only explicit references need to stay in `taken`; this keeps the scan linear.
-        found.append((token, *parsed, start, end))
+        found.append((original[start:end], *parsed, start, end))
     if len(found) > 1:
         found.sort(key=_START)
     return found, by_line
+
+
+def _looks_old_style(token: str) -> bool:
+    """An old-style id of a known archive whose number is wrong (month 13): malformed, not prose."""
+    m = _OLD_FULL.fullmatch(_VERSION.sub("", token))
+    return m is not None and m.group(1).lower() in OLD_ARCHIVES
 
 
 _START = operator.itemgetter(3)

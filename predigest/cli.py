@@ -72,13 +72,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     results = daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root), since=args.since)
     print(progress.ingest_line(settings, ref.id, since))
     for result in results:
+        if result.error:
+            print(f"{result.topic!r} {result.date.isoformat()} failed: {result.error}")
+            continue
         state = "published" if result.written else "unchanged"
         print(f"{result.topic} {result.date.isoformat()} {state}")
         print(f"  markdown: {result.markdown_url}")
         print(f"  json:     {result.json_url}")
     if notice := progress.embedded_notice(settings):
         print(notice)
-    return 0
+    return 1 if results and all(r.error for r in results) else 0
 
 
 def cmd_feeds(args: argparse.Namespace) -> int:

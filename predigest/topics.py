@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -11,6 +13,7 @@ from typing import Any
 from predigest.settings import Settings
 
 WORKSPACE_TOPICS_FILE = "predigest-topics.toml"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,12 +49,29 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+# A topic name becomes a storage key, a URL segment and a heading: only a plain slug qualifies.
+_SAFE_TOPIC = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+def is_safe_topic_name(name: str) -> bool:
+    """Whether `name` can be a topic: ASCII letters, digits, '-' and '_', starting with a letter or digit."""
+    return _SAFE_TOPIC.fullmatch(name) is not None
+
+
 def discover_topics(workspace: Path) -> list[str]:
-    """Topics that have a knowledge document in the workspace, sorted."""
+    """Topics that have a knowledge document in the workspace, sorted; a document whose file name
+    is not a safe topic name is no topic (the ingest quarantines it with that reason)."""
     folder = workspace / "organized" / "knowledge"
     if not folder.is_dir():
         return []
-    return sorted(p.stem for p in folder.glob("*.md") if p.is_file() and not p.name.startswith("."))
+    names = []
+    for p in folder.glob("*.md"):
+        try:
+            if p.is_file() and not p.name.startswith(".") and is_safe_topic_name(p.stem):
+                names.append(p.stem)
+        except (OSError, RuntimeError):  # a symlink loop, an unreadable entry: not a topic
+            continue
+    return sorted(names)
 
 
 def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:
@@ -59,7 +79,11 @@ def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:
     config = _packaged_defaults()
     for candidate in (workspace / WORKSPACE_TOPICS_FILE, settings.topics_file):
         if candidate is not None and Path(candidate).is_file():
-            config = _merge(config, _load_toml(Path(candidate)))
+            try:
+                config = _merge(config, _load_toml(Path(candidate)))
+            except (OSError, ValueError, AttributeError, TypeError) as exc:
+                # A broken or oddly shaped file is skipped, said loudly, and the run goes on on the defaults.
+                log.warning("topic configuration %s skipped: %s: %s", candidate, type(exc).__name__, exc)
     return config
 
 

@@ -181,6 +181,7 @@ def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
     from db.engine import get_engine, session_scope
     from db.models import Source
     from tasks import run
+    from tasks.common.sql import any_of
 
     root = workspace.resolve()
     ref = run.register_workspace(settings, root)
@@ -192,7 +193,7 @@ def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
         return []
     with session_scope(get_engine(settings)) as session:
         stored = set(session.execute(
-            select(Source.path).where(Source.workspace_id == ref.id, Source.path.in_(changed))
+            select(Source.path).where(Source.workspace_id == ref.id, any_of(Source.path, changed))
         ).scalars())
     return [build_event(UPDATED if rel in stored else CREATED, rel, root) for rel in sorted(changed)]
 

@@ -12,6 +12,7 @@ from tasks.stages.briefings import (
     BriefingResult,
     assemble_and_publish,
     brief,
+    failed_briefing,
     render_briefing,
     render_collected,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "all_topics",
     "assemble_and_publish",
     "brief",
+    "failed_briefing",
     "density_rule_for",
     "derive_verifications",
     "find_changed_files",

@@ -14,6 +14,7 @@ from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import backfill, run
 from tasks.backfill import DateJob, JobOutcome
+from tasks.common.guard import guarded
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 from tasks.lanes import DateLanes
@@ -75,7 +76,11 @@ def brief_topic(
 ) -> run.BriefingResult:
     """Derive the topic's verifications through `day` (nothing is written when they are up to
     date), then assemble its briefing as of the cutoff and publish it."""
-    return run.brief(settings, ref, topic, day, since)
+    # Guarded: a topic that fails is reported failed (its result and the index say why); the others publish.
+    step = guarded(topic.name, run.brief, settings, ref, topic, day, since)
+    if step.value is not None:
+        return step.value
+    return run.failed_briefing(settings, topic.name, day, step.failure.error if step.failure else "failed")
 
 
 @task(name="plan-derivation", cache_policy=NO_CACHE)  # it drops what no longer matches

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
+from tasks.common.sql import any_of
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -46,7 +47,7 @@ class Versions(NamedTuple):
     def condition(self) -> Any:
         if not self.not_in_force:
             return Source.workspace_id == self.workspace_id
-        return and_(Source.workspace_id == self.workspace_id, Source.id.not_in(self.not_in_force))
+        return and_(Source.workspace_id == self.workspace_id, ~any_of(Source.id, self.not_in_force))
 
 
 # When predigest first saw a version: when it was stored, or the file's mtime then if earlier
@@ -100,7 +101,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
-                Source.id.in_(sorted({r.entry.source_id for r in in_window})),
+                any_of(Source.id, sorted({r.entry.source_id for r in in_window})),
             )
         )
         .order_by(Source.path)
@@ -204,7 +205,7 @@ def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
         return []
     found = session.execute(
         select(Mention.id, Mention.item_id, Mention.arxiv_id, Mention.raw, Mention.malformed, Mention.context)
-        .where(Mention.item_id.in_(sorted(by_id)))
+        .where(any_of(Mention.item_id, sorted(by_id)))
     ).all()
     ordered = sorted(found, key=lambda m: (by_id[m.item_id].entry.path, by_id[m.item_id].entry.ordinal, m.id))
     out = []
@@ -226,14 +227,14 @@ def _mention_history(session: Session, versions: Versions, data: WindowData) -> 
     # The ids' mentions, their items, then those items' sources, each by its index, with the join
     # done here: as one join, the planner (without statistics) reads every current item instead.
     named = session.execute(
-        select(Mention.item_id, Mention.arxiv_id).where(Mention.arxiv_id.in_(window_ids))
+        select(Mention.item_id, Mention.arxiv_id).where(any_of(Mention.arxiv_id, window_ids))
     ).all()
     items = session.execute(
-        select(Item.id, Item.source_id, Item.observed_at).where(Item.id.in_(sorted({i for i, _ in named})))
+        select(Item.id, Item.source_id, Item.observed_at).where(any_of(Item.id, sorted({i for i, _ in named})))
     ).all() if named else []
     sources = dict(session.execute(
         select(Source.id, Source.observed_at)
-        .where(Source.id.in_(sorted({source_id for _, source_id, _ in items})), versions.condition(),
+        .where(any_of(Source.id, sorted({source_id for _, source_id, _ in items})), versions.condition(),
                Source.kind != "knowledge")
     ).tuples().all()) if items else {}
     times: dict[int, dt.datetime] = {}
@@ -260,7 +261,7 @@ def add_lookups(session: Session, data: WindowData, ids: Sequence[str]) -> None:
         return
     rows = session.execute(
         select(ArxivLookup.arxiv_id, ArxivLookup.status, ArxivLookup.title, ArxivLookup.looked_up_at)
-        .where(ArxivLookup.arxiv_id.in_(wanted), ArxivLookup.looked_up_at <= data.window.end)
+        .where(any_of(ArxivLookup.arxiv_id, wanted), ArxivLookup.looked_up_at <= data.window.end)
         .order_by(ArxivLookup.arxiv_id, ArxivLookup.looked_up_at.desc()).distinct(ArxivLookup.arxiv_id)
     )
     data.lookups.update({arxiv_id: PaperLookup(arxiv_id, status, title, when) for arxiv_id, status, title, when in rows})

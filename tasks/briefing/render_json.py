@@ -7,6 +7,7 @@ import json
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tasks.common.urls import defang_plain
 from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
@@ -106,4 +107,15 @@ def briefing_dict(content: BriefingContent) -> dict[str, Any]:
 
 def render_json(content: BriefingContent) -> str:
     """Deterministic JSON text (sorted keys, UTF-8, trailing newline)."""
-    return json.dumps(briefing_dict(content), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return json.dumps(_defanged(briefing_dict(content)), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+
+
+def _defanged(value: Any) -> Any:
+    """Every string of the document with dangerous link schemes broken (`tasks.common.urls.defang_plain`)."""
+    if isinstance(value, str):
+        return defang_plain(value) if ":" in value else value
+    if isinstance(value, dict):
+        return {k: _defanged(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_defanged(v) for v in value]
+    return value

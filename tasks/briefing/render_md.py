@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, short_title
+from tasks.common.urls import defang_markdown
 from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
@@ -12,6 +13,8 @@ ICONS = {"pending": "⚠️", "stale": "⏳", "resolved": "✅"}
 
 
 def _cell(text: str) -> str:
+    """Text for one table cell or list line: on one line (every line break, even in a file name,
+    becomes a space) with its pipes escaped."""
     return " ".join(text.replace("|", "\\|").split())
 
 
@@ -133,7 +136,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     cutoff = c.cutoff.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     out = _header(c, L, lang, tz, cutoff)
     out += ["", L["s1"], "", L["s1_head"]]
-    out += [f"| {s.path} | {_cell(s.summary)} | {s.credibility} |" for s in c.sources]
+    out += [f"| {_cell(s.path)} | {_cell(s.summary)} | {s.credibility} |" for s in c.sources]
     out += ["", L["s2"].format(n=len(c.increments)), ""]
     if not c.increments:
         out.append(L["s2_none"])
@@ -152,11 +155,13 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     out += ["", L["s6"], "", L["s6_intro"].format(date=c.date.isoformat(), topic=c.topic, density=DENSITY[lang][c.density]),
             "", L["s6_head"].format(topic=c.topic)]
     for s in c.sources:
-        basis = L["time_mtime"] if s.time_basis == "mtime" else s.time_basis
-        out.append(f"| {s.path} | {_cell(s.relevance or '—')} | {_cell(s.conclusion)} | {basis} |")
+        basis = L.get(f"time_{s.time_basis}", s.time_basis)
+        out.append(f"| {_cell(s.path)} | {_cell(s.relevance or '—')} | {_cell(s.conclusion)} | {basis} |")
     if c.report is not None:
         out += ["", L["s6_rule"].format(rule=c.report.rule, score=c.report.score)]
     net_new = len(c.with_status("net_new"))
     main = L["s6_main"].format(n=len(c.increments), net_new=net_new) if c.increments else L["s6_main_empty"]
     out += [L["s6_end"].format(main=main), "", L["footer"].format(cutoff=cutoff, topic=c.topic), ""]
-    return "\n".join(out)
+    # Workspace text is markup nobody vetted: one pass over the whole document leaves no link but
+    # http(s) (ids to their arXiv abs page) and no raw HTML (tasks.common.urls).
+    return defang_markdown("\n".join(out))

@@ -17,6 +17,7 @@ from datetime import date
 
 from predigest.arxiv_ids import canonicalize, find_ids
 from tasks.common.frontmatter import FrontMatterValue, split_front_matter
+from tasks.common.limits import parse_count
 
 
 class ParseError(ValueError):
@@ -50,10 +51,14 @@ _TLDR_HEADING = re.compile(r"^\s*#{1,6}\s*TL;?DR\b.*$", re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 
 
+# A category is a short code (cs.DC, inference); a longer "category" is cut to its column's width.
+MAX_CATEGORY_CHARS = 64
+
+
 def normalize_category(value: str) -> str | None:
     """Lower-case and strip a category; None for empty placeholders such as `—`."""
     cleaned = value.strip().strip("`*\"'").strip().lower()
-    return None if cleaned in _EMPTY_CATEGORY else cleaned
+    return None if cleaned in _EMPTY_CATEGORY else cleaned[:MAX_CATEGORY_CHARS]
 
 
 def split_categories(value: FrontMatterValue | None) -> tuple[str, ...]:
@@ -80,24 +85,44 @@ def _as_text(value: FrontMatterValue | None) -> str | None:
 def _parse_date(value: str | None, warnings: list[str], field: str) -> date | None:
     if value is None:
         return None
-    m = _DATE.search(value)
+    m = _DATE.search(value[:200])
     if m:
         try:
-            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+            day = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
         except ValueError:
             pass
+        else:
+            if 1970 <= day.year <= 2200:  # year 1 or 9999 is no card's date (and overflows local time)
+                return day
     warnings.append(f"{field}: not a date: {value!r}")
     return None
 
 
 def _parse_votes(value: str | None, warnings: list[str]) -> int | None:
+    """A vote count: digits (commas allowed) in 0..2^31-1; a negative or larger one is dropped with a warning."""
     if value is None:
         return None
-    m = re.search(r"\d[\d,]*", value)
+    m = re.search(r"-?\d[\d,]*", value[:200])
     if m is None:
-        warnings.append(f"votes: not a number: {value!r}")
+        warnings.append(f"votes: not a number: {value[:80]!r}")
         return None
-    return int(m.group(0).replace(",", ""))
+    if m.group(0).startswith("-"):
+        warnings.append(f"votes: negative count {m.group(0)[:40]!r}; ignored")
+        return None
+    return parse_count(m.group(0), "votes", warnings)
+
+
+# Cards are named <NNNN>-<YYMM>-<NNNNN>.md: the name carries the id when the card does not.
+_NAME_ID = re.compile(r"^\d{1,6}-(\d{4})-(\d{4,5})(?:v\d+)?\.md$", re.IGNORECASE)
+
+
+def id_from_file_name(name: str) -> tuple[str, str] | None:
+    """(raw, canonical id) from a card's file name, e.g. `0042-2610-04631.md` -> 2610.04631."""
+    m = _NAME_ID.match(name)
+    if m is None:
+        return None
+    parsed = canonicalize(f"{m.group(1)}.{m.group(2)}")
+    return (name, parsed[0]) if parsed else None
 
 
 def _id_from_field(value: str, warnings: list[str]) -> str | None:
@@ -142,19 +167,24 @@ def extract_tldr(body: str) -> str | None:
     return None
 
 
-def parse_card(text: str) -> ParsedCard:
-    """Parse a paper card; raise ParseError only when it has neither front matter nor any arXiv id."""
+def parse_card(text: str, file_name: str | None = None) -> ParsedCard:
+    """Parse a paper card; raise ParseError only when it has neither front matter nor any arXiv id
+    (in its text or, when given, its file name)."""
     fields, body = split_front_matter(text)
     warnings: list[str] = []
 
     raw_arxiv = _as_text(fields.get("arxiv") or fields.get("arxiv_id"))
     arxiv_id = _id_from_field(raw_arxiv, warnings) if raw_arxiv else None
+    named = id_from_file_name(file_name) if file_name else None
     if arxiv_id is None:
         body_ids = [m for m in find_ids(body) if m.canonical]
         if body_ids:
             raw_arxiv, arxiv_id = body_ids[0].raw, body_ids[0].canonical
             if fields:
                 warnings.append(f"arxiv: taken from the body ({raw_arxiv})")
+        elif named is not None:
+            raw_arxiv, arxiv_id = named
+            warnings.append(f"arxiv: taken from the file name ({arxiv_id})")
         elif not fields:
             raise ParseError("not a paper card: no front matter and no arXiv id")
         else:

@@ -1,15 +1,21 @@
 """Turn the raw bytes of a workspace file into text, or say clearly why that is impossible.
 
 Handles UTF-8 (with or without BOM), UTF-16/UTF-32 with a BOM, BOM-less UTF-16 recognised by its
-NUL-byte pattern, and GB18030 (notes saved by Windows Notepad on Chinese systems). Line endings are
-normalised to LF. Binary files (`.DS_Store`, images) raise `UndecodableError`. No third-party
-detector: the candidate encodings are few and each is tried strictly, so a wrong guess fails loudly.
+NUL-byte pattern, and, when the bytes are not UTF-8, the legacy encodings a team's notes come in
+(GB18030 from Windows Notepad on Chinese systems, Big5, cp1252/Latin-1), chosen by
+charset-normalizer among those candidates (GB18030 wins a tie). Every Unicode line break (CRLF,
+CR, NEL, VT, FF, U+2028, U+2029, the file/group/record separators) becomes LF. Text that can only
+be decoded with losses (UTF-8 cut mid-character at the end of the file, stray bytes) is decoded
+with U+FFFD in their place and a warning, not refused. Binary files (`.DS_Store`, images) raise
+`UndecodableError`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from charset_normalizer import from_bytes
 
 
 class UndecodableError(ValueError):
@@ -25,7 +31,8 @@ class Decoded:
     """Decoded text (LF line endings, no BOM) and the Python codec that decodes the original bytes."""
 
     text: str
-    encoding: str  # "utf-8", "utf-8-sig", "utf-16" / "utf-32" (with BOM), "utf-16-le", "utf-16-be", "gb18030"
+    encoding: str  # "utf-8", "utf-8-sig", "utf-16" / "utf-32" (with BOM), "utf-16-le", "utf-16-be", "gb18030", ...
+    warnings: tuple[str, ...] = ()  # lossy or guessed decoding: the source keeps a warning
 
 
 # Order matters: the UTF-32 LE BOM starts with the UTF-16 LE BOM.
@@ -47,8 +54,21 @@ _UTF16_MIN_NUL_SHARE = 0.10
 _UTF16_MAX_OTHER_NUL_SHARE = 0.02
 
 
+# Legacy encodings tried (by charset-normalizer) when the bytes are not UTF-8; the first wins a tie.
+LEGACY_ENCODINGS = ("gb18030", "big5", "cp1252", "latin_1")
+# Every character str.splitlines() breaks at, besides LF: one line break each, like LF.
+_LINE_BREAKS = re.compile("\r\n|[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# A lossy decode with more replacement characters than this share is binary, not damaged text.
+_MAX_REPLACED_RATIO = 0.05
+
+
+def normalise_newlines(text: str) -> str:
+    """Every Unicode line break (CRLF, CR, NEL, VT, FF, U+2028, U+2029, FS/GS/RS) as LF."""
+    return _LINE_BREAKS.sub("\n", text) if _LINE_BREAKS.search(text) else text
+
+
 def _normalise(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    return normalise_newlines(text)
 
 
 def _check_textual(text: str, encoding: str) -> None:
@@ -81,9 +101,9 @@ def _strict(data: bytes, encoding: str) -> Decoded:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise UndecodableError(f"not valid {encoding}: {exc.reason} at byte {exc.start}") from exc
-    text = text.lstrip("\ufeff") if encoding.startswith("utf") else text
-    _check_textual(text, encoding)
-    return Decoded(_normalise(text), encoding)
+    text = _normalise(text.lstrip("\ufeff") if encoding.startswith("utf") else text)
+    _check_textual(text, encoding)  # after the line breaks are LF: NEL, FS, GS, RS are line breaks
+    return Decoded(text, encoding)
 
 
 def decode_bytes(data: bytes) -> Decoded:
@@ -92,7 +112,12 @@ def decode_bytes(data: bytes) -> Decoded:
         raise EmptySourceError("empty file (0 bytes)")
     for bom, encoding in _BOMS:
         if data.startswith(bom):
-            return _strict(data, encoding)
+            try:
+                return _strict(data, encoding)
+            except UndecodableError as exc:
+                if "NUL" in str(exc) or "binary" in str(exc):
+                    raise
+                return _lossy(data, encoding, str(exc))
     if 0 in data:
         utf16 = _bomless_utf16(data)
         if utf16 is None:
@@ -100,11 +125,43 @@ def decode_bytes(data: bytes) -> Decoded:
             raise UndecodableError(f"binary data: {nuls} NUL bytes in {len(data)} bytes, not a UTF-16 pattern")
         return _strict(data, utf16)
     try:
-        return _strict(data, "utf-8")
-    except UndecodableError as utf8_error:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.reason == "unexpected end of data" and exc.start >= len(data) - 3:
+            return _lossy(data, "utf-8", "UTF-8 cut off mid-character at the end of the file")
+    else:
+        text = _normalise(text)
+        _check_textual(text, "utf-8")
+        return Decoded(text, "utf-8")
+    return _legacy(data)
+
+
+def _legacy(data: bytes) -> Decoded:
+    """Bytes that are not UTF-8: the legacy candidate charset-normalizer finds least chaotic."""
+    matches = list(from_bytes(data, cp_isolation=list(LEGACY_ENCODINGS)))
+    order = {name: i for i, name in enumerate(LEGACY_ENCODINGS)}
+    matches.sort(key=lambda m: (round(m.chaos, 3), order.get(m.encoding, len(order))))
+    # The detector's choices first; then (texts too short for it to judge) each candidate in order.
+    candidates = list(dict.fromkeys([m.encoding for m in matches] + list(LEGACY_ENCODINGS)))
+    for encoding in candidates:
         try:
-            return _strict(data, "gb18030")
-        except UndecodableError as gb_error:
-            raise UndecodableError(
-                f"undecodable text: tried utf-8 ({utf8_error}) and gb18030 ({gb_error})"
-            ) from gb_error
+            decoded = _strict(data, encoding)
+        except UndecodableError:
+            continue
+        if encoding == "gb18030":
+            return decoded  # the workspace's own legacy encoding: no warning, as before
+        how = "detected" if any(m.encoding == encoding for m in matches) else "the first candidate that fits"
+        return Decoded(decoded.text, decoded.encoding, (f"not UTF-8: decoded as {encoding} ({how})",))
+    return _lossy(data, "utf-8", "not valid UTF-8 nor any of " + ", ".join(LEGACY_ENCODINGS))
+
+
+def _lossy(data: bytes, encoding: str, why: str) -> Decoded:
+    """Decode with U+FFFD for what cannot be read, and say so; mostly unreadable bytes are binary."""
+    text = _normalise(data.decode(encoding, errors="replace"))
+    text = text.lstrip("\ufeff") if encoding.startswith("utf") else text
+    replaced = text.count("\ufffd")
+    if replaced > max(1, int(len(text) * _MAX_REPLACED_RATIO)):
+        raise UndecodableError(f"binary data: {replaced} undecodable sequences in {len(data)} bytes ({why})")
+    _check_textual(text, encoding)
+    return Decoded(text, encoding,
+                   (f"lossy decoding as {encoding}: {replaced} undecodable sequence(s) replaced by U+FFFD ({why})",))

@@ -25,6 +25,7 @@ from tasks.feeds.model import (
     clean_text,
     failed_snapshot,
     feed_problem,
+    guarded_items,
     parse_arxiv_ref,
     split_authors,
 )
@@ -52,8 +53,8 @@ def parse_arxiv_feed(body: bytes, uri: str, day: dt.date | None = None) -> FeedS
     if problem:
         return failed_snapshot(uri, "arxiv_feed", day, body, f"unreadable arXiv feed: {problem}")
     feed_day = _announcement_day(parsed)
-    items = tuple(_item(entry) for entry in parsed.entries)
-    return FeedSnapshot(uri, "arxiv_feed", feed_day or day, body_sha256(body), items)
+    items, warnings = guarded_items(parsed.entries, _item)
+    return FeedSnapshot(uri, "arxiv_feed", feed_day or day, body_sha256(body), items, warnings=warnings)
 
 
 def _item(entry: Any) -> FeedItem:

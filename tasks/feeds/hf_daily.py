@@ -18,14 +18,18 @@ from typing import Any
 
 import feedparser
 
+from tasks.common.guard import guarded
+from tasks.common.limits import count_or_none, parse_count
 from tasks.feeds.http import HttpClient, TransportError, full_url
 from tasks.feeds.model import (
     FeedItem,
     FeedSnapshot,
     body_sha256,
+    clean_item,
     clean_text,
     failed_snapshot,
     feed_problem,
+    guarded_items,
     parse_arxiv_ref,
     strip_html,
 )
@@ -57,21 +61,34 @@ def parse_hf_daily_json(body: bytes, day: dt.date) -> FeedSnapshot:
     if not isinstance(data, list):
         return failed_snapshot(uri, "hf_daily", day, body, f"expected a JSON array, got {type(data).__name__}")
     items: list[FeedItem] = []
+    warnings: list[str] = []
     for position, entry in enumerate(data):
-        paper = entry.get("paper") if isinstance(entry, dict) else None
-        if not isinstance(paper, dict):
-            return failed_snapshot(uri, "hf_daily", day, body, f"entry {position} has no paper object")
-        items.append(_json_item(entry, paper))
-    return FeedSnapshot(uri, "hf_daily", day, body_sha256(body), tuple(items))
+        # Each paper in its own guarded step: a malformed one is skipped and named, the rest stand.
+        step = guarded(f"entry {position}", _json_entry, entry, warnings)
+        if step.failure is not None:
+            warnings.append(f"entry {position} skipped: {step.failure.error.split(': ', 1)[-1]}")
+        elif step.value is not None:
+            items.append(step.value)
+    if data and not items:  # nothing readable at all: the response, not one entry, is bad
+        return failed_snapshot(uri, "hf_daily", day, body, f"no readable paper in HF daily papers ({warnings[0].replace(' skipped:', '')})")
+    return FeedSnapshot(uri, "hf_daily", day, body_sha256(body), tuple(items), warnings=tuple(warnings))
 
 
-def _json_item(entry: Mapping[str, Any], paper: Mapping[str, Any]) -> FeedItem:
-    raw_id = str(paper.get("id") or "")
+def _json_entry(entry: Any, warnings: list[str]) -> FeedItem:
+    paper = entry.get("paper") if isinstance(entry, dict) else None
+    if not isinstance(paper, dict):
+        raise ValueError("has no paper object")
+    return clean_item(_json_item(entry, paper, warnings))
+
+
+def _json_item(entry: Mapping[str, Any], paper: Mapping[str, Any], warnings: list[str] | None = None) -> FeedItem:
+    raw_id = str(paper.get("id") or "")[:200]
     parsed = parse_arxiv_ref(raw_id)
     authors = tuple(
         clean_text(str(a["name"])) for a in paper.get("authors") or [] if isinstance(a, dict) and a.get("name")
     )
-    upvotes = paper.get("upvotes")
+    upvotes = count_or_none(paper.get("upvotes"), f"upvotes of {raw_id or 'an entry'}",
+                            warnings if warnings is not None else [])
     return FeedItem(
         arxiv_id=parsed[0] if parsed else None,
         version=parsed[1] if parsed else None,
@@ -83,7 +100,7 @@ def _json_item(entry: Mapping[str, Any], paper: Mapping[str, Any]) -> FeedItem:
         announce_type=None,
         doi=None,
         journal_ref=None,
-        upvotes=upvotes if isinstance(upvotes, int) and not isinstance(upvotes, bool) else None,
+        upvotes=upvotes,
         link=HF_PAPER_PAGE + raw_id if raw_id else None,
         raw_id=raw_id,
     )
@@ -100,8 +117,8 @@ def parse_hf_daily_rss(body: bytes, day: dt.date | None = None, uri: str | None 
     if problem:
         return failed_snapshot(uri, "hf_daily", day, body, f"unreadable HF daily RSS: {problem}")
     day = day or _build_day(parsed.feed.get("updated") or parsed.feed.get("published"))
-    items = tuple(_rss_item(entry) for entry in parsed.entries)
-    return FeedSnapshot(uri, "hf_daily", day, body_sha256(body), items)
+    items, warnings = guarded_items(parsed.entries, _rss_item)
+    return FeedSnapshot(uri, "hf_daily", day, body_sha256(body), items, warnings=warnings)
 
 
 def _rss_item(entry: Any) -> FeedItem:
@@ -123,7 +140,7 @@ def _rss_item(entry: Any) -> FeedItem:
         announce_type=None,
         doi=None,
         journal_ref=None,
-        upvotes=int(upvotes) if upvotes.isdigit() else None,
+        upvotes=parse_count(upvotes, "upvotes", []) if upvotes.isascii() and upvotes.isdigit() else None,
         link=link,
         raw_id=raw_id,
     )

@@ -6,10 +6,14 @@ import datetime as dt
 import hashlib
 import html
 import re
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from predigest.arxiv_ids import canonicalize, find_ids
+from tasks.common.guard import guarded
+from tasks.common.text import clean_text as clean_text_chars
+from tasks.common.text import has_bad_chars
 
 FeedKind = Literal["hf_daily", "arxiv_feed"]
 
@@ -42,6 +46,35 @@ class FeedSnapshot:
     fetched_body_sha256: str
     items: tuple[FeedItem, ...]
     error: str | None = None
+    warnings: tuple[str, ...] = ()  # entries skipped or values dropped (the rest of the snapshot stands)
+
+
+def clean_item(item: FeedItem) -> FeedItem:
+    """`item` with every string safe to store (no NUL, no lone surrogate: JSON escapes can carry both)."""
+    changes: dict[str, Any] = {}
+    for name in ("arxiv_id", "title", "summary", "announce_type", "doi", "journal_ref", "link", "raw_id"):
+        value = getattr(item, name)
+        if isinstance(value, str) and has_bad_chars(value):
+            changes[name] = clean_text_chars(value)
+    for name in ("authors", "categories"):
+        values = getattr(item, name)
+        if any(has_bad_chars(v) for v in values):
+            changes[name] = tuple(clean_text_chars(v) for v in values)
+    return replace(item, **changes) if changes else item
+
+
+def guarded_items(entries: Iterable[Any], parse: Callable[[Any], FeedItem]) -> tuple[tuple[FeedItem, ...], tuple[str, ...]]:
+    """Each feed entry parsed in its own guarded step: the items that parsed (cleaned), and a
+    warning naming each entry that did not."""
+    items: list[FeedItem] = []
+    warnings: list[str] = []
+    for position, entry in enumerate(entries):
+        step = guarded(f"entry {position}", parse, entry)
+        if step.value is not None:
+            items.append(clean_item(step.value))
+        elif step.failure is not None:
+            warnings.append(f"entry {position} skipped: {step.failure.error}")
+    return tuple(items), tuple(warnings)
 
 
 def body_sha256(body: bytes) -> str:

@@ -50,6 +50,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
             workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
             sha256=snapshot.fetched_body_sha256, size=0, encoding="utf-8",
             observed_at=snapshot_time(snapshot, now), time_basis="feed", error=snapshot.error,
+            warnings=list(snapshot.warnings),
         )
         .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
         .returning(Source.id)

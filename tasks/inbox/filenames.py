@@ -42,6 +42,28 @@ def _strip_author(rest: str, author_dir: str | None) -> str:
     return rest
 
 
+# Years a note can be dated in: outside them a name's date is no date (year 0001 overflows UTC).
+MIN_YEAR, MAX_YEAR = 1970, 2200
+_DATED = re.compile(r"^(?P<y>\d{4})[-_ .](?P<mo>\d{1,2})[-_ .](?P<d>\d{1,2})(?!\d)")
+
+
+def name_date_problem(name: str) -> str | None:
+    """Why the date a file name starts with cannot be the note's date (Feb 30, month 13, year
+    0001), or None when it starts with no date at all or with a real one."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    m = _DATED.match(base)
+    if m is None or not all(c.isascii() for c in m.group(0)):
+        return None
+    y, mo, d = int(m["y"]), int(m["mo"]), int(m["d"])
+    try:
+        dt.date(y, mo, d)
+    except ValueError:
+        return f"file name date {m.group(0)} does not exist"
+    if not MIN_YEAR <= y <= MAX_YEAR:
+        return f"file name date {m.group(0)} is outside {MIN_YEAR}..{MAX_YEAR}"
+    return None
+
+
 def parse_note_name(name: str, author_dir: str | None = None) -> NoteName | None:
     """Parse a note file name; None when it does not start with a valid date or is not `.md`."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
@@ -52,6 +74,8 @@ def parse_note_name(name: str, author_dir: str | None = None) -> NoteName | None
         day = dt.date(int(m["y"]), int(m["mo"]), int(m["d"]))
     except ValueError:
         return None  # 2026-13-45 is not a date, so the name carries no usable time at all
+    if not MIN_YEAR <= day.year <= MAX_YEAR:
+        return None  # nor is 0001-01-01 a note's date
     rest = m["rest"] or ""
     has_time = m["h"] is not None
     hour = minute = 0

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from predigest.arxiv_ids import find_id_spans, find_ids
+from tasks.common.decode import normalise_newlines
 from tasks.inbox import claims
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import (
@@ -134,7 +135,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
 
 
 def _parse(text: str) -> ParsedNote:
-    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
     code, hr, heads = scan(lines, body)
@@ -152,7 +153,17 @@ def _parse(text: str) -> ParsedNote:
             continue
         entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked))
     title = heads[title_at][1] if title_at is not None else None
+    if not entries and body.strip():
+        # Text that made no entry (a note that is one huge title line, say) is still one entry.
+        entries.append(_whole(body, offset))
     return ParsedNote(front_matter=front, title=title or None, entries=entries)
+
+
+def _whole(body: str, offset: int) -> Entry:
+    """The whole body as one preamble entry, with its ids."""
+    text = body.strip()
+    mentions = [MentionRef(m.raw, m.canonical, m.version, m.malformed, text) for m in find_ids(text)]
+    return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions)
 
 
 def parse_note(text: str) -> ParsedNote:

@@ -52,6 +52,11 @@ _CLAUSE_BREAK = re.compile(r"[。！？!?；;，]|, ")
 _ITEM_FIRST = frozenset(" -*+")  # what an ITEM can start with, besides a digit (\d is str.isdecimal)
 
 
+# Numbers kept per entry: past this an "entry" is a dump (a megabyte table row), and the rest would
+# only cost time (tens of seconds for one such row).
+MAX_NUMBERS = 1000
+
+
 def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: bool) -> list[dict[str, str]]:
     """Numbers with a unit in the non-code rows, each with its clause (or table row) as context.
 
@@ -67,6 +72,7 @@ def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: b
     breaks: list[int] = []
     cells: dict[tuple[int, int], str] = {}  # table context per span, for the current row
     last = 0  # end of the previous number
+    examined = 0
     for m in (_NUMBER_VOTES if "▲" in scanned else _NUMBER).finditer(scanned):
         s, e = m.span()
         if s > last and scanned[s - 1] in _SIGN_OR_SPACE and scanned[s] not in _NOT_DIGIT_FIRST:
@@ -128,4 +134,9 @@ def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: b
         if (value, context) not in seen:
             seen.add((value, context))
             out.append({"value": value, "unit": unit, "context": context})
+            if len(out) >= MAX_NUMBERS:
+                break
+        examined += 1
+        if examined >= 4 * MAX_NUMBERS:  # repeats of the same few numbers: as bounded as new ones
+            break
     return out

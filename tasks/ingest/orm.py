@@ -7,6 +7,7 @@ time through the ORM, exactly as they always were; `tasks.ingest.rows` is the bu
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
@@ -16,7 +17,9 @@ from sqlalchemy.orm import Session
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
-from tasks.ingest.rows import Classify, source_header
+from tasks.common.guard import describe
+from tasks.common.text import clamp_text
+from tasks.ingest.rows import CATEGORY_CHARS, Classify, add_warnings, cap_mentions, source_header
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
@@ -51,23 +54,28 @@ def ingest_file_orm(
         .values(superseded_at=dt.datetime.now(tz=UTC))
     )
     if text_ is not None and error is None:
+        before = list(source["warnings"])
         try:
-            error = _store_content(session, source_id, wf, text_, tz, classify)
+            error = _store_content(session, source_id, wf, text_, tz, classify, source)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
-            error = f"parse failed: {type(exc).__name__}: {exc}"
+            error = f"parse failed: {describe(exc)}"
         if error:
             session.execute(update(Source).where(Source.id == source_id).values(error=error))
+        if source["warnings"] != before:
+            session.execute(update(Source).where(Source.id == source_id).values(warnings=source["warnings"]))
     return IngestOutcome(wf.path, source_id, "new", error)
 
 
 def _store_content(
-    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify
+    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify,
+    source: dict[str, Any],
 ) -> str | None:
     """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
     items: list[ExtractedItem] = []
     card = None
     if wf.kind == "paper_card":
-        card = parse_card(text_)
+        card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
+        add_warnings(source, card.warnings)
         items = list(card_items(card, tz.key))
         card_time = local_midnight(card.created, tz.key) if card.created else None
         session.add(PaperCard(
@@ -78,12 +86,14 @@ def _store_content(
             session.execute(update(Source).where(Source.id == source_id).values(observed_at=card_time, time_basis="header"))
     elif wf.kind == "work_queue":
         snapshots = parse_queue(text_, tz)
+        add_warnings(source, [w for s in snapshots for w in s.warnings])
         items = list(queue_items(snapshots))
         if snapshots:
             newest = max(s.at for s in snapshots)
             session.execute(update(Source).where(Source.id == source_id).values(observed_at=newest, time_basis="header"))
     elif wf.kind == "knowledge":
         doc = parse_knowledge(text_, tz)
+        add_warnings(source, doc.warnings)
         snapshot = KnowledgeSnapshot(
             source_id=source_id, topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at,
             citations=doc.citations,
@@ -103,6 +113,7 @@ def _store_content(
         return None
     else:
         items = list(note_items(text_))
+    items = cap_mentions(items, source["warnings"])
     for ordinal, extracted in enumerate(items):
         declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
         primary_topic, adjacent = classify(
@@ -126,6 +137,6 @@ def _store_content(
             session.add(QueueEntry(
                 source_id=source_id, item_id=item.id, snapshot_at=extracted.observed_at, rank=row.rank,
                 arxiv_id=row.arxiv_id, title=row.title, primary_category=row.primary,
-                secondary_category=", ".join(row.secondary) or None, note=row.note,
+                secondary_category=clamp_text(", ".join(row.secondary), CATEGORY_CHARS) or None, note=row.note,
             ))
     return None

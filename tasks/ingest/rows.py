@@ -10,8 +10,6 @@ writer fills in (`tasks.ingest.write`).
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -20,17 +18,33 @@ from zoneinfo import ZoneInfo
 from predigest.topics import Topic
 from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard, parse_card
-from tasks.common.decode import decode_bytes
-from tasks.inbox.filenames import parse_note_name
+from tasks.common.guard import describe, guarded
+from tasks.common.text import clamp_text
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.source_row import (
+    CATEGORY_CHARS,
+    MAX_IDS_PER_SOURCE,
+    MAX_SOURCE_BYTES,
+    add_warnings,
+    cap_mentions,
+    fallback_source,
+    read_file,
+    sha256,
+    source_header,
+)
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.topics import TopicClassifier
 from tasks.knowledge.parse import parse_knowledge
 from tasks.queue.parse import parse_queue
 
-MAX_SOURCE_BYTES = 64 * 1024 * 1024
+__all__ = [
+    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "Classify", "FileRows", "RowBuilder",
+    "add_warnings", "build_files", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
+    "source_header",
+]
+
 UTC = dt.UTC
 
 Classify = Callable[[str, str | None, Iterable[str]], tuple[str | None, list[str]]]
@@ -65,56 +79,6 @@ class FileRows:
     queue_items: list[int] = field(default_factory=list)  # per queue line: the index of its item
 
 
-def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
-    """The file's bytes, or what stands in for them and why it cannot be read."""
-    if wf.problem:
-        return wf.problem.encode(), wf.problem
-    try:
-        with wf.absolute.open("rb") as handle:  # one open, its size from the handle: no second path lookup
-            size = os.fstat(handle.fileno()).st_size
-            if size > MAX_SOURCE_BYTES:
-                return f"{size}".encode(), f"file too large ({size} bytes > {MAX_SOURCE_BYTES}); skipped"
-            return handle.read(), None
-    except OSError as exc:
-        return b"", f"cannot read: {exc.strerror or exc}"
-
-
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _mtime(wf: WorkspaceFile) -> dt.datetime:
-    try:
-        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
-    except OSError:
-        return dt.datetime.fromtimestamp(0, tz=UTC)
-
-
-def source_header(
-    workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None, tz: ZoneInfo
-) -> tuple[dict[str, Any], str | None]:
-    """The source row as first inserted (time from the file name, else mtime), and the text if readable."""
-    text_, encoding = None, None
-    if error is None:
-        try:
-            decoded = decode_bytes(data)
-            text_, encoding = decoded.text, decoded.encoding
-        except ValueError as exc:
-            error = str(exc)
-    name = parse_note_name(wf.absolute.name, wf.author) if wf.kind in ("note", "hf_daily", "other") else None
-    modified_at = _mtime(wf)  # with the ingest time, when this version was first seen
-    if name is not None:
-        observed_at, basis = name.local_time.replace(tzinfo=tz).astimezone(UTC), "filename"
-    else:
-        observed_at, basis = modified_at, "mtime"
-    source = dict(
-        workspace_id=workspace_id, path=wf.path, kind=wf.kind, author=wf.author, sha256=digest,
-        size=len(data) if wf.problem is None else 0, encoding=encoding, observed_at=observed_at,
-        time_basis=basis, error=error, modified_at=modified_at,
-    )
-    return source, text_
-
-
 class ReadFile(Protocol):
     """A file as read and hashed (`tasks.ingest.store.PlannedFile`)."""
 
@@ -141,8 +105,16 @@ class RowBuilder:
         return [self.build_one(p.wf, p.data, p.digest, p.error) for p in files]
 
     def build_one(self, wf: WorkspaceFile, data: bytes, digest: str, error: str | None) -> FileRows | None:
-        """The rows of a new file version, or None when its parse raised after producing rows."""
-        source, text_ = source_header(self.workspace_id, wf, data, digest, error, self.tz)
+        """The rows of a new file version, or None when its parse raised after producing rows.
+
+        Guarded as a whole: an exception anywhere (reading the header, parsing, classifying)
+        costs this file alone. Before any row was made, the version is stored with the error
+        (`parse failed: Type: message`) and no entries; after, the per-file path keeps the rows."""
+        header = guarded(wf.path, source_header, self.workspace_id, wf, data, digest, error, self.tz)
+        if header.value is None:
+            failure = header.failure.error if header.failure else "no header"
+            return FileRows(fallback_source(self.workspace_id, wf, digest, f"parse failed: {failure}"))
+        source, text_ = header.value
         rows = FileRows(source)
         if text_ is None or source["error"] is not None:
             return rows
@@ -153,7 +125,7 @@ class RowBuilder:
             if started[0]:
                 return None
             # Nothing was produced yet: the version is stored with the error and no entries, as before.
-            return FileRows({**source, "error": f"parse failed: {type(exc).__name__}: {exc}"})
+            return FileRows({**source, "error": f"parse failed: {describe(exc)}"})
         return rows
 
 
@@ -164,7 +136,8 @@ def _content(
     items: list[ExtractedItem] = []
     card: ParsedCard | None = None
     if wf.kind == "paper_card":
-        card = parse_card(text_)
+        card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
+        add_warnings(rows.source, card.warnings)
         items = list(card_items(card, tz.key))
         card_time = local_midnight(card.created, tz.key) if card.created else None
         started[0] = True
@@ -174,11 +147,13 @@ def _content(
             rows.source.update(observed_at=card_time, time_basis="header")
     elif wf.kind == "work_queue":
         snapshots = parse_queue(text_, tz)
+        add_warnings(rows.source, [w for s in snapshots for w in s.warnings])
         items = list(queue_items(snapshots))
         if snapshots:
             rows.source.update(observed_at=max(s.at for s in snapshots), time_basis="header")
     elif wf.kind == "knowledge":
         doc = parse_knowledge(text_, tz)
+        add_warnings(rows.source, doc.warnings)
         started[0] = True
         rows.snapshot = dict(
             topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
@@ -198,6 +173,7 @@ def _content(
         return
     else:
         items = list(note_items(text_))
+    items = cap_mentions(items, rows.source["warnings"])
     lines = _Lines()
     for ordinal, extracted in enumerate(items):
         declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
@@ -248,7 +224,7 @@ class _Lines:
         if row is not None:
             self.queue.append(template([
                 f(x.observed_at), f(row.rank), f(row.arxiv_id), f(row.title), f(row.primary),
-                f(", ".join(row.secondary) or None), f(row.note),
+                f(clamp_text(", ".join(row.secondary), CATEGORY_CHARS) or None), f(row.note),
             ], 2))
             self.queue_items.append(len(self.items) - 1)
 

@@ -7,6 +7,10 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from predigest.topics import is_safe_topic_name
+from tasks.common.guard import describe, guarded
+from tasks.common.text import display_name
+
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Editor droppings that are never notes and are not worth an error row.
 _TEMP_PATTERNS = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload")
@@ -51,30 +55,66 @@ def _kind_of(parts: tuple[str, ...]) -> tuple[str, str | None] | None:
 
 
 def scan_workspace(root: Path) -> list[WorkspaceFile]:
-    """Every file predigest reads or must report, sorted by path; symlinks are never followed out."""
+    """Every file predigest reads or must report, sorted by path; symlinks are never followed out.
+
+    Each directory entry is looked at in its own guarded step: whatever goes wrong with one
+    (a symlink loop, a name that is not UTF-8, a folder that cannot be listed) becomes that
+    entry's `problem`, recorded as its source's error, and the scan goes on. Paths are stored
+    as `display_name`s: bytes that are not UTF-8 and control characters are escaped.
+    """
     root = root.resolve()
     found: list[WorkspaceFile] = []
+    prefix = len(str(root)) + 1
     for top in ("inbox", "organized"):
         base = root / top
+        if base.is_symlink():  # inbox/ or organized/ itself a link: nothing under it is the workspace's
+            found.append(WorkspaceFile(top, "other", None, base, "symlinked folder; not followed"))
+            continue
         if not base.is_dir():
             continue
-        prefix = len(str(root)) + 1
-        for dirpath, dirnames, filenames in os.walk(base, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if not d.startswith(".git"))
+
+        def unlistable(exc: OSError, base: Path = base, top: str = top) -> None:
+            where = str(exc.filename or base)
+            rel = "/".join(display_name(p) for p in where[prefix:].split(os.sep)) if len(where) >= prefix else top
+            found.append(WorkspaceFile(rel, "other", None, Path(where),
+                                       f"cannot list directory: {exc.strerror or describe(exc)}; skipped"))
+
+        for dirpath, dirnames, filenames in os.walk(base, followlinks=False, onerror=unlistable):
             # Workspace-relative parts from the strings os.walk gives (a Path per file cost more
             # than the rest of the scan).
-            dir_parts = tuple(dirpath[prefix:].split(os.sep))
+            raw_parts = tuple(dirpath[prefix:].split(os.sep))
+            dir_parts = tuple(display_name(p) for p in raw_parts)
+            kept = []
+            for d in sorted(dirnames):
+                if d.startswith(".git"):
+                    continue
+                if os.path.islink(os.path.join(dirpath, d)):
+                    if _kind_of((*raw_parts, d, "x.md")) is not None:
+                        found.append(WorkspaceFile("/".join((*dir_parts, display_name(d))), "other", None,
+                                                   Path(dirpath, d), "symlinked directory; not followed"))
+                    continue
+                kept.append(d)
+            dirnames[:] = kept
             for name in sorted(filenames):
                 if _is_temp(name):
                     continue
-                rel_parts = (*dir_parts, name)
-                kind_author = _kind_of(rel_parts)
-                if kind_author is None:
-                    continue
-                kind, author = kind_author
-                found.append(_check(root, Path(dirpath, name), "/".join(rel_parts), kind, author))
+                rel = "/".join((*dir_parts, display_name(name)))
+                step = guarded(rel, _classify, root, Path(dirpath, name), (*raw_parts, name), rel)
+                if step.failure is not None:
+                    found.append(WorkspaceFile(rel, "other", None, Path(dirpath, name),
+                                               f"scan failed: {step.failure.error}"))
+                elif step.value is not None:
+                    found.append(step.value)
     found.sort(key=lambda f: f.path)
     return found
+
+
+def _classify(root: Path, absolute: Path, raw_parts: tuple[str, ...], rel: str) -> WorkspaceFile | None:
+    kind_author = _kind_of(raw_parts)
+    if kind_author is None:
+        return None
+    kind, author = kind_author
+    return _check(root, absolute, rel, kind, display_name(author) if author is not None else None)
 
 
 def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) -> WorkspaceFile:
@@ -82,8 +122,13 @@ def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) 
     try:
         mode = os.lstat(absolute).st_mode  # one lstat says both whether it is a link and what it is
         if stat.S_ISLNK(mode):
-            target = absolute.resolve()
-            if not target.is_relative_to(root):
+            try:
+                target = absolute.resolve(strict=True)
+            except (OSError, RuntimeError):  # a loop is RuntimeError before Python 3.13
+                target = None
+            if target is None:
+                problem = "symlink loop or broken link; not followed"
+            elif not target.is_relative_to(root):
                 problem = "symlink leads outside the workspace; not followed"
             elif not target.is_file():
                 problem = "symlink does not point to a regular file"
@@ -91,6 +136,9 @@ def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) 
             problem = "not a regular file (device, fifo or socket); skipped"
     except OSError as exc:
         problem = f"cannot stat: {exc.strerror or exc}"
+    if problem is None and kind == "knowledge" and not is_safe_topic_name(Path(rel).stem):
+        problem = ("knowledge file name is not a safe topic name (ASCII letters, digits, '-' and '_', "
+                   "starting with a letter or digit); quarantined")
     if problem is None and kind == "other":
         if rel.count("/") == 1 and rel.lower().endswith(NOTE_SUFFIXES):
             problem = "note outside an author folder (expected inbox/<author>/); skipped"

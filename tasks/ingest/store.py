@@ -25,12 +25,14 @@ from sqlalchemy.orm import Session
 
 from db.models import Source, Workspace
 from predigest.topics import Topic
+from tasks.common.guard import guarded
 from tasks.ingest.orm import ingest_file_orm
 from tasks.ingest.rows import (
     MAX_SOURCE_BYTES,
     BuiltFile,
     FileRows,
     RowBuilder,
+    fallback_source,
     init_worker,
     read_file,
     sha256,
@@ -41,7 +43,8 @@ from tasks.ingest.write import IngestOutcome, write_new
 
 __all__ = [
     "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "IngestOutcome", "PlannedFile", "RowBuilder", "build_in_worker",
-    "get_workspace_id", "ingest_file", "ingest_files", "init_worker", "plan_built", "plan_files", "write_planned",
+    "get_workspace_id", "ingest_file", "ingest_files", "init_worker", "plan_built", "plan_files", "read_file",
+    "record_refused", "sha256", "write_planned",
 ]
 
 UTC = dt.UTC
@@ -136,6 +139,29 @@ def write_planned(
         pending.append((index, built))
     outcomes.update(write_new(session, workspace_id, pending))
     return [outcomes[i] for i in range(len(planned))]
+
+
+def record_refused(session: Session, workspace_id: int, wf: WorkspaceFile, error: str) -> IngestOutcome:
+    """Store a file whose ingest raised (a value the database rejects, say) as a source with that error and no
+    entries: the file is named in the briefing, and its next run does not try the same bytes again."""
+    read = guarded(wf.path, read_file, wf)
+    data, _ = read.value if read.value is not None else (b"", None)
+    digest = sha256(data)
+    source = fallback_source(workspace_id, wf, digest, f"ingest failed: {error}")
+    source_id = session.execute(
+        insert(Source).values(**source).on_conflict_do_nothing(constraint="uq_sources_path_sha256").returning(Source.id)
+    ).scalar_one_or_none()
+    if source_id is None:
+        stored = session.execute(select(Source.id, Source.error).where(
+            Source.workspace_id == workspace_id, Source.path == source["path"], Source.sha256 == digest)).one()
+        return IngestOutcome(wf.path, stored.id, "unchanged", stored.error)
+    session.execute(
+        update(Source)
+        .where(Source.workspace_id == workspace_id, Source.path == source["path"], Source.id != source_id,
+               Source.superseded_at.is_(None))
+        .values(superseded_at=dt.datetime.now(tz=UTC))
+    )
+    return IngestOutcome(wf.path, source_id, "new", source["error"])
 
 
 def _stored_versions(session: Session, workspace_id: int, paths: list[str]) -> dict[tuple[str, str], _Stored]:

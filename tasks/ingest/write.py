@@ -9,6 +9,7 @@ item ids are taken up front, ascending, because mentions and queue entries name 
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain, repeat
@@ -41,14 +42,18 @@ class IngestOutcome:
 
 
 _SOURCE_COLUMNS = ("workspace_id", "path", "kind", "author", "sha256", "size", "encoding", "observed_at",
-                   "time_basis", "error", "modified_at")
-_SOURCE_TYPES = ("int", "text", "text", "text", "text", "bigint", "text", "timestamptz", "text", "text", "timestamptz")
+                   "time_basis", "error", "warnings", "modified_at")
+_SOURCE_TYPES = ("int", "text", "text", "text", "text", "bigint", "text", "timestamptz", "text", "text", "text",
+                 "timestamptz")
+# How each column is selected from its array (warnings travel as JSON text: an array of jsonb
+# parameters is not something psycopg adapts from lists).
+_SOURCE_SELECT = tuple(f"CAST({c} AS jsonb)" if c == "warnings" else c for c in _SOURCE_COLUMNS)
 # One statement for any number of sources: a column per array parameter (a multi-row VALUES list
 # would need a statement compiled per size, with ten parameters a row). Rows go in array order,
 # so the ids the default hands out follow the files' order.
 _INSERT_SOURCES = text(
     f"INSERT INTO sources ({', '.join(_SOURCE_COLUMNS)}) "
-    f"SELECT {', '.join(_SOURCE_COLUMNS)} FROM unnest("
+    f"SELECT {', '.join(_SOURCE_SELECT)} FROM unnest("
     + ", ".join(f"CAST(:{c} AS {t}[])" for c, t in zip(_SOURCE_COLUMNS, _SOURCE_TYPES, strict=True))
     + f") WITH ORDINALITY AS u({', '.join(_SOURCE_COLUMNS)}, n) ORDER BY n "
     "ON CONFLICT ON CONSTRAINT uq_sources_path_sha256 DO NOTHING RETURNING id, path"
@@ -70,7 +75,7 @@ def write_new(session: Session, workspace_id: int, pending: list[tuple[int, File
         return {}
     outcomes: dict[int, IngestOutcome] = {}
     sources = [rows.source for _, rows in pending]
-    result = session.execute(_INSERT_SOURCES, {c: [s[c] for s in sources] for c in _SOURCE_COLUMNS})
+    result = session.execute(_INSERT_SOURCES, {c: [_source_value(s, c) for s in sources] for c in _SOURCE_COLUMNS})
     ids = {path: source_id for source_id, path in result}
     written: list[tuple[int, int, FileRows]] = []
     for index, rows in pending:
@@ -127,6 +132,12 @@ def write_new(session: Session, workspace_id: int, pending: list[tuple[int, File
     for index, sid, rows in written:
         outcomes[index] = IngestOutcome(rows.source["path"], sid, "new", rows.source["error"])
     return outcomes
+
+
+def _source_value(source: dict[str, object], column: str) -> object:
+    if column == "warnings":
+        return json.dumps(source.get("warnings") or [], ensure_ascii=False)
+    return source[column]
 
 
 def _next_ids(session: Session, table: str, count: int) -> Sequence[int]:

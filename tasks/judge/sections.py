@@ -89,6 +89,14 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
     return out
 
 
+def _date(text: str) -> dt.date | None:
+    """An anchor date, or None for one that cannot exist (Feb 30): that entry counts as undated."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        return None
+
+
 @lru_cache(maxsize=512)
 def _bullets(text: str) -> tuple[tuple[str, dt.date | None, str, bool], ...]:
     """(body, date, name, named) of each bullet of a section's text, whatever the day: every window
@@ -104,7 +112,7 @@ def _bullets(text: str) -> tuple[tuple[str, dt.date | None, str, bool], ...]:
         while stack and stack[-1][0] >= indent:
             stack.pop()
         dated = _ANCHORED.search(body)
-        when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+        when = _date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
         stack.append((indent, when))
         out.append((body, when, _entry_name(body), bool(_BOLD.search(body))))
     return tuple(out)

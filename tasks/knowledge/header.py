@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from tasks.common.limits import parse_count
 from tasks.queue.parse import split_table_row
 
 _DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
@@ -43,10 +44,9 @@ def local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
         return None
     y, mo, d, hh, mm = m.groups()
     try:
-        local = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), tzinfo=tz)
-    except ValueError:
+        return datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), tzinfo=tz).astimezone(UTC)
+    except (ValueError, OverflowError):  # Feb 30, or year 1 at +08:00
         return None
-    return local.astimezone(UTC)
 
 
 def _version(cell: str) -> str | None:
@@ -55,9 +55,13 @@ def _version(cell: str) -> str | None:
     return found[0] if found else None
 
 
-def _int(text: str) -> int | None:
-    m = re.search(r"\d[\d,]*", text)
-    return int(m.group(0).replace(",", "")) if m else None
+def _int(text: str, warnings: list[str] | None = None, field: str = "citations") -> int | None:
+    m = re.search(r"\d[\d,]*", text[:200])
+    return parse_count(m.group(0), field, warnings if warnings is not None else []) if m else None
+
+
+# A header version is what people write: v3, 2.1, v2026.10-rc1; anything else ("v∞", prose) is not stored.
+_HEADER_VERSION = re.compile(r"[vV]?[0-9][0-9A-Za-z._+-]{0,62}")
 
 
 @dataclass
@@ -76,13 +80,15 @@ def parse_header(line: str, tz: ZoneInfo, out: Header, warnings: list[str]) -> N
             continue
         key, value = m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")
         if key == "version":
-            out.version = value or None
+            out.version = value if _HEADER_VERSION.fullmatch(value) else None
+            if value and out.version is None:
+                warnings.append(f"header: unreadable version {value[:80]!r}; not stored")
         elif key == "updated":
             out.updated_at = local_to_utc(value, tz)
             if out.updated_at is None:
                 warnings.append(f"header: unreadable updated time {value!r}")
         elif key == "citations":
-            out.citations = _int(value)
+            out.citations = _int(value, warnings)
             if out.citations is None:
                 warnings.append(f"header: unreadable citation count {value!r}")
         else:

@@ -25,6 +25,7 @@ from zoneinfo import ZoneInfo
 
 from predigest.arxiv_ids import find_ids
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
+from tasks.common.decode import normalise_newlines
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
 from tasks.knowledge.header import Header, parse_changelog, parse_header
 
@@ -152,7 +153,7 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
 
 def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
     """Parse a knowledge document; see the module docstring for the rules."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = normalise_newlines(text).split("\n")
     warnings: list[str] = []
     header = Header()
     title: str | None = None

@@ -8,10 +8,11 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasks.common.text import clean_text
 from tasks.publish.storage import ObjectStore, sha256_hex
 
 log = logging.getLogger(__name__)
@@ -145,13 +146,28 @@ def publish_briefing(
     return published
 
 
-def render_index(entries: Iterable[IndexEntry]) -> bytes:
-    """Serialise entries deterministically, sorted by (date, topic), so identical content gives identical bytes."""
+def render_index(entries: Iterable[IndexEntry], failed: Mapping[tuple[str, dt.date], str] | None = None) -> bytes:
+    """Serialise entries deterministically, sorted by (date, topic), so identical content gives identical bytes.
+
+    `failed`: (topic, date) -> error of briefings that could not be assembled, listed under "failed"
+    (only when there are any, so an index without failures is what it always was)."""
     ordered = sorted(entries, key=lambda e: (e.date, e.topic))
-    text = json.dumps(
-        {"briefings": [e.to_dict() for e in ordered]}, sort_keys=True, ensure_ascii=False, indent=2
-    )
+    document: dict[str, Any] = {"briefings": [e.to_dict() for e in ordered]}
+    if failed:
+        document["failed"] = [{"topic": clean_text(topic, 200), "date": date.isoformat(), "error": clean_text(error, 500)}
+                              for (topic, date), error in sorted(failed.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
+    text = json.dumps(document, sort_keys=True, ensure_ascii=False, indent=2)
     return (text + "\n").encode("utf-8")
+
+
+def read_failures(store: ObjectStore) -> dict[tuple[str, dt.date], str]:
+    """The index's "failed" list as (topic, date) -> error; a missing or unreadable list is empty."""
+    raw = store.get(INDEX_KEY)
+    try:
+        listed = json.loads(raw.decode("utf-8")).get("failed", []) if raw is not None else []
+        return {(str(f["topic"]), dt.date.fromisoformat(f["date"])): str(f["error"]) for f in listed}
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return {}
 
 
 def parse_index(raw: bytes) -> list[IndexEntry]:
@@ -201,9 +217,17 @@ def read_index(store: ObjectStore) -> list[IndexEntry]:
         return scan_briefings(store)
 
 
-def update_index(store: ObjectStore, entries: Iterable[IndexEntry]) -> bool:
-    """Merge `entries` into the index, replacing any with the same (topic, date); return whether it rewrote it."""
+def update_index(
+    store: ObjectStore, entries: Iterable[IndexEntry], failed: Mapping[tuple[str, dt.date], str] | None = None
+) -> bool:
+    """Merge `entries` into the index, replacing any with the same (topic, date), and record `failed`
+    briefings (a published one is no longer failed); return whether it rewrote the index."""
     with _INDEX_LOCK:
         merged = {(e.topic, e.date): e for e in read_index(store)}
-        merged.update({(e.topic, e.date): e for e in entries})
-        return put_if_changed(store, INDEX_KEY, render_index(merged.values()), JSON_CONTENT_TYPE)
+        published = {(e.topic, e.date): e for e in entries}
+        merged.update(published)
+        failures = read_failures(store)
+        for key in published:
+            failures.pop(key, None)
+        failures.update(failed or {})
+        return put_if_changed(store, INDEX_KEY, render_index(merged.values(), failures), JSON_CONTENT_TYPE)

@@ -21,6 +21,9 @@ from zoneinfo import ZoneInfo
 from predigest.arxiv_ids import canonicalize, find_ids
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
 from tasks.cards.parse import normalize_category, split_categories
+from tasks.common.decode import normalise_newlines
+from tasks.common.guard import guarded
+from tasks.common.limits import parse_count
 
 
 @dataclass(frozen=True)
@@ -105,10 +108,10 @@ def _parse_row(cells: list[str], columns: dict[str, int], line: str, warnings: l
     else:
         warnings.append(f"row without arXiv id: {line.strip()}")
     rank_cell = cell("rank") or ""
-    rank_match = re.search(r"\d+", rank_cell)
+    rank_match = re.search(r"\d+", rank_cell[:200])
     primary_cell = cell("primary")
     return QueueRow(
-        rank=int(rank_match.group(0)) if rank_match else None,
+        rank=parse_count(rank_match.group(0), "rank", warnings) if rank_match else None,
         raw_id=raw_id,
         arxiv_id=arxiv_id,
         title=_text(cell("title")),
@@ -117,6 +120,25 @@ def _parse_row(cells: list[str], columns: dict[str, int], line: str, warnings: l
         note=_text(cell("note")),
         line=line,
     )
+
+
+def _continues_table(lines: list[str], i: int, warnings: list[str]) -> bool:
+    """Whether line i is still a row of the table above it. A row that lost its leading pipe, or a
+    stray line between rows (the next line is a row again), must not end the table: the rows after
+    it are kept, and the stray line is skipped with a warning."""
+    line = lines[i]
+    if line.lstrip().startswith("|"):
+        return True
+    if not line.strip() or _ANY_HEADING.match(line):
+        return False
+    if "|" in line:
+        warnings.append(f"row without its leading pipe: {line.strip()[:200]}")
+        return True
+    if i + 1 < len(lines) and lines[i + 1].lstrip().startswith("|"):
+        warnings.append(f"broken row skipped: {line.strip()[:200]}")
+        del lines[i]  # the section's own copy of its lines (see parse_queue)
+        return _continues_table(lines, i, warnings)
+    return False
 
 
 def _parse_tables(lines: list[str], warnings: list[str]) -> tuple[list[QueueRow], bool]:
@@ -139,11 +161,15 @@ def _parse_tables(lines: list[str], warnings: list[str]) -> tuple[list[QueueRow]
         if "arxiv" not in columns:
             warnings.append(f"table without an arXiv column: {lines[i].strip()}")
         i += 2
-        while i < len(lines) and lines[i].lstrip().startswith("|"):
+        while i < len(lines) and _continues_table(lines, i, warnings):
             cells = split_table_row(lines[i])
             if len(cells) != len(headers):
                 warnings.append(f"row has {len(cells)} cells, header has {len(headers)}: {lines[i].strip()}")
-            rows.append(_parse_row(cells, columns, lines[i], warnings))
+            row = guarded(lines[i], _parse_row, cells, columns, lines[i], warnings)
+            if row.value is not None:
+                rows.append(row.value)
+            elif row.failure is not None:  # one broken row costs that row, not the snapshot
+                warnings.append(f"row skipped ({row.failure.error}): {lines[i].strip()[:200]}")
             i += 1
     return rows, seen_table
 
@@ -158,14 +184,14 @@ def _snapshot_time(m: re.Match[str], tz: ZoneInfo) -> datetime | None:
             int(m.group("mm") or 0),
             tzinfo=tz,
         )
-    except ValueError:
+        return local.astimezone(UTC)
+    except (ValueError, OverflowError):  # Feb 30, hour 25, year 1 at +08:00
         return None
-    return local.astimezone(UTC)
 
 
 def parse_queue(text: str, tz: ZoneInfo) -> list[QueueSnapshot]:
     """All dated snapshots in the queue, newest first; times are the headings' wall clock in `tz`, as UTC."""
-    lines = text.replace("\r\n", "\n").split("\n")
+    lines = normalise_newlines(text).split("\n")
     sections: list[tuple[datetime, str, list[str]]] = []
     current: list[str] | None = None
     for line in lines:

@@ -25,6 +25,7 @@ from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_window
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
+from tasks.common.guard import guarded
 from tasks.judge.density import DensityRule
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
@@ -33,6 +34,7 @@ from tasks.publish.publish import (
     MARKDOWN_CONTENT_TYPE,
     PublishedBriefing,
     publish_briefing,
+    update_index,
 )
 from tasks.publish.storage import open_store
 from tasks.stages.derive import Judged, copy_window
@@ -52,6 +54,20 @@ class BriefingResult:
     json_url: str
     content_hash: str
     written: bool
+    error: str | None = None  # set when the topic's briefing failed (nothing published for it)
+
+
+def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) -> BriefingResult:
+    """Record a topic whose briefing failed in the index ("failed"), and say so as its result."""
+    step = guarded(topic, _record_failure, settings, topic, day, error)
+    if step.failure is not None:
+        error = f"{error} (and recording the failure failed: {step.failure.error})"
+    return BriefingResult(topic, day, "", "", "", False, error)
+
+
+def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) -> None:
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    update_index(store, [], {(topic, day): error})
 
 
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:

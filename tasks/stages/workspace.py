@@ -6,20 +6,20 @@ worker; nothing here holds a Session across stages.
 
 from __future__ import annotations
 
-import hashlib
 import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import SQLAlchemyError
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.models import Source
 from predigest.settings import Settings
 from predigest.topics import Topic
+from tasks.common.guard import describe
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
     BuiltFile,
@@ -31,6 +31,9 @@ from tasks.ingest.store import (
     ingest_files,
     init_worker,
     plan_built,
+    read_file,
+    record_refused,
+    sha256,
     write_planned,
 )
 from tasks.stages.topics import all_topics
@@ -56,15 +59,10 @@ def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
 INGEST_BATCH_FILES = 500
 
 
-def _sha256_file(path: Path) -> str | None:
-    try:
-        digest = hashlib.sha256()
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        return digest.hexdigest()
-    except OSError:
-        return None
+def _stored_digest(wf: WorkspaceFile) -> str:
+    """The sha256 the file's source would be stored with: of its bytes as `read_file` reads them
+    (without blocking on a FIFO, bounded), or of what stands in for them."""
+    return sha256(read_file(wf)[0])
 
 
 def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
@@ -83,7 +81,7 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
         if wf.path not in known_paths:
             changed.append(wf)  # no stored version of this path: new, whatever its bytes
             continue
-        digest = hashlib.sha256(wf.problem.encode()).hexdigest() if wf.problem else _sha256_file(wf.absolute)
+        digest = _stored_digest(wf)
         if (wf.path, digest) not in known:
             changed.append(wf)
     return changed
@@ -106,8 +104,9 @@ def ingest_batch(
     `workers` > 1, that many worker processes parse the next batches while this process writes the
     current one (worth it from a few thousand files: each worker takes a second or two to start).
     A batch the database refuses (a value it rejects in one file) is rolled back and redone one
-    file per transaction, so the other files are stored and the bad file fails alone, as under
-    `ingest_one`; its error is raised once every file has been tried.
+    file per transaction, so the other files are stored and the bad file fails alone: it is stored
+    with the error (`record_refused`) and no entries. Only an error that even that cannot store is
+    raised, once every file has been tried.
     """
     topics = all_topics(settings, Path(ref.root))
     engine = get_engine(settings)
@@ -120,15 +119,15 @@ def ingest_batch(
             try:
                 with session_scope(engine) as session:
                     outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
-            except SQLAlchemyError as exc:
-                failures.append(exc)
+            except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
+                outcomes.append(_record_refused(engine, ref, wf, exc, failures))
 
     if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
         for batch in batches:
             try:
                 with session_scope(engine) as session:
                     outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
-            except SQLAlchemyError:
+            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 one_by_one(batch)
     else:
         _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
@@ -137,6 +136,19 @@ def ingest_batch(
     if failures:
         raise failures[0]
     return outcomes
+
+
+def _record_refused(
+    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException]
+) -> IngestOutcome:
+    """The file stored with the error its ingest raised (`tasks.ingest.store.record_refused`); only if
+    even that fails is the error kept for the caller."""
+    try:
+        with session_scope(engine) as session:
+            return record_refused(session, ref.id, wf, describe(exc))
+    except Exception as again:  # noqa: BLE001
+        failures.append(again)
+        return IngestOutcome(wf.path, 0, "failed", describe(exc))
 
 
 # New files in one ingest after which the planner's statistics are refreshed at once: until
@@ -169,10 +181,10 @@ def _ingest_pipelined(
         for k, batch in enumerate(batches):
             if k + 1 < len(batches):
                 ahead.append(submit(batches[k + 1]))  # parsed while this batch is written
-            built = [b for future in ahead.pop(0) for b in future.result()]
             try:
+                built = [b for future in ahead.pop(0) for b in future.result()]
                 with session_scope(engine) as session:
                     planned, rows = plan_built(session, ref.id, batch, built)
                     outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
-            except SQLAlchemyError:
+            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 one_by_one(batch)

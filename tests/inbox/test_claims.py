@@ -67,21 +67,34 @@ def _rule_numbers(line: str, out: list[dict[str, str]], seen: set[tuple[str, str
 
 
 def _rule_find_ids(text: str) -> list[tuple[str, str | None, int | None, int, int]]:
+    # Ids are read with every script's digits and full-width forms as ASCII; the raw form is as written.
+    original, text = text, text.translate(arxiv_ids._to_ascii_table())
     found, taken = [], []
     explicit = re.compile(
-        r"(?P<prefix>arxiv\.org/(?:abs|pdf)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d))(?P<token>[A-Za-z0-9./-]+)", re.I
+        r"(?P<prefix>arxiv\.org/(?:abs|pdf|html)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d)|(?<=10\.48550/)arxiv\.(?=\d))"
+        r"(?P<token>[A-Za-z0-9./-]+)", re.I
     )
     for m in explicit.finditer(text):
         token = m.group("token").rstrip(".,;:)）]/-")
         start, end = m.start(), m.start("token") + len(token)
-        if m.group("prefix")[5:6] == ".":
+        if m.group("prefix")[5:9].lower() == ".org":
             head = re.search(r"(?:https?://)?(?:www\.|export\.)?\Z", text[max(0, start - 16) : start], re.I)
+            start -= len(head.group(0)) if head else 0
+        elif m.group("prefix")[5:6] == ".":
+            head = re.search(r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:\s*)?10\.48550/\Z",
+                             text[max(0, start - 40) : start], re.I)
             start -= len(head.group(0)) if head else 0
         parsed = arxiv_ids.canonicalize(token)
         if parsed is None and not re.search(r"\d{4}", token):
             continue
-        found.append((text[start:end], parsed[0] if parsed else None, parsed[1] if parsed else None, start, end))
+        found.append((original[start:end], parsed[0] if parsed else None, parsed[1] if parsed else None, start, end))
         taken.append((start, end))
+    for m in re.finditer(r"(?:https?://)?(?:www\.)?huggingface\.co/papers/(\d{4}\.\d{4,5}(?:v\d+)?)(?![\w.])", text, re.I):
+        if not any(a < m.end() and m.start() < b for a, b in taken):
+            parsed = arxiv_ids.canonicalize(m.group(1))
+            found.append((original[m.start():m.end()], parsed[0] if parsed else None, parsed[1] if parsed else None,
+                          *m.span()))
+            taken.append(m.span())
     bare_new = re.compile(r"(?<![\w.\-/])(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w]|\.\d)")
     bare_old = re.compile(r"(?<![\w.\-/])(?P<token>[a-z][a-z-]*(?:\.[A-Za-z-]+)?/\d{7}(?:v\d+)?)(?![\w])")
     for pattern in (bare_new, bare_old):
@@ -90,7 +103,10 @@ def _rule_find_ids(text: str) -> list[tuple[str, str | None, int | None, int, in
             if any(a < end and start < b for a, b in taken):
                 continue
             if parsed := arxiv_ids.canonicalize(m.group("token")):
-                found.append((m.group("token"), parsed[0], parsed[1], start, end))
+                found.append((original[start:end], parsed[0], parsed[1], start, end))
+            elif pattern is bare_old and re.sub(r"v\d+$", "", m.group("token")).split("/")[0].split(".")[0].lower() \
+                    in arxiv_ids.OLD_ARCHIVES:
+                found.append((original[start:end], None, None, start, end))  # hep-th/9913001: malformed
     return sorted(found, key=lambda x: x[3])
 
 

@@ -106,14 +106,19 @@ def test_binary_data_is_rejected(data: bytes) -> None:
         decode_bytes(data)
 
 
-def test_text_in_no_supported_encoding_names_what_was_tried() -> None:
-    with pytest.raises(UndecodableError, match="utf-8.*gb18030"):
-        decode_bytes(b"plain start \xff\xfe\xff then junk")
+def test_text_in_a_legacy_encoding_is_decoded_with_a_warning_naming_it() -> None:
+    decoded = decode_bytes(b"plain start \xff\xfe\xff then junk")
+    assert decoded.text == "plain start ÿþÿ then junk" and decoded.warnings and "cp1252" in decoded.warnings[0]
 
 
-def test_truncated_utf16_with_bom_is_rejected() -> None:
-    with pytest.raises(UndecodableError, match="utf-16"):
-        decode_bytes(b"\xff\xfeA\x00B")
+def test_bytes_that_fit_no_encoding_as_text_are_binary() -> None:
+    with pytest.raises(UndecodableError, match="binary data"):
+        decode_bytes(bytes(range(1, 9)) * 20 + b"\xff")
+
+
+def test_truncated_utf16_with_bom_is_decoded_with_a_warning() -> None:
+    decoded = decode_bytes(b"\xff\xfeA\x00B\x00C")
+    assert decoded.text.startswith("AB") and decoded.warnings and "lossy" in decoded.warnings[0]
 
 
 def test_a_few_stray_control_characters_are_tolerated() -> None:

@@ -1,0 +1,71 @@
+"""Isolation as a mechanism: run one input's step so that any exception costs that input alone.
+
+Every per-input boundary of the system (a workspace file, a card, a queue row, a feed entry, a
+knowledge document, a topic's briefing) runs its work through `guarded`: the result, or a
+`Failure` naming the input and the exception's type and message. Nothing is re-raised except
+what must stop the process (KeyboardInterrupt, SystemExit, MemoryError are not swallowed:
+`BaseException` that is not `Exception` passes through).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Generic, ParamSpec, TypeVar
+
+from tasks.common.text import clean_text
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# An error message stored on a source or shown in a briefing; longer ones are cut.
+MAX_ERROR_CHARS = 500
+
+
+def describe(exc: BaseException) -> str:
+    """`Type: message` of an exception, cleaned for storage (no NUL, no lone surrogate) and bounded."""
+    message = clean_text(str(exc), limit=MAX_ERROR_CHARS)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What a guarded step raised: which input, and `Type: message`."""
+
+    label: str
+    error: str
+
+
+@dataclass(frozen=True)
+class Guarded(Generic[T]):
+    """The outcome of one guarded step: `value` when it ran, else `failure`."""
+
+    value: T | None
+    failure: Failure | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.failure is None
+
+
+def guarded(label: str, step: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Guarded[T]:
+    """Run `step(*args, **kwargs)` for the input `label`; any Exception becomes a Failure."""
+    try:
+        return Guarded(step(*args, **kwargs))
+    except Exception as exc:  # noqa: BLE001 - the point: one input's failure, foreseen or not, stays its own
+        return Guarded(None, Failure(label, describe(exc)))
+
+
+def guarded_each(
+    labelled: list[tuple[str, T]], step: Callable[[T], object], failures: list[Failure]
+) -> list[object]:
+    """`step` over each (label, input) in its own guarded step; results of those that ran, in order,
+    and each failure appended to `failures`."""
+    out: list[object] = []
+    for label, value in labelled:
+        result = guarded(label, step, value)
+        if result.failure is not None:
+            failures.append(result.failure)
+        else:
+            out.append(result.value)
+    return out

@@ -1,0 +1,45 @@
+"""Strings that are safe to store and serialise: no NUL, no lone surrogate, bounded length.
+
+Workspace file names come from the OS as `str` with surrogate escapes for bytes that are not
+UTF-8, feed JSON can carry `\\u0000` and lone `\\ud800` escapes: PostgreSQL refuses NUL in text,
+psycopg and `json.dumps(ensure_ascii=False)` refuse lone surrogates. `clean_text` is applied where
+such strings enter the system (scan, feed parsers), so nothing downstream meets them.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+_BAD = re.compile(r"[\x00\ud800-\udfff]")
+
+
+def has_bad_chars(value: str) -> bool:
+    """Whether `value` holds a NUL or a lone surrogate (what PostgreSQL, psycopg or JSON refuse)."""
+    return _BAD.search(value) is not None
+
+
+def clean_text(value: str, limit: int | None = None) -> str:
+    """`value` with NUL removed, lone surrogates as U+FFFD, cut to `limit` characters (with "…")."""
+    if _BAD.search(value):
+        value = _BAD.sub(lambda m: "" if m.group(0) == "\x00" else "\ufffd", value)
+    if limit is not None and len(value) > limit:
+        value = value[: max(0, limit - 1)] + "…"
+    return value
+
+
+def display_name(name: str) -> str:
+    """A file-name component as the OS gave it (surrogate escapes for non-UTF-8 bytes), as text
+    that round-trips nowhere but is stable and safe: undecodable bytes become `\\xNN`, control
+    characters (newline, tab, ...) become `\\n`-style escapes."""
+    if _BAD.search(name):
+        name = os.fsencode(name).decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
+    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" for c in name):
+        name = "".join(c if not (ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029")
+                       else c.encode("unicode_escape").decode("ascii") for c in name)
+    return name
+
+
+def clamp_text(value: str | None, limit: int) -> str | None:
+    """A value for a VARCHAR(limit) column: cleaned and cut to fit (None stays None)."""
+    return None if value is None else clean_text(value, limit)

@@ -1,0 +1,168 @@
+"""A workspace file read, and the source row it is stored as: bytes (bounded, never blocking),
+decoded text, time (from the name, else mtime; "undated" when the name's date cannot exist), and
+the warnings that go with it (lossy decoding, capped ids, out-of-range values). CPU only."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import stat
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from tasks.common.decode import decode_bytes
+from tasks.common.guard import describe
+from tasks.common.text import clamp_text, clean_text
+from tasks.inbox.filenames import name_date_problem, parse_note_name
+from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.sources import ExtractedItem
+
+MAX_SOURCE_BYTES = 64 * 1024 * 1024
+# Mentions kept per source: beyond this a file is a dump, not a note (the rest are dropped, with a warning).
+MAX_IDS_PER_SOURCE = 5000
+# VARCHAR widths of db.models columns that workspace text fills.
+AUTHOR_CHARS, CATEGORY_CHARS = 128, 64
+UTC = dt.UTC
+
+
+def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
+    """The file's bytes, or what stands in for them and why it cannot be read.
+
+    Opened without blocking (a file swapped for a FIFO since the scan cannot hang the run), checked
+    to be a regular file on the open handle, and read up to MAX_SOURCE_BYTES + 1 bytes at most."""
+    if wf.problem:
+        return wf.problem.encode(), wf.problem
+    try:
+        fd = os.open(wf.absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        return b"", f"cannot read: {exc.strerror or exc}"
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                problem = "not a regular file (device, fifo or socket); skipped"
+                return problem.encode(), problem
+            size = info.st_size
+            if size > MAX_SOURCE_BYTES:
+                return f"{size}".encode(), f"file too large ({size} bytes > {MAX_SOURCE_BYTES}); skipped"
+            data = handle.read(MAX_SOURCE_BYTES + 1)
+            if len(data) > MAX_SOURCE_BYTES:
+                return f"{len(data)}+".encode(), f"file too large (> {MAX_SOURCE_BYTES} bytes); skipped"
+            return data, None
+    except Exception as exc:  # noqa: BLE001 - whatever reading does, it costs this file only
+        return b"", f"cannot read: {describe(exc)}"
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _mtime(wf: WorkspaceFile) -> dt.datetime:
+    try:
+        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
+    except (OSError, OverflowError, ValueError):
+        return dt.datetime.fromtimestamp(0, tz=UTC)
+
+
+def local_to_utc(local: dt.datetime, tz: ZoneInfo) -> dt.datetime | None:
+    """A naive wall-clock time in `tz` as aware UTC; None when it has no UTC equivalent (year 1)."""
+    try:
+        return local.replace(tzinfo=tz).astimezone(UTC)
+    except (OverflowError, ValueError):
+        return None
+
+
+def source_header(
+    workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None, tz: ZoneInfo
+) -> tuple[dict[str, Any], str | None]:
+    """The source row as first inserted (time from the file name, else mtime), and the text if readable.
+
+    A name whose date cannot exist (Feb 30, month 13, year 0001) makes the file "undated": it is
+    placed by its mtime like a name without a date, and `time_basis` and a warning say so."""
+    text_, encoding = None, None
+    warnings: list[str] = []
+    if error is None:
+        try:
+            decoded = decode_bytes(data)
+            text_, encoding = decoded.text, decoded.encoding
+            warnings += decoded.warnings
+        except ValueError as exc:
+            error = str(exc)
+    observed_at, basis = None, "mtime"
+    if wf.kind in ("note", "hf_daily", "other"):
+        name = parse_note_name(wf.absolute.name, wf.author)
+        if name is not None:
+            observed_at, basis = local_to_utc(name.local_time, tz), "filename"
+        problem = name_date_problem(wf.path.rsplit("/", 1)[-1])
+        if problem is not None or (name is not None and observed_at is None):
+            basis = "undated"
+            warnings.append(f"undated: {problem or 'file name date has no UTC equivalent'}; placed by file mtime")
+    modified_at = _mtime(wf)  # with the ingest time, when this version was first seen
+    if observed_at is None:
+        observed_at = modified_at
+    source = dict(
+        workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
+        author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest,
+        size=len(data) if wf.problem is None else 0, encoding=encoding, observed_at=observed_at,
+        time_basis=basis, error=clean_text(error) if error else error, warnings=warnings,
+        modified_at=modified_at,
+    )
+    return source, text_
+
+
+def fallback_source(workspace_id: int, wf: WorkspaceFile, digest: str, error: str) -> dict[str, Any]:
+    """A source row that needs nothing but the scan: for a file whose header could not even be read."""
+    modified_at = _mtime(wf)
+    return dict(
+        workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
+        author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest, size=0, encoding=None,
+        observed_at=modified_at, time_basis="mtime", error=clean_text(error, 2000), warnings=[],
+        modified_at=modified_at,
+    )
+
+
+# Warnings kept per source, and characters per warning: a file full of problems is not a log.
+MAX_WARNINGS, WARNING_CHARS = 50, 300
+
+
+def add_warnings(source: dict[str, Any], found: Iterable[str]) -> None:
+    """Append `found` to the source row's warnings, within MAX_WARNINGS (the overflow counted)."""
+    warnings: list[str] = source["warnings"]
+    extra = 0
+    for w in found:
+        if len(warnings) < MAX_WARNINGS:
+            warnings.append(clean_text(w, WARNING_CHARS))
+        else:
+            extra += 1
+    if extra:
+        warnings.append(f"... and {extra} more warnings")
+
+
+# Characters of context kept per mention: an entry of a megabyte is not the context of each of its ids
+# (copied per mention, it was gigabytes for one note naming thousands of ids).
+MAX_CONTEXT_CHARS = 4000
+
+
+def cap_mentions(items: list[ExtractedItem], warnings: list[str], cap: int = MAX_IDS_PER_SOURCE) -> list[ExtractedItem]:
+    """`items` with at most `cap` mentions in all (later ones dropped, and a warning saying how many),
+    each mention's context cut to MAX_CONTEXT_CHARS."""
+    total = sum(len(x.mentions) for x in items)
+    long_context = any(len(m.context) > MAX_CONTEXT_CHARS for x in items for m in x.mentions)
+    if total <= cap and not long_context:
+        return items
+    out, left = [], cap
+    for x in items:
+        mentions = x.mentions[: max(0, left)]
+        if long_context:
+            cut: dict[str, str] = {}  # one cut per distinct context
+            mentions = [m if len(m.context) <= MAX_CONTEXT_CHARS
+                        else replace(m, context=cut.setdefault(m.context, m.context[:MAX_CONTEXT_CHARS]))
+                        for m in mentions]
+        left -= len(mentions)
+        out.append(replace(x, mentions=mentions) if mentions is not x.mentions else x)
+    if total > cap:
+        warnings.append(f"{total} arXiv references; only the first {cap} are kept")
+    return out
