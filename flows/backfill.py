@@ -139,6 +139,7 @@ def stored_results(
 
     from db.engine import get_engine, session_scope
     from db.models import Briefing
+    from tasks.publish.site import site_keys
     from tasks.publish.storage import open_store
 
     settings = get_settings()
@@ -156,8 +157,10 @@ def stored_results(
         row = rows.get(topic.name)
         if row is None or not (row.content_hash and row.markdown_key and row.json_key and row.published_at):
             raise RuntimeError(f"briefing {day} finished without publishing {topic.name}")
+        site = site_keys(topic.name, day)
         results.append(BriefingResult(topic.name, day, store.url_for(row.markdown_key),
-                                      store.url_for(row.json_key), row.content_hash, row.published_at >= since))
+                                      store.url_for(row.json_key), row.content_hash, row.published_at >= since,
+                                      store.url_for(site["page"]), store.url_for(site["feed"])))
     return results
 
 

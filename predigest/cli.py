@@ -55,6 +55,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{result.topic} {result.date.isoformat()} {state}")
         print(f"  markdown: {result.markdown_url}")
         print(f"  json:     {result.json_url}")
+        print(f"  page:     {result.html_url}")
+        print(f"  feed:     {result.feed_url}")
     return 0
 
 

@@ -46,12 +46,8 @@ from tasks.ingest.store import (
 from tasks.judge.density import DensityRule
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
-from tasks.publish.publish import (
-    JSON_CONTENT_TYPE,
-    MARKDOWN_CONTENT_TYPE,
-    PublishedBriefing,
-    publish_briefing,
-)
+from tasks.publish.publish import JSON_CONTENT_TYPE, MARKDOWN_CONTENT_TYPE, PublishedBriefing
+from tasks.publish.site import publish_with_site
 from tasks.publish.storage import open_store
 from tasks.verify.observe import observe_window
 from tasks.verify.store import load_tracked, lookup_subjects, record, refresh_status
@@ -77,6 +73,8 @@ class BriefingResult:
     json_url: str
     content_hash: str
     written: bool
+    html_url: str = ""
+    feed_url: str = ""
 
 
 def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
@@ -366,8 +364,9 @@ def assemble_and_publish(
         ).scalar_one()
         markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
-        published: PublishedBriefing = publish_briefing(store, topic.name, window.date, markdown, json_text)
-        written = published.markdown_written or published.json_written
+        site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang, settings.site_url)
+        published: PublishedBriefing = site.briefing
+        written = site.written
         if force and not written:
             store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
             store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
@@ -379,4 +378,5 @@ def assemble_and_publish(
             row.markdown_key, row.json_key = published.markdown_key, published.json_key
             row.published_at = func.now()
     return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
-                          store.url_for(published.json_key), published.content_hash, written)
+                          store.url_for(published.json_key), published.content_hash, written,
+                          store.url_for(site.page_key), store.url_for(site.feed_key))
