@@ -48,6 +48,7 @@ from pydantic import Field
 from predigest.settings import get_settings
 from tasks import run, steps
 from tasks.backfill import BackfillContext, DateLanes, plan_jobs, scheduled_window
+from tasks.publish.artifacts import announce
 from tasks.run import BriefingResult
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
@@ -118,6 +119,7 @@ def briefing_for_date(
         if record_verifications:
             run.record_recent_verifications(settings, ref, topic, date, run.VERIFY_CATCH_UP_DAYS)
         results.append(run.assemble_and_publish(settings, ref, topic, window, force=force))
+    announce(settings, results, backfill=True)
     return results
 
 

@@ -16,6 +16,7 @@ from tasks import run
 from tasks.backfill import DateJob, DateLanes, JobOutcome
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
+from tasks.publish.artifacts import announce
 
 
 @task(name="register-workspace")
@@ -75,7 +76,9 @@ def brief_topic(
     then assemble the topic's briefing as of its cutoff and publish it."""
     window = run.window_of(topic, day, since)
     run.record_recent_verifications(settings, ref, topic, day, run.VERIFY_CATCH_UP_DAYS, since)
-    return run.assemble_and_publish(settings, ref, topic, window)
+    result = run.assemble_and_publish(settings, ref, topic, window)
+    announce(settings, [result])  # log, run-page artifact, notifications
+    return result
 
 
 # Backfill: `lanes` runs the jobs (here or in its worker processes) and keeps them in date order;
@@ -101,6 +104,7 @@ def brief_dates(
     """Record, then publish, consecutive dates in order, each from one collected window per topic;
     `on_date(day, results)` hears each date as it is done."""
     def report(outcome: JobOutcome) -> None:
+        announce(lanes.ctx.settings, outcome.results, backfill=True)
         if on_date is not None:
             on_date(outcome.day, outcome.results)
 
