@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from predigest import automations
 from predigest.settings import Settings, get_settings
 
 REPO = Path(__file__).resolve().parents[1]
@@ -231,6 +232,7 @@ def up(
     stack.skipped_deployments = deploy_all(env, repo)
     for name in stack.skipped_deployments:
         echo(f"deployment {name} skipped: its entrypoint file does not exist yet")
+    echo(automations.register(env, repo))
 
     for n in range(1, workers + 1):
         key = f"worker-{n}"

@@ -4,7 +4,8 @@
 results of publishing. Each briefing is logged as "published" or "unchanged" with its keys; each
 published one gets a markdown artifact (title, density, NET-new ids, keys of its page and feed) and
 is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set). Unchanged
-briefings get neither an artifact nor a notification. Outside a Prefect run nothing is created.
+briefings get neither an artifact nor a notification. Daily runs also emit
+`predigest.briefing.published` or `.unchanged` per briefing (see predigest/automations.py). Outside a Prefect run nothing is created.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
         state = "published" if result.written else "unchanged"
         logger.info("%s %s %s: %s (feed %s)", result.topic, result.date.isoformat(), state,
                     store.url_for(site["page"]), store.url_for(site["feed"]))
+        if not backfill:
+            _emit(result, state, keys)
         if not result.written:
             continue
         raw = store.get(json_key)
@@ -121,3 +124,19 @@ def _create_artifact(result: Published, markdown: str, logger: Any) -> None:
                                  description=f"{result.topic} {result.date.isoformat()} published")
     except Exception as exc:  # the run page is a convenience; the briefing is already published
         logger.warning("could not create the artifact of %s %s: %s", result.topic, result.date.isoformat(), exc)
+
+
+def _emit(result: Published, state: str, keys: dict[str, str]) -> None:
+    """`predigest.briefing.published|unchanged`, what the "no briefing by 23:00" automation waits for."""
+    from prefect.context import FlowRunContext
+    from prefect.events import emit_event
+
+    if FlowRunContext.get() is None:
+        return
+    try:  # the run's flow and deployment are added as related resources from the run context
+        emit_event(event=f"predigest.briefing.{state}",
+                   resource={"prefect.resource.id": f"predigest.briefing.{result.topic}",
+                             "predigest.topic": result.topic, "predigest.date": result.date.isoformat()},
+                   payload={"page": keys["page"], "feed": keys["feed"], "content_hash": result.content_hash})
+    except Exception as exc:  # an event is a convenience; the briefing is already published
+        log.warning("could not emit the event of %s %s: %s", result.topic, result.date.isoformat(), exc)

@@ -4,6 +4,7 @@ real markdown and JSON renderers, with caller-chosen text in every place a works
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.render_json import render_json
@@ -55,3 +56,19 @@ def publish_content(store: ObjectStore, content: BriefingContent, lang: str = "z
     """Render the content as the daily run does and publish it with its site."""
     return publish_with_site(store, content.topic, content.date, render_markdown(content, lang), render_json(content),
                              lang, site_url)
+
+
+@dataclass(frozen=True)
+class Result:
+    """What a run reports for one briefing (the fields `tasks.publish.artifacts.announce` reads)."""
+
+    topic: str
+    date: dt.date
+    content_hash: str
+    written: bool
+
+
+def publish_result(store: ObjectStore, content: BriefingContent) -> Result:
+    """Publish `content` with its site and report it as a run would."""
+    published = publish_content(store, content)
+    return Result(content.topic, content.date, published.briefing.content_hash, published.written)

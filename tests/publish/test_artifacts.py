@@ -11,23 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 
 from predigest.settings import Settings
 from tasks.publish.artifacts import announce, artifact_key
 from tasks.publish.storage import LocalStore
-from tests.publish.briefing_factory import make_content, publish_content
+from tests.publish.briefing_factory import Result, make_content, publish_result
 
 DAY = dt.date(2026, 10, 9)
 
-
-@dataclass(frozen=True)
-class Result:
-    topic: str
-    date: dt.date
-    content_hash: str
-    written: bool
 
 
 def _settings(tmp_path: Path) -> Settings:
@@ -35,8 +27,7 @@ def _settings(tmp_path: Path) -> Settings:
 
 
 def _publish(tmp_path: Path, topic: str, text: str = "") -> Result:
-    published = publish_content(LocalStore(tmp_path / "pub"), make_content(topic, DAY, net_new=2, text=text))
-    return Result(topic, DAY, published.briefing.content_hash, published.written)
+    return publish_result(LocalStore(tmp_path / "pub"), make_content(topic, DAY, net_new=2, text=text))
 
 
 def test_published_briefings_get_an_artifact_and_unchanged_ones_do_not(

@@ -16,11 +16,8 @@ import datetime as dt
 import email
 import json
 import socket
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from email.message import Message as EmailMessage
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -34,45 +31,16 @@ from tasks.publish.artifacts import announce
 from tasks.publish.notify import destinations
 from tasks.publish.storage import LocalStore
 from tests.helpers import SAMPLE_WORKSPACE
-from tests.publish.briefing_factory import make_content, publish_content
+from tests.publish.briefing_factory import Result, make_content, publish_result
+from tests.publish.hooks import Hooks, serve_hooks
 
 DAY = dt.date(2026, 10, 9)
 
 
-@dataclass
-class Hooks:
-    url: str
-    status: int = 200
-    bodies: list[dict[str, Any]] = field(default_factory=list)
-    failed: int = 0
-
-
 @pytest.fixture
 def webhook() -> Iterator[Hooks]:
-    hooks = Hooks("")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            if hooks.status == 200:
-                hooks.bodies.append(json.loads(body))
-            else:
-                hooks.failed += 1
-            self.send_response(hooks.status)
-            self.end_headers()
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    hooks.url = f"http://127.0.0.1:{server.server_address[1]}/hook"
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with serve_hooks() as hooks:
         yield hooks
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 class _Inbox:
@@ -105,18 +73,9 @@ def _settings(tmp_path: Path, hooks: Hooks, port: int, **extra: Any) -> Settings
                     **extra)
 
 
-@dataclass(frozen=True)
-class Result:
-    topic: str
-    date: dt.date
-    content_hash: str
-    written: bool
-
 
 def _publish(settings: Settings, day: dt.date, net_new: int = 2) -> Result:
-    store = LocalStore(tmp_root(settings))
-    published = publish_content(store, make_content("inference", day, net_new=net_new))
-    return Result("inference", day, published.briefing.content_hash, published.written)
+    return publish_result(LocalStore(tmp_root(settings)), make_content("inference", day, net_new=net_new))
 
 
 def tmp_root(settings: Settings) -> Path:
