@@ -2,7 +2,7 @@
 
 Deterministic: entry ids are UUIDs derived from the briefing's key, `updated` is the briefing's
 cutoff (the moment its content is as of), the feed's `updated` the latest of them, and entries are
-newest first. Every text goes through `clean_text` first, so no input can make the XML ill-formed.
+newest first, the latest `FEED_ENTRIES` dates. Every text goes through `clean_text` first, so no input can make the XML ill-formed.
 """
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ from tasks.publish.safety import clean_text, safe_url
 # Fixed namespace for entry and feed ids: they must never change, or readers see every entry again.
 _ID_NAMESPACE = uuid.UUID("6d1f0c52-2f0b-5b8e-9a57-2d6c1e8f4b10")
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+# Entries kept in a feed: the latest dates (a reader polls daily; the topic's index page lists them all).
+# Unbounded, a year of history made every publish re-render a year of entries.
+FEED_ENTRIES = 100
 
 
 def entry_id(topic: str, date: str) -> str:
@@ -53,7 +56,7 @@ def render_feed(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str, s
     fg.generator("predigest")
     fg.link(href=_href(site_url, topic, "atom.xml"), rel="self", type="application/atom+xml")
     fg.link(href=_href(site_url, topic, "index.html"), rel="alternate", type="text/html")
-    ordered = sorted(summaries, key=lambda s: str(s["date"]))
+    ordered = sorted(summaries, key=lambda s: str(s["date"]))[-FEED_ENTRIES:]
     fg.updated(max((_moment(s) for s in ordered), default=_EPOCH))
     for s in ordered:  # feedgen prepends: the newest entry ends up first
         date = str(s["date"])

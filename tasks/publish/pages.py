@@ -148,7 +148,7 @@ def render_topic_index(topic: str, summaries: Sequence[Mapping[str, Any]], lang:
     page = ENV.get_template("topic.html").render(
         topic=topic, rows=list(reversed(ordered)), bars=density_bars(ordered), L=L, S=S, D=density, lang=lang,
         chart={"width": CHART_WIDTH, "height": CHART_HEIGHT}, levels=DENSITY_LEVELS,
-        links=_links(topic, None, None), statements={str(s["date"]): statement(s, lang) for s in ordered},
+        links=_links(topic, None, None), latest_statement=statement(ordered[-1], lang) if ordered else "",
     )
     return page.encode("utf-8")
 

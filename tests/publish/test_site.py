@@ -5,7 +5,8 @@
   of them (nor the markdown, JSON or index.json).
 - Bytes are deterministic: the same briefings published in any order give identical pages and feeds;
   a lost `site.json` is rebuilt from the JSON twins to the same bytes.
-- feedparser reads each topic's feed with bozo 0 and one entry per published date, newest first, each
+- feedparser reads each topic's feed with bozo 0 and one entry per published date (the latest
+  `FEED_ENTRIES`), newest first, each
   with a stable id, `updated` = the briefing's cutoff, and the honest density statement as summary.
 - The topic index lists every date with its density and NET-new count and draws one SVG bar per date.
 - `lang` applies to pages and feeds.
@@ -147,3 +148,16 @@ def test_any_text_keeps_feeds_well_formed_and_pages_inert(tmp_path_factory: obje
     assert len(feed.entries) == 1
     for key in (f"briefings/inference/{DAYS[0]}.html", "briefings/inference/index.html"):
         assert _unsafe_in_html(store.get(key) or b"") == [], (text, key)
+
+
+def test_the_feed_keeps_the_latest_dates_only() -> None:
+    from tasks.briefing.render_json import briefing_dict
+    from tasks.publish.atom import FEED_ENTRIES, render_feed
+    from tasks.publish.pages import date_summary
+
+    base = date_summary(briefing_dict(make_content("inference", DAYS[0])))
+    days = [DAYS[0] + dt.timedelta(days=n) for n in range(FEED_ENTRIES + 5)]
+    summaries = [{**base, "date": d.isoformat(), "cutoff": f"{d.isoformat()}T22:20:00+08:00"} for d in days]
+    feed = feedparser.parse(render_feed("inference", summaries, "zh"))
+    assert feed.bozo == 0
+    assert [e.id for e in feed.entries] == [entry_id("inference", d.isoformat()) for d in reversed(days[5:])]
