@@ -40,6 +40,7 @@ HTML_CONTENT_TYPE = "text/html; charset=utf-8"
 ATOM_CONTENT_TYPE = "application/atom+xml; charset=utf-8"
 SITE_INDEX_KEY = "briefings/index.html"
 _TWIN = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})\.json")
+_SUMMARY_FIELDS = frozenset(date_summary({"date": ""}))  # written by this version (an older one is rebuilt)
 _SITE_LOCK = threading.Lock()  # site.json is read-modify-write, like the index
 
 
@@ -91,7 +92,10 @@ def read_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
     if raw is not None:
         try:
             document = json.loads(raw.decode("utf-8"))
-            return {str(s["date"]): s for s in document["dates"]}
+            dated = {str(s["date"]): s for s in document["dates"]}
+            if any(set(s) != _SUMMARY_FIELDS for s in dated.values()):
+                raise ValueError("an entry is not a date summary")
+            return dated
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("%s is unreadable (%s); rebuilding it from the JSON twins", store.url_for(key), exc)
     return _rebuild_summaries(store, topic)

@@ -195,7 +195,7 @@ def test_up_registers_automations_and_a_failed_daily_run_is_notified(stack: Stac
     from prefect.states import Failed, Scheduled
 
     with _client(stack.api_url) as client:
-        names = sorted(a.name for a in client.read_automations())
+        names = sorted(a.name for a in client.read_automations() if a.name.startswith("predigest:"))
         assert names == ["predigest: daily briefing failed", "predigest: no inference briefing by 23:00",
                          "predigest: no rag briefing by 23:00"]
         deadline = client.read_automations_by_name("predigest: no inference briefing by 23:00")[0]

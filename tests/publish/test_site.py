@@ -161,3 +161,12 @@ def test_the_feed_keeps_the_latest_dates_only() -> None:
     feed = feedparser.parse(render_feed("inference", summaries, "zh"))
     assert feed.bozo == 0
     assert [e.id for e in feed.entries] == [entry_id("inference", d.isoformat()) for d in reversed(days[5:])]
+
+
+def test_a_corrupt_site_cache_is_rebuilt_from_the_json_twins(tmp_path: Path) -> None:
+    store = _publish_all(tmp_path, DAYS)
+    good = store.get("briefings/inference/site.json")
+    for junk in (b"{not json", b'{"dates": [{"date": "2026-10-06"}]}', b'{"dates": 3}'):
+        store.put("briefings/inference/site.json", junk, "application/json")
+        publish_content(store, make_content("inference", DAYS[0], net_new=1))
+        assert store.get("briefings/inference/site.json") == good
