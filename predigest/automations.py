@@ -132,7 +132,8 @@ def register(env: Mapping[str, str], repo: Path) -> str:
     done = subprocess.run([sys.executable, "-m", "predigest.automations"], env=dict(env), cwd=repo,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
-        return f"automations not registered: {done.stderr.strip().splitlines()[-1:] or done.returncode}"
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return f"automations not registered: {last[0]}"
     return done.stdout.strip()
 
 
