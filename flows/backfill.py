@@ -50,6 +50,7 @@ from predigest.settings import get_settings
 from tasks import run, steps
 from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
 from tasks.lanes import DateLanes
+from tasks.publish.artifacts import announce
 from tasks.run import BriefingResult
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
@@ -119,6 +120,7 @@ def briefing_for_date(
         if window is None:
             continue
         results.append(run.assemble_and_publish(settings, ref, topic, window, force=force))
+    announce(settings, results, backfill=True)
     return results
 
 
@@ -140,6 +142,7 @@ def stored_results(
 
     from db.engine import get_engine, session_scope
     from db.models import Briefing
+    from tasks.publish.site import site_keys
     from tasks.publish.storage import open_store
 
     settings = get_settings()
@@ -157,8 +160,10 @@ def stored_results(
         row = rows.get(topic.name)
         if row is None or not (row.content_hash and row.markdown_key and row.json_key and row.published_at):
             raise RuntimeError(f"briefing {day} finished without publishing {topic.name}")
+        site = site_keys(topic.name, day)
         results.append(BriefingResult(topic.name, day, store.url_for(row.markdown_key),
-                                      store.url_for(row.json_key), row.content_hash, row.published_at >= since))
+                                      store.url_for(row.json_key), row.content_hash, row.published_at >= since,
+                                      store.url_for(site["page"]), store.url_for(site["feed"])))
     return results
 
 

@@ -79,6 +79,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"{result.topic} {result.date.isoformat()} {state}")
         print(f"  markdown: {result.markdown_url}")
         print(f"  json:     {result.json_url}")
+        print(f"  page:     {result.html_url}")
+        print(f"  feed:     {result.feed_url}")
     if notice := progress.embedded_notice(settings):
         print(notice)
     return 1 if results and all(r.error for r in results) else 0

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from predigest import automations
 from predigest.settings import Settings, get_settings
 from predigest.stack_report import registered_deployments, wait_watching
 
@@ -241,6 +242,7 @@ def up(
     echo(f"{len(registered)} deployments registered on pool {POOL} (flow/deployment):")
     for line in registered:
         echo(f"  {line}")
+    echo(automations.register(env, repo))
 
     for n in range(1, workers + 1):
         key = f"worker-{n}"

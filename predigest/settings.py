@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -56,6 +56,26 @@ class Settings(BaseSettings):
     contact_email: str | None = None
     # Show the full traceback when a command fails (the CLI's --debug does the same).
     debug: bool = False
+    # Public address of the published folder or bucket (e.g. https://briefings.example.org): makes the
+    # links in feeds and notifications absolute. Unset, they are relative to the feed or page.
+    site_url: str | None = None
+    # Notifications on publish (never when unchanged); see tasks/publish/notify.py and the README.
+    # Generic JSON webhooks (http/https URLs that receive a JSON POST).
+    notify_webhooks: list[str] = Field(default_factory=list)
+    # Any Apprise URL: Slack (https://hooks.slack.com/services/…), Feishu (https://open.feishu.cn/…/hook/…), …
+    notify_urls: list[str] = Field(default_factory=list)
+    # E-mail over SMTP (HTML and plain-text parts) to email_to, when smtp_host and email_to are set.
+    smtp_host: str | None = None
+    smtp_port: int = 587
+    smtp_security: Literal["starttls", "ssl", "none"] = "starttls"
+    smtp_user: str | None = None
+    smtp_password: SecretStr | None = None
+    email_from: str = "predigest@localhost"
+    email_to: list[str] = Field(default_factory=list)
+    notify_attempts: int = Field(default=3, ge=1, le=10)  # per destination, with backoff between them
+    notify_backoff_seconds: float = Field(default=2.0, ge=0)
+    # A backfill publishes many dates at once; notify for them only when asked.
+    notify_backfill: bool = False
 
     @field_validator("timezone")
     @classmethod

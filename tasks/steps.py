@@ -18,6 +18,7 @@ from tasks.common.guard import guarded
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 from tasks.lanes import DateLanes
+from tasks.publish.artifacts import announce
 from tasks.stages.derive import DerivedWindow
 
 
@@ -79,6 +80,7 @@ def brief_topic(
     # Guarded: a topic that fails is reported failed (its result and the index say why); the others publish.
     step = guarded(topic.name, run.brief, settings, ref, topic, day, since)
     if step.value is not None:
+        announce(settings, [step.value])  # log, run-page artifact, notifications
         return step.value
     return run.failed_briefing(settings, topic.name, day, step.failure.error if step.failure else "failed")
 
@@ -114,6 +116,7 @@ def brief_dates(
     """Derive (where needed), then publish, consecutive dates in order, each from one collected window per topic;
     `on_date(day, results)` hears each date as it is done."""
     def report(outcome: JobOutcome) -> None:
+        announce(lanes.ctx.settings, outcome.results, backfill=True)
         if on_date is not None:
             on_date(outcome.day, outcome.results)
 

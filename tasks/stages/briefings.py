@@ -33,9 +33,9 @@ from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     MARKDOWN_CONTENT_TYPE,
     PublishedBriefing,
-    publish_briefing,
     update_index,
 )
+from tasks.publish.site import publish_with_site
 from tasks.publish.storage import open_store
 from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
@@ -54,6 +54,8 @@ class BriefingResult:
     json_url: str
     content_hash: str
     written: bool
+    html_url: str = ""
+    feed_url: str = ""
     error: str | None = None  # set when the topic's briefing failed (nothing published for it)
 
 
@@ -62,7 +64,7 @@ def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) ->
     step = guarded(topic, _record_failure, settings, topic, day, error)
     if step.failure is not None:
         error = f"{error} (and recording the failure failed: {step.failure.error})"
-    return BriefingResult(topic, day, "", "", "", False, error)
+    return BriefingResult(topic, day, "", "", "", False, error=error)
 
 
 def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) -> None:
@@ -134,8 +136,9 @@ def assemble_and_publish(
         ).scalar_one()
         markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
         session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
-        published: PublishedBriefing = publish_briefing(store, topic.name, window.date, markdown, json_text)
-        written = published.markdown_written or published.json_written
+        site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang, settings.site_url)
+        published: PublishedBriefing = site.briefing
+        written = site.written
         if force and not written:
             store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
             store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
@@ -147,4 +150,5 @@ def assemble_and_publish(
             row.markdown_key, row.json_key = published.markdown_key, published.json_key
             row.published_at = func.now()
     return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
-                          store.url_for(published.json_key), published.content_hash, written)
+                          store.url_for(published.json_key), published.content_hash, written,
+                          store.url_for(site.page_key), store.url_for(site.feed_key))

@@ -66,7 +66,9 @@ def test_flow_publishes_to_s3(
     daily_briefing(date=dt.date(2026, 10, 7), topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
     s3 = boto3.client("s3", region_name="us-east-1")
     keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket)["Contents"])
-    assert keys == ["team/briefings/index.json", "team/briefings/inference/2026-10-07.json",
-                    "team/briefings/inference/2026-10-07.md"]
+    assert keys == ["team/briefings/index.html", "team/briefings/index.json",
+                    "team/briefings/inference/2026-10-07.html", "team/briefings/inference/2026-10-07.json",
+                    "team/briefings/inference/2026-10-07.md", "team/briefings/inference/atom.xml",
+                    "team/briefings/inference/index.html", "team/briefings/inference/site.json"]
     body = json.loads(s3.get_object(Bucket=s3_bucket, Key="team/briefings/inference/2026-10-07.json")["Body"].read())
     assert {c["arxiv_id"] for c in body["citations"] if c["status"] == "net_new"} == set(expected("2026-10-07")["net_new"])

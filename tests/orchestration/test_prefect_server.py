@@ -12,12 +12,18 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
 - Two backfill runs at once (one over the ten dates, one over two of them), children spread over
   both workers: exactly 10 briefings per topic, one row per (topic, date),
   each object byte-identical to `tasks.run.render_briefing` for that date.
+- `up` registers the automations (predigest/automations.py): a failed daily-briefing run is notified
+  to the configured webhook by the server; one "no briefing by 23:00" automation per topic.
+- A daily-briefing run on a worker shows a markdown artifact for each published briefing on its
+  run page, and the webhook hears one message per published briefing.
 - `down` stops the server, the workers and the watcher and removes their pid files.
 Waits have generous deadlines that only turn a hang into a failure; nothing asserts durations.
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -35,6 +41,7 @@ from predigest.settings import Settings
 from tasks import run
 from tests.helpers import ingest_all
 from tests.orchestration.workspace_gen import DAYS, make_workspace
+from tests.publish.hooks import Hooks, serve_hooks
 
 pytestmark = pytest.mark.slow
 
@@ -47,6 +54,7 @@ class Stack:
     published: Path
     settings: Settings
     engine: Engine
+    hooks: Hooks
 
 
 def _free_port() -> int:
@@ -76,7 +84,10 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
     make_workspace(workspace)
     ingest_all(settings, workspace)
     port = _free_port()
+    hooks_server = serve_hooks()
+    hooks = hooks_server.__enter__()
     extra = {
+        "PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([hooks.url]),
         "PREDIGEST_DATABASE_URL": url,
         "PREDIGEST_STORAGE_URL": published.as_uri(),
         "PREDIGEST_TOPICS": "[]",
@@ -88,10 +99,11 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
     try:
         result = orchestrate.up(home, port=port, workers=2, workspace=workspace, extra_env=extra, echo=lambda _: None)
         assert sorted(result.started) == ["server", "watcher", "worker-1", "worker-2"]
-        yield Stack(result.api_url, home, workspace, published, settings, engine)
+        yield Stack(result.api_url, home, workspace, published, settings, engine, hooks)
     finally:
         stopped = orchestrate.down(home, echo=lambda _: None)
         engine.dispose()
+        hooks_server.__exit__(None, None, None)
     assert set(stopped) == {"server", "watcher", "worker-1", "worker-2"}
     assert not list((home / "run").glob("*.pid"))
 
@@ -176,3 +188,48 @@ def test_two_workers_backfill_ten_dates_once(stack: Stack) -> None:
         log = (stack.home / "run" / f"worker-{n}.log").read_text(errors="replace").splitlines()
         taken = [line for line in log if "submitted to infrastructure" in line and "'briefing 2026" in line]
         print(f"worker-{n} ran {len(taken)} of {len(children)} children")
+
+
+def test_up_registers_automations_and_a_failed_daily_run_is_notified(stack: Stack) -> None:
+    from prefect.client.schemas.filters import DeploymentFilter, DeploymentFilterName
+    from prefect.states import Failed, Scheduled
+
+    with _client(stack.api_url) as client:
+        names = sorted(a.name for a in client.read_automations() if a.name.startswith("predigest:"))
+        assert names == ["predigest: daily briefing failed", "predigest: no inference briefing by 23:00",
+                         "predigest: no rag briefing by 23:00"]
+        deadline = client.read_automations_by_name("predigest: no inference briefing by 23:00")[0]
+        assert deadline.trigger.within == dt.timedelta(minutes=40)  # 22:20 cutoff to 23:00
+        deployment = client.read_deployments(deployment_filter=DeploymentFilter(
+            name=DeploymentFilterName(any_=["daily-briefing"])))[0]
+        # Far in the future, so no worker takes it before it is failed by hand.
+        flow_run = client.create_flow_run_from_deployment(
+            deployment.id, state=Scheduled(scheduled_time=dt.datetime.now(dt.UTC) + dt.timedelta(days=30)))
+        client.set_flow_run_state(flow_run.id, Failed(message="boom"), force=True)
+
+    def notified() -> list[dict[str, Any]]:
+        return [b for b in stack.hooks.bodies if "subject" in b and "Failed" in b["subject"]]
+
+    found = _wait_for(notified, "the failure automation to post to the webhook", deadline_s=120)
+    assert flow_run.name in found[0]["subject"] and "boom" in found[0]["body"]
+
+
+def test_a_daily_run_on_a_worker_shows_an_artifact_and_notifies_once(stack: Stack) -> None:
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId
+    from prefect.deployments import run_deployment
+    from prefect.settings import PREFECT_API_URL, temporary_settings
+
+    day = DAYS[-1] + dt.timedelta(days=1)  # a date nothing has published yet
+    before = [b for b in stack.hooks.bodies if b.get("date") == day.isoformat()]
+    with temporary_settings(updates={PREFECT_API_URL: stack.api_url}):
+        flow_run = run_deployment("daily-briefing/daily-briefing", parameters={"date": day.isoformat()}, timeout=240)
+    assert flow_run.state is not None and flow_run.state.is_completed(), flow_run.state  # type: ignore[union-attr]
+    with _client(stack.api_url) as client:
+        artifacts = client.read_artifacts(artifact_filter=ArtifactFilter(
+            flow_run_id=ArtifactFilterFlowRunId(any_=[flow_run.id])))  # type: ignore[union-attr]
+    assert sorted(a.key for a in artifacts) == [f"briefing-inference-{day}", f"briefing-rag-{day}"]
+    assert all(a.type == "markdown" and f"briefings/{a.key.split('-')[1]}/{day}.html" in str(a.data)
+               for a in artifacts)
+    assert (stack.published / "briefings" / "inference" / f"{day}.html").is_file()
+    sent = [b for b in stack.hooks.bodies if b.get("date") == day.isoformat()]
+    assert before == [] and sorted(b["topic"] for b in sent) == ["inference", "rag"]

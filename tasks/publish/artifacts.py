@@ -1,0 +1,145 @@
+"""After publishing: say what was published and where, on the Prefect run page and to the destinations.
+
+`announce` is called by the thin Prefect task and flow wrappers (daily, backfill, UI runs) with the
+results of publishing. Each briefing is logged as "published" or "unchanged" with its keys; each
+published one gets a markdown artifact (title, density, NET-new ids, keys of its page and feed) and
+is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set). Unchanged
+briefings get neither an artifact nor a notification. Daily runs also emit
+`predigest.briefing.published` or `.unchanged` per briefing (see predigest/automations.py). Outside a Prefect run nothing is created.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from predigest.settings import Settings
+from tasks.publish.notify import notify_published
+from tasks.publish.pages import date_summary, labels_for, statement
+from tasks.publish.publish import briefing_keys
+from tasks.publish.safety import clean_text, safe_url
+from tasks.publish.site import site_keys
+from tasks.publish.storage import ObjectStore, open_store
+
+log = logging.getLogger(__name__)
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~])")
+# Markdown artifacts are text, not HTML: no autoescape, every value through `md` instead.
+_ENV = Environment(loader=PackageLoader("tasks.publish", "templates"), autoescape=False, undefined=StrictUndefined,
+                   trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+_ENV.filters["md"] = lambda value: _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(clean_text(str(value)).split()))
+
+
+class Published(Protocol):
+    """What a run reports for one briefing (tasks.run.BriefingResult)."""
+
+    @property
+    def topic(self) -> str: ...
+    @property
+    def date(self) -> dt.date: ...
+    @property
+    def content_hash(self) -> str: ...
+    @property
+    def written(self) -> bool: ...
+
+
+def artifact_key(topic: str, date: dt.date) -> str:
+    """Prefect artifact keys allow lower-case letters, digits and dashes only."""
+    return re.sub(r"[^a-z0-9-]+", "-", f"briefing-{topic.lower()}-{date.isoformat()}").strip("-")
+
+
+def public_url(settings: Settings, store: ObjectStore, key: str) -> str:
+    """Where a reader finds `key`: under `site_url` when configured, else the store's own location."""
+    base = safe_url(settings.site_url)
+    return f"{base.rstrip('/')}/{key}" if base else store.url_for(key)
+
+
+def artifact_markdown(doc: dict[str, Any], keys: dict[str, str], lang: str) -> str:
+    """The run page's note on one published briefing."""
+    lang, L, density, S = labels_for(lang)
+    summary = date_summary(doc)
+    return _ENV.get_template("artifact.md").render(
+        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, D=density, S=S,
+        statement=statement(summary, lang), net_new=[p for p in summary["increments"] if p["status"] == "net_new"],
+        keys=keys,
+    )
+
+
+def _run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
+    from prefect.context import FlowRunContext, TaskRunContext
+    from prefect.logging import get_run_logger
+
+    if TaskRunContext.get() or FlowRunContext.get():
+        return get_run_logger()
+    return log
+
+
+def announce(settings: Settings, results: Iterable[Published], *, backfill: bool = False) -> None:
+    """Log, record an artifact for, and notify about each published briefing in `results`."""
+    results = list(results)
+    if not results:
+        return
+    logger = _run_logger()
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    for result in results:
+        markdown_key, json_key = briefing_keys(result.topic, result.date)
+        site = site_keys(result.topic, result.date)
+        keys = {"page": site["page"], "feed": site["feed"], "markdown": markdown_key, "json": json_key}
+        if error := getattr(result, "error", None):
+            logger.warning("%s %s failed: %s", result.topic, result.date.isoformat(), error)
+            continue
+        state = "published" if result.written else "unchanged"
+        logger.info("%s %s %s: %s (feed %s)", result.topic, result.date.isoformat(), state,
+                    store.url_for(site["page"]), store.url_for(site["feed"]))
+        if not backfill:
+            _emit(result, state, keys)
+        if not result.written:
+            continue
+        raw = store.get(json_key)
+        if raw is None:
+            logger.warning("%s %s: the JSON twin %s is missing; no artifact or notification", result.topic,
+                           result.date.isoformat(), store.url_for(json_key))
+            continue
+        doc = json.loads(raw.decode("utf-8"))
+        _create_artifact(result, artifact_markdown(doc, keys, settings.lang), logger)
+        if backfill and not settings.notify_backfill:
+            continue
+        outcome = notify_published(settings, store, result.topic, result.date, result.content_hash, doc,
+                                   public_url(settings, store, site["page"]), public_url(settings, store, site["feed"]))
+        for destination, how in outcome.items():
+            logger.info("%s %s notification to %s: %s", result.topic, result.date.isoformat(), destination, how)
+
+
+def _create_artifact(result: Published, markdown: str, logger: Any) -> None:
+    from prefect.artifacts import create_markdown_artifact
+    from prefect.context import FlowRunContext, TaskRunContext
+
+    if not (TaskRunContext.get() or FlowRunContext.get()):
+        return
+    try:
+        create_markdown_artifact(markdown=markdown, key=artifact_key(result.topic, result.date),
+                                 description=f"{result.topic} {result.date.isoformat()} published")
+    except Exception as exc:  # the run page is a convenience; the briefing is already published
+        logger.warning("could not create the artifact of %s %s: %s", result.topic, result.date.isoformat(), exc)
+
+
+def _emit(result: Published, state: str, keys: dict[str, str]) -> None:
+    """`predigest.briefing.published|unchanged`, what the "no briefing by 23:00" automation waits for."""
+    from prefect.context import FlowRunContext
+    from prefect.events import emit_event
+
+    if FlowRunContext.get() is None:
+        return
+    try:  # the run's flow and deployment are added as related resources from the run context
+        emit_event(event=f"predigest.briefing.{state}",
+                   resource={"prefect.resource.id": f"predigest.briefing.{result.topic}",
+                             "predigest.topic": result.topic, "predigest.date": result.date.isoformat()},
+                   payload={"page": keys["page"], "feed": keys["feed"], "content_hash": result.content_hash})
+    except Exception as exc:  # an event is a convenience; the briefing is already published
+        log.warning("could not emit the event of %s %s: %s", result.topic, result.date.isoformat(), exc)

@@ -1,0 +1,169 @@
+"""HTML pages of the static site, rendered by Jinja2 (autoescape on) from a briefing's content.
+
+The content is the briefing's JSON twin as a dict (`tasks.briefing.render_json.briefing_dict` of
+the content model), so the page says exactly what the JSON says, and the index pages and feed can be
+rebuilt from what is stored for every date. Templates are package data under `templates/`; every
+text from a workspace reaches them as a plain value (escaped) or through `note_html` (sanitised).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+from tasks.briefing.labels import DENSITY, LABELS, short_title
+from tasks.publish.safety import arxiv_url, clean_text, note_html, safe_url
+from tasks.publish.site_labels import SITE_LABELS
+
+DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=PackageLoader("tasks.publish", "templates"),
+        autoescape=select_autoescape(["html", "xml"], default_for_string=True, default=True),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title)
+    return env
+
+
+ENV = _environment()
+
+
+def labels_for(lang: str) -> tuple[str, dict[str, str], dict[str, str], dict[str, str]]:
+    """(language, briefing labels, density names, site labels); unknown languages fall back to zh."""
+    lang = lang if lang in LABELS else "zh"
+    return lang, LABELS[lang], DENSITY[lang], SITE_LABELS[lang]
+
+
+def heading(label: str) -> str:
+    """A markdown heading label ("## 一、…") as heading text."""
+    return label.lstrip("#").strip()
+
+
+def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """What the topic's index page and feed need of one briefing, taken from its JSON twin."""
+    increments = doc.get("increments") or []
+    outcomes = Counter(str(s.get("outcome") or "") for s in doc.get("sources") or [])
+    return {
+        "date": doc["date"],
+        "cutoff": doc.get("cutoff"),
+        "density": doc.get("density"),
+        "density_score": doc.get("density_score"),
+        "density_rule": doc.get("density_rule"),
+        "counts": dict(doc.get("counts") or {}),
+        "increments": [{"arxiv_id": p.get("arxiv_id"), "title": p.get("title") or "", "status": p.get("status")}
+                       for p in increments],
+        # The knowledge document is listed as the baseline, not as a source checked for increments.
+        "checked": sum(n for outcome, n in outcomes.items() if outcome != "baseline"),
+        "outcomes": {k: v for k, v in sorted(outcomes.items()) if k},
+        "errors": [s["path"] for s in doc.get("sources") or [] if s.get("error")],
+    }
+
+
+def statement(summary: Mapping[str, Any], lang: str) -> str:
+    """The honest density statement of one briefing (the markdown's wording, from the stored facts)."""
+    lang, L, density, _ = labels_for(lang)
+    by_status: dict[str, list[str]] = {"net_new": [], "engineering": [], "adjacent": []}
+    for p in summary["increments"]:
+        by_status.setdefault(str(p["status"]), []).append(short_title(p["title"]))
+
+    def names(status: str) -> str:
+        return L["names"].format(names="/".join(by_status[status])) if by_status[status] else ""
+
+    counts = L["counts"].format(net_new=len(by_status["net_new"]), net_names=names("net_new"),
+                                engineering=len(by_status["engineering"]), eng_names=names("engineering"),
+                                adjacent=len(by_status["adjacent"]), adj_names=names("adjacent"))
+    parts = [L[f"outcome_{o}"].format(n=summary["outcomes"][o], paths="、".join(summary["errors"]))
+             for o in ("increments", "confirmatory", "off_topic", "error") if summary["outcomes"].get(o)]
+    checked = L["checked"].format(n=summary["checked"], parts=L["sep"].join(parts) or L["none"])
+    text = L["honesty"].format(density=density.get(str(summary["density"]), str(summary["density"])),
+                               counts=counts, checked=checked, cards="", main="")
+    return clean_text(text)
+
+
+@dataclass(frozen=True)
+class Bar:
+    """One date in the density chart: SVG coordinates computed here, drawn by the template."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    date: str
+    density: str
+    score: float
+
+
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640.0, 160.0, 4.0
+
+
+def density_bars(summaries: Sequence[Mapping[str, Any]]) -> list[Bar]:
+    """Bars of each date's density score, oldest left; the height scale is the highest score (at least 5)."""
+    if not summaries:
+        return []
+    top = max([5.0, *(float(s.get("density_score") or 0) for s in summaries)])
+    slot = (CHART_WIDTH - 2 * CHART_PAD) / len(summaries)
+    bars = []
+    for k, s in enumerate(summaries):
+        score = float(s.get("density_score") or 0)
+        height = round((CHART_HEIGHT - 2 * CHART_PAD) * score / top, 2)
+        bars.append(Bar(x=round(CHART_PAD + k * slot + slot * 0.1, 2), y=round(CHART_HEIGHT - CHART_PAD - height, 2),
+                        width=round(max(slot * 0.8, 1.0), 2), height=height, date=str(s["date"]),
+                        density=str(s.get("density") or "low"), score=score))
+    return bars
+
+
+def _links(topic: str, date: str | None, site_url: str | None) -> dict[str, str]:
+    """Relative links between the site's pages (they work from a folder, a bucket or a web server)."""
+    return {"topic_index": "index.html", "atom": "atom.xml", "root_index": "../index.html",
+            **({"markdown": f"{date}.md", "json": f"{date}.json"} if date else {}),
+            "site": safe_url(site_url) or ""}
+
+
+def render_page(doc: Mapping[str, Any], lang: str, site_url: str | None = None) -> bytes:
+    """The briefing's own page, `briefings/<topic>/<date>.html`."""
+    lang, L, density, S = labels_for(lang)
+    summary = date_summary(doc)
+    page = ENV.get_template("briefing.html").render(
+        doc=doc, L=L, S=S, D=density, lang=lang, heading=heading, statement=statement(summary, lang),
+        links=_links(str(doc["topic"]), str(doc["date"]), site_url),
+        title=L["title"].format(topic=doc["topic"], date=doc["date"]),
+    )
+    return page.encode("utf-8")
+
+
+def render_topic_index(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str) -> bytes:
+    """`briefings/<topic>/index.html`: every date (newest first) with its density and NET-new count, and the chart."""
+    lang, L, density, S = labels_for(lang)
+    ordered = sorted(summaries, key=lambda s: str(s["date"]))
+    page = ENV.get_template("topic.html").render(
+        topic=topic, rows=list(reversed(ordered)), bars=density_bars(ordered), L=L, S=S, D=density, lang=lang,
+        chart={"width": CHART_WIDTH, "height": CHART_HEIGHT}, levels=DENSITY_LEVELS,
+        links=_links(topic, None, None), latest_statement=statement(ordered[-1], lang) if ordered else "",
+    )
+    return page.encode("utf-8")
+
+
+def render_root_index(latest: Sequence[tuple[str, Mapping[str, Any]]], lang: str) -> bytes:
+    """`briefings/index.html`: each topic with its latest briefing."""
+    lang, L, density, S = labels_for(lang)
+    page = ENV.get_template("index.html").render(latest=sorted(latest, key=lambda t: t[0]), L=L, S=S, D=density,
+                                                 lang=lang)
+    return page.encode("utf-8")
+
+
+def render_entry_html(summary: Mapping[str, Any], lang: str) -> str:
+    """The increments of one briefing as a small HTML fragment (a feed entry's content, a message's body)."""
+    lang, L, density, S = labels_for(lang)
+    return ENV.get_template("entry.html").render(summary=summary, L=L, S=S, D=density, lang=lang,
+                                                 statement=statement(summary, lang))
+

@@ -1,0 +1,142 @@
+"""Publish a briefing with its static site: its page, its topic's index page and Atom feed, and the site index.
+
+Keys (all under the same store as the markdown and JSON):
+- `briefings/<topic>/<date>.html`   the briefing's page
+- `briefings/<topic>/index.html`    every date with its density, NET-new count and a density chart
+- `briefings/<topic>/atom.xml`      one entry per published date
+- `briefings/<topic>/site.json`     what the index page and feed need of each date (rebuilt from the
+                                    JSON twins whenever it is missing or unreadable)
+- `briefings/index.html`            every topic with its latest briefing
+Each object is written only when its bytes change (`put_if_changed`), so republishing unchanged
+content rewrites nothing. Callers serialise publishing across workers (the index lock of tasks.run).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+import re
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from tasks.publish.atom import render_feed
+from tasks.publish.pages import date_summary, render_page, render_root_index, render_topic_index
+from tasks.publish.publish import (
+    JSON_CONTENT_TYPE,
+    PublishedBriefing,
+    publish_briefing,
+    put_if_changed,
+    read_index,
+    validate_topic,
+)
+from tasks.publish.storage import ObjectStore
+
+log = logging.getLogger(__name__)
+
+HTML_CONTENT_TYPE = "text/html; charset=utf-8"
+ATOM_CONTENT_TYPE = "application/atom+xml; charset=utf-8"
+SITE_INDEX_KEY = "briefings/index.html"
+_TWIN = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})\.json")
+_SUMMARY_FIELDS = frozenset(date_summary({"date": ""}))  # written by this version (an older one is rebuilt)
+_SITE_LOCK = threading.Lock()  # site.json is read-modify-write, like the index
+
+
+def site_keys(topic: str, date: dt.date) -> dict[str, str]:
+    """The keys of a briefing's page and of its topic's index page, feed and summaries."""
+    validate_topic(topic)
+    base = f"briefings/{topic}"
+    return {"page": f"{base}/{date.isoformat()}.html", "topic_index": f"{base}/index.html",
+            "feed": f"{base}/atom.xml", "summaries": f"{base}/site.json"}
+
+
+@dataclass(frozen=True)
+class PublishedSite:
+    """What publishing a briefing with its site stored, and which of the site's objects it had to write."""
+
+    briefing: PublishedBriefing
+    page_key: str
+    feed_key: str
+    topic_index_key: str
+    page_written: bool
+    feed_written: bool
+    topic_index_written: bool
+    site_index_written: bool
+
+    @property
+    def written(self) -> bool:
+        """Whether anything a reader sees changed: the markdown, the JSON or the page."""
+        return self.briefing.markdown_written or self.briefing.json_written or self.page_written
+
+
+def _rebuild_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for key in store.list(f"briefings/{topic}/"):
+        match = _TWIN.fullmatch(key)
+        raw = store.get(key) if match and match[1] == topic else None
+        if raw is None:
+            continue
+        try:
+            out[match[2]] = date_summary(json.loads(raw.decode("utf-8")))  # type: ignore[index]
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("skipping %s in the site of %s: %s", store.url_for(key), topic, exc)
+    return out
+
+
+def read_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
+    """date -> summary of every published briefing of `topic`; rebuilt from the JSON twins if need be."""
+    key = f"briefings/{validate_topic(topic)}/site.json"
+    raw = store.get(key)
+    if raw is not None:
+        try:
+            document = json.loads(raw.decode("utf-8"))
+            dated = {str(s["date"]): s for s in document["dates"]}
+            if any(set(s) != _SUMMARY_FIELDS for s in dated.values()):
+                raise ValueError("an entry is not a date summary")
+            return dated
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("%s is unreadable (%s); rebuilding it from the JSON twins", store.url_for(key), exc)
+    return _rebuild_summaries(store, topic)
+
+
+def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
+    ordered = [summaries[d] for d in sorted(summaries)]
+    return (json.dumps({"dates": ordered}, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+
+
+def publish_site(
+    store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None = None,
+) -> tuple[dict[str, str], dict[str, bool]]:
+    """Write the page of one briefing and refresh its topic's index page, feed and the site index."""
+    keys = site_keys(topic, date)
+    written = {"page": put_if_changed(store, keys["page"], render_page(doc, lang, site_url), HTML_CONTENT_TYPE)}
+    with _SITE_LOCK:
+        summaries = read_summaries(store, topic)
+        summaries[date.isoformat()] = date_summary(doc)
+        put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
+        ordered = [summaries[d] for d in sorted(summaries)]
+        written["topic_index"] = put_if_changed(store, keys["topic_index"], render_topic_index(topic, ordered, lang),
+                                                HTML_CONTENT_TYPE)
+        written["feed"] = put_if_changed(store, keys["feed"], render_feed(topic, ordered, lang, site_url),
+                                         ATOM_CONTENT_TYPE)
+        latest = []
+        for other in sorted({e.topic for e in read_index(store)} | {topic}):
+            dated = summaries if other == topic else read_summaries(store, other)
+            if dated:
+                latest.append((other, dated[max(dated)]))
+        written["site_index"] = put_if_changed(store, SITE_INDEX_KEY, render_root_index(latest, lang),
+                                               HTML_CONTENT_TYPE)
+    return keys, written
+
+
+def publish_with_site(
+    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = "zh",
+    site_url: str | None = None,
+) -> PublishedSite:
+    """`publish_briefing` (markdown, JSON twin, index.json), then the briefing's page and its topic's site."""
+    briefing = publish_briefing(store, topic, date, markdown, json_text)
+    keys, written = publish_site(store, topic, date, json.loads(json_text), lang, site_url)
+    return PublishedSite(briefing, keys["page"], keys["feed"], keys["topic_index"], written["page"],
+                         written["feed"], written["topic_index"], written["site_index"])
