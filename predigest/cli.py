@@ -243,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=("upgrade", "current"))
     db.set_defaults(func=cmd_db)
     _add_orchestration_commands(sub)
+    from predigest import explain
+
+    explain.add_parser(sub, _date)
     return parser
 
 

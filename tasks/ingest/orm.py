@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
-from tasks.ingest.rows import Classify, source_header
+from tasks.ingest.rows import source_header
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
@@ -28,7 +28,7 @@ UTC = dt.UTC
 
 def ingest_file_orm(
     session: Session, workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None,
-    tz: ZoneInfo, classify: Classify,
+    tz: ZoneInfo,
 ) -> IngestOutcome:
     """Store one new file version through the ORM, one entry at a time (keeps partial rows of a failed parse)."""
     source, text_ = source_header(workspace_id, wf, data, digest, error, tz)
@@ -52,7 +52,7 @@ def ingest_file_orm(
     )
     if text_ is not None and error is None:
         try:
-            error = _store_content(session, source_id, wf, text_, tz, classify)
+            error = _store_content(session, source_id, wf, text_, tz)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             error = f"parse failed: {type(exc).__name__}: {exc}"
         if error:
@@ -61,7 +61,7 @@ def ingest_file_orm(
 
 
 def _store_content(
-    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify
+    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo
 ) -> str | None:
     """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
     items: list[ExtractedItem] = []
@@ -104,16 +104,10 @@ def _store_content(
     else:
         items = list(note_items(text_))
     for ordinal, extracted in enumerate(items):
-        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
-        primary_topic, adjacent = classify(
-            extracted.heading + "\n" + extracted.text,
-            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
-        )
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,
             title=extracted.title, text=extracted.text, key_points=extracted.key_points, numbers=extracted.numbers,
             hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at,
-            primary_topic=primary_topic, adjacent_topics=adjacent,
         )
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)

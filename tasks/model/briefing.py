@@ -46,6 +46,9 @@ class Paper:
     neighbours: tuple[str, ...] = ()
     relation: list[str] = field(default_factory=list)  # how the sources relate it to the document
     hint_texts: list[str] = field(default_factory=list)  # texts read for explicit section hints
+    # What decided its topic: {path, kind, topic, weight, detail} per piece (tasks.judge.evidence).
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    owner: str | None = None  # the topic with the strongest evidence, if one leads
 
     @property
     def label(self) -> str:
