@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from predigest.topics import Topic
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import judge_ownership
+from tasks.judge.own_text import echo_paths
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
@@ -137,8 +138,9 @@ def judge_papers(
 def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     """`judge_papers` without the memo (for callers that keep the result themselves)."""
     by_id: dict[str, list[MentionView]] = defaultdict(list)
+    echoes = echo_paths(data.entries, topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
-        if m.arxiv_id and not m.malformed:
+        if m.arxiv_id and not m.malformed and m.path not in echoes:
             by_id[m.arxiv_id].append(m)
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())

@@ -17,6 +17,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from predigest.judgment import Judgment, TopicTerms
+from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
 
 PATH_SEP = " › "
@@ -96,6 +97,13 @@ def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
             yield OwnText(m.path, "", m.context)
         else:
             yield _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)))
+
+
+def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
+    """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
+    windows judged, so their mentions are not evidence of anything new."""
+    markers = j.words("notes", "briefing_markers")
+    return {e.path for e in entries if found_word(markers, e.text) or found_word(markers, e.heading)}
 
 
 def _slug_tokens(path: str) -> list[str]:
