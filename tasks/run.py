@@ -23,7 +23,14 @@ from sqlalchemy.orm import Session
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.models import Briefing, Source
 from predigest.settings import Settings
-from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
+from predigest.topics import (
+    Topic,
+    all_topic_names,
+    discover_topics,
+    judgment_for,
+    load_topic_config,
+    resolve_topic,
+)
 from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.assemble import build_content
 from tasks.briefing.collect import add_lookups, collect_window
@@ -241,7 +248,7 @@ def density_rule_for(settings: Settings, workspace: Path, topic: str) -> Density
     """The topic's density thresholds: `density` under the topic, else `[defaults.density]`, else the defaults."""
     config = load_topic_config(settings, workspace)
     entry = config.get("topics", {}).get(topic, {}).get("density") or config.get("defaults", {}).get("density")
-    return DensityRule.from_mapping(entry)
+    return DensityRule.from_mapping(entry, judgment_for(settings, workspace, config).density)
 
 
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
