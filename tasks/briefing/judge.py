@@ -16,14 +16,14 @@ from tasks.judge.own_text import echo_paths
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
-from tasks.verify.markers import STARS
+from tasks.verify.markers import STARS, TRAILING_PROGRESS
 from tasks.verify.names import names_match
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
 _COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
 # Words a note appends to a paper's name about its own progress ("Foo Attack 承接", "FOO — 找到了").
-_TRAILING_CJK = re.compile(r"\s+(?:承接|找到了|也找到了|预告|复核|复测|跟进|补记|简记|续)$")
+_TRAILING_CJK = re.compile(rf"\s+(?:{TRAILING_PROGRESS})$")
 STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
                 "off_topic": 5}
 
