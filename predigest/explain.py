@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from predigest.arxiv_ids import canonicalize
+from predigest.arxiv_ids import canonicalize, find_ids
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], date_type: Any) -> None:
@@ -46,6 +46,12 @@ def evidence_table(papers: Sequence[Any]) -> str:
     return "\n".join(out)
 
 
+def _canonical(raw: str) -> str:
+    """An id as asked for ("arXiv:2609.39334v2", a URL, "2609.39334") in canonical form, else as given."""
+    found = [m.canonical for m in find_ids(raw) if m.canonical] or [(canonicalize(raw) or (raw, None))[0]]
+    return found[0]
+
+
 def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date, ids: Sequence[str]) -> str:
     """The evidence tables of the window's papers (ingesting the workspace first)."""
     from db.engine import get_engine, session_scope
@@ -60,7 +66,7 @@ def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date, ids: 
     with session_scope(get_engine(settings)) as session:
         data = collect_window(session, ref.id, topic.name, window)
     papers = judge_window(data, topic, run.known_topic_names(settings, workspace))
-    wanted = [(canonicalize(i) or (i, None))[0] for i in ids]
+    wanted = [_canonical(i) for i in ids]
     if wanted:
         papers = [p for p in papers if p.arxiv_id in wanted]
     head = (f"# {topic.name} · {day.isoformat()} · window {window.start.isoformat()} → {window.end.isoformat()}\n"

@@ -105,7 +105,11 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
                         ("secondary", "stated_secondary"), ("exclusion", "exclusion")):
         for name, said in dict.fromkeys(topic_statements(read, j.words("statements", table), j, extra)):
             out.append(Evidence(text.path, kind, name, j.weight(kind), said))
-    generic = found_word(j.words("statements", "generic_exclusion"), read,
+    rest = read  # a bare "不进" that is part of "不进 inference" says nothing more
+    for e in out:
+        if e.kind == "exclusion":
+            rest = rest.replace(e.detail, " ")
+    generic = found_word(j.words("statements", "generic_exclusion"), rest,
                          j.words("statements", "generic_exclusion_except"))
     if generic:
         named = {e.topic for e in out if e.kind in ("owner_statement", "taken_statement")}

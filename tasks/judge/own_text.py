@@ -5,7 +5,8 @@ Own text is what a source says about this paper and nothing else:
 - a note entry naming only this paper: its heading and body (table rows about other papers aside);
 - a note entry naming several papers (a digest, a radar list): its own heading when that names the
   paper, and the blocks (a list item with its continuation lines, or a paragraph) that name it;
-  when its heading names this paper, also the blocks that name no paper at all.
+  when its heading names this paper, also the blocks that name no paper at all; a heading that
+  names no paper is read like a section heading.
 The headings of the sections an entry sits in are kept apart (`sections`): statements there
 ("## 训练侧（不进 inference）") apply to the paper, vocabulary there does not.
 """
@@ -81,6 +82,8 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
         return OwnText(mention.path, sections, "\n".join([heading, *blocks]))
     headed = names_id(heading, arxiv_id)
     mine = [b for b in blocks if names_id(b, arxiv_id) or (headed and not any(names_id(b, o) for o in others))]
+    if not headed and not any(names_id(heading, o) for o in others):
+        sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"))
 
 
