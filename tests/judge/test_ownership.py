@@ -114,7 +114,7 @@ def test_a_list_heading_speaks_for_its_items() -> None:
 @settings(max_examples=25, deadline=None)
 @given(st.permutations(range(3)))
 def test_order_of_mentions_does_not_matter(order: list[int]) -> None:
-    notes = [_note(f"inbox/a/n{k}.md", f"条目 · P（arXiv:2610.30001）", body, ("2610.30001",))
+    notes = [_note(f"inbox/a/n{k}.md", "条目 · P（arXiv:2610.30001）", body, ("2610.30001",))
              for k, body in enumerate(["- 归属 rag", "- vLLM serving KV cache", "- 转 inference 线"])]
     mentions = [notes[k][0][0] for k in order]
     entries = {(1, 0): notes[0][1][(1, 0)]}
