@@ -40,8 +40,8 @@ def evidence_table(papers: Sequence[Any]) -> str:
         out.append("")
         out.append("| source | kind | topic | weight | detail |")
         out.append("|---|---|---|---|---|")
-        for e in sorted(p.evidence, key=lambda e: (-abs(e["weight"]), e["path"], e["kind"], e["topic"])):
-            out.append(f"| {_cell(e['path'])} | {e['kind']} | {e['topic']} | {e['weight']:g} | {_cell(e['detail'])[:80]} |")
+        for e in sorted(p.evidence, key=lambda e: (-abs(e.weight), e.path, e.kind, e.topic)):
+            out.append(f"| {_cell(e.path)} | {e.kind} | {e.topic} | {e.weight:g} | {_cell(e.detail)[:80]} |")
         out.append("")
     return "\n".join(out)
 

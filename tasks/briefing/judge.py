@@ -177,7 +177,7 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
             first_seen=days[0] if days else None, days_seen=len(days),
             credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
             relation=relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
-            evidence=[e.as_dict() for e in ownership.evidence], owner=ownership.owner,
+            evidence=tuple(ownership.evidence), owner=ownership.owner,
         ))
     papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id or ""))
     return papers

@@ -50,7 +50,7 @@ def _increment(p: Paper, rank: int) -> dict[str, Any]:
 
 def _judged(p: Paper) -> dict[str, Any]:
     """Why the paper has its status: the owning topic, the reason and every piece of evidence."""
-    return {"owner": p.owner, "reason": p.reason, "evidence": p.evidence}
+    return {"owner": p.owner, "reason": p.reason, "evidence": [e.as_dict() for e in p.evidence]}
 
 
 def _verification(v: StatusAsOf) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
 from predigest.topics import Topic
@@ -31,22 +32,8 @@ from tasks.judge.own_text import OwnText, note_topics, own_texts
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
+from tasks.model.briefing import Evidence
 from tasks.model.window import EntryView, MentionView, WindowData
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """One piece of evidence: where it was read, what kind it is, which topic it counts for."""
-
-    path: str
-    kind: str
-    topic: str
-    weight: float
-    detail: str = ""
-
-    def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "kind": self.kind, "topic": self.topic, "weight": self.weight,
-                "detail": self.detail}
 
 
 @dataclass
@@ -103,8 +90,9 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
     read = f"{text.sections}\n{text.body}"
     for table, kind in (("owner", "owner_statement"), ("taken", "taken_statement"), ("primary", "stated_primary"),
                         ("secondary", "stated_secondary"), ("exclusion", "exclusion")):
-        for name, said in dict.fromkeys(topic_statements(read, j.words("statements", table), j, extra)):
-            out.append(Evidence(text.path, kind, name, j.weight(kind), said))
+        # One statement of a kind per topic and text ("转 rag 线" is also "转 rag").
+        said = dict(reversed(topic_statements(read, j.words("statements", table), j, extra)))
+        out += [Evidence(text.path, kind, name, j.weight(kind), said[name]) for name in sorted(said)]
     rest = read  # a bare "不进" that is part of "不进 inference" says nothing more
     for e in out:
         if e.kind == "exclusion":
@@ -149,9 +137,20 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
         for name, kind in note_topics(path, j, topics):
             evidence.append(Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1]))
     for text in own_texts(arxiv_id, mentions, entries):
-        collecting = [e.topic for e in evidence if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic")]
-        evidence += _statements(text, j, extra, collecting, topic, topics) + _vocabulary(text, j, topics)
+        collecting = tuple(e.topic for e in evidence
+                           if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
+        evidence += _text_evidence(text, extra, collecting, topic, topics)
     return list(dict.fromkeys(evidence))
+
+
+# A pure function of its arguments (Evidence is immutable): consecutive windows of a backfill read
+# mostly the same entries, and reading one text for every topic's statements and vocabulary is
+# most of judging a paper.
+@lru_cache(maxsize=8192)
+def _text_evidence(text: OwnText, extra: tuple[tuple[str, str], ...], collecting: tuple[str, ...], topic: Topic,
+                   topics: tuple[TopicTerms, ...]) -> tuple[Evidence, ...]:
+    j = topic.judgment
+    return (*_statements(text, j, extra, collecting, topic, topics), *_vocabulary(text, j, topics))
 
 
 def scores_of(evidence: Sequence[Evidence], j: Judgment) -> dict[str, float]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
 from tasks.judge.statements import found_word
@@ -106,7 +107,12 @@ def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
     """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
     windows judged, so their mentions are not evidence of anything new."""
     markers = j.words("notes", "briefing_markers")
-    return {e.path for e in entries if found_word(markers, e.text) or found_word(markers, e.heading)}
+    return {e.path for e in entries if _holds(markers, e.text) or _holds(markers, e.heading)}
+
+
+@lru_cache(maxsize=16384)
+def _holds(words: tuple[str, ...], text: str) -> bool:
+    return found_word(words, text) is not None
 
 
 def _slug_tokens(path: str) -> list[str]:
@@ -114,7 +120,8 @@ def _slug_tokens(path: str) -> list[str]:
     return [t for t in re.split(r"[^a-z0-9\u3400-\u9fff]+", name) if t]
 
 
-def note_topics(path: str, j: Judgment, topics: Sequence[TopicTerms]) -> list[tuple[str, str]]:
+@lru_cache(maxsize=4096)
+def note_topics(path: str, j: Judgment, topics: tuple[TopicTerms, ...]) -> tuple[tuple[str, str], ...]:
     """(topic, kind) for each topic a note's file name names: note_for_topic in an E1 prep note,
     note_names_topic otherwise. Multi-word names ("llm-infra") match as consecutive tokens."""
     tokens = _slug_tokens(path)
@@ -124,4 +131,4 @@ def note_topics(path: str, j: Judgment, topics: Sequence[TopicTerms]) -> list[tu
     named = [t.name for t in topics
              if any("-" + "-".join(_slug_tokens(n)) + "-" in joined for n in t.names if _slug_tokens(n))]
     kind = "note_for_topic" if prep else "note_names_topic"
-    return [(name, kind) for name in named]
+    return tuple((name, kind) for name in named)

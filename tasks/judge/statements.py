@@ -6,7 +6,8 @@ Two shapes of list:
   found with `topic_statements`, which says which topic each statement names.
 A space in a word or template matches any run of whitespace or none; an ASCII letter or digit at
 either end of a word (or of a template's literal text) must sit on an ASCII word boundary, and so
-must an ASCII topic name (Chinese prose runs names into the next word: "非inference主轴").
+must an ASCII topic name (Chinese prose runs names into the next word: "非inference主轴"); a
+Chinese name must end its word ("无训练方法" says nothing about training).
 """
 
 from __future__ import annotations
@@ -40,22 +41,22 @@ def _template(template: str, names: str) -> str:
     return f"{head}{names}{tail}" if "{topic}" in template else head
 
 
-def _name(name: str) -> str:
-    escaped = re.escape(name)
-    # A Chinese name must end its word ("无训练方法" says nothing about training).
-    return rf"(?<![A-Za-z0-9_-]){escaped}(?![A-Za-z0-9_-])" if name.isascii() else rf"{escaped}(?![\w-])"
+def _anchor(template: str) -> str:
+    """The longest literal chunk of a template, lower-cased: a text without it cannot match."""
+    chunks = [c for part in template.split("{topic}") for c in part.lower().split(" ") if c]
+    return max(chunks, key=len) if chunks else ""
+
+
+# Where a template says {topic}: an ASCII name (ending where ASCII letters, digits, "_" and "-"
+# end) or a run of CJK characters; the name found is then looked up among the known topics'.
+# (Writing every topic's names into every template made compiling them cost seconds.)
+_TOPIC = r"(?P<topic>(?<![A-Za-z0-9_-])[A-Za-z][A-Za-z0-9_-]*(?![A-Za-z0-9_-])|[\u3400-\u9fff]+(?![\w-]))"
 
 
 @lru_cache(maxsize=256)
-def template_pattern(templates: tuple[str, ...], names: tuple[str, ...]) -> re.Pattern[str]:
-    """Any of `templates`, group `topic` holding the topic name it names."""
-    if not templates or not names:
-        return _NEVER
-    alternation = "(?P<topic>" + "|".join(_name(n) for n in sorted(names, key=lambda n: (-len(n), n))) + ")"
-    parts = [f"(?:{_template(t, alternation)})" for t in templates if "{topic}" in t]
-    # Each alternative has its own `topic` group: give them distinct names, read back by prefix.
-    numbered = [p.replace("(?P<topic>", f"(?P<topic{i}>", 1) for i, p in enumerate(parts)]
-    return re.compile("|".join(numbered), re.I) if numbered else _NEVER
+def template_patterns(templates: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each template (with `{topic}`) as (anchor, pattern), tried only on texts holding its anchor."""
+    return tuple((_anchor(t), re.compile(_template(t, _TOPIC), re.I)) for t in templates if "{topic}" in t)
 
 
 @lru_cache(maxsize=64)
@@ -70,27 +71,36 @@ def name_index(judgment: Judgment) -> tuple[tuple[str, ...], dict[str, str]]:
 
 def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
                      extra: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:
-    """(topic, statement) for each statement of `templates` in `text`, in order.
+    """(topic, statement) for each statement of `templates` in `text`, in text order.
 
     `extra`: (name, topic) pairs of topics the judgment does not list (a topic briefed without
     configuration) that statements may also name.
     """
-    names, index = name_index(judgment)
+    _, index = name_index(judgment)
     more = {n.lower(): t for n, t in extra if n.lower() not in index}
-    pattern = template_pattern(templates, tuple(sorted({*names, *more})))
-    found = []
-    for m in pattern.finditer(text):
-        name = next(v for k, v in m.groupdict().items() if v is not None and k.startswith("topic"))
-        topic = index.get(name.lower()) or more.get(name.lower())
-        if topic:
-            found.append((topic, m.group(0)))
-    return found
+    folded = text.lower()
+    found: list[tuple[int, str, str]] = []
+    for anchor, pattern in template_patterns(templates):
+        if anchor not in folded:
+            continue
+        for m in pattern.finditer(text):
+            name = m.group("topic").lower()
+            topic = index.get(name) or more.get(name)
+            if topic:
+                found.append((m.start(), topic, m.group(0)))
+    return [(topic, said) for _, topic, said in sorted(found)]
 
 
 def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) -> str | None:
     """The first of `words` in `text` that is not the start of one of `unless` ("不进一步")."""
+    folded = text.lower()
+    # Only words whose every chunk occurs can match (a substring test per word is far cheaper
+    # than the alternation's lookbehinds at every position of a long entry).
+    present = tuple(w for w in words if all(c in folded for c in w.lower().split()))
+    if not present:
+        return None
     exceptions = word_pattern(unless) if unless else None
-    for m in word_pattern(words).finditer(text):
+    for m in word_pattern(present).finditer(text):
         if exceptions is None or not exceptions.match(text, m.start()):
             return m.group(0)
     return None

@@ -128,7 +128,7 @@ def test_note_topic_comes_from_the_file_name(tmp_path: Path) -> None:
     from tasks.judge.own_text import note_topics
 
     j = TOPIC.judgment
-    assert note_topics("inbox/x/2026-10-09-evaluation-e1prep.md", j, j.topics) == [("evaluation", "note_for_topic")]
-    assert note_topics("inbox/spark/2026-10-09-llm-infra-e1prep.md", j, j.topics) == [("llm-infra", "note_for_topic")]
+    assert note_topics("inbox/x/2026-10-09-evaluation-e1prep.md", j, j.topics) == (("evaluation", "note_for_topic"),)
+    assert note_topics("inbox/spark/2026-10-09-llm-infra-e1prep.md", j, j.topics) == (("llm-infra", "note_for_topic"),)
     assert set(note_topics("inbox/jay/2026-10-07-0820-jay-csdn-inference-rag.md", j, j.topics)) == {
         ("inference", "note_names_topic"), ("rag", "note_names_topic")}
