@@ -104,6 +104,11 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
         for name in (collecting or (topic.name,)):
             if name not in named:
                 out.append(Evidence(text.path, "exclusion", name, j.weight("exclusion"), generic))
+    # In a note written for X, a bare "已锚" speaks of X's own document: X has taken the paper.
+    bare = found_word(j.words("statements", "generic_taken"), read)
+    if bare and collecting and not any(e.kind == "taken_statement" for e in out):
+        out += [Evidence(text.path, "taken_statement", name, j.weight("taken_statement"), bare)
+                for name in collecting]
     word = found_word(j.words("statements", "adjacency"), read)
     if word:
         named_topics = sorted(t.name for t in topics if vocabulary(t.names).hits(read))
@@ -119,7 +124,9 @@ def _terms_of(topic: Topic, topics: Sequence[TopicTerms]) -> tuple[str, ...]:
 
 def _vocabulary(text: OwnText, j: Judgment, topics: Sequence[TopicTerms]) -> list[Evidence]:
     out = []
-    per_term, cap = j.weight("vocabulary_term"), j.weight("vocabulary_per_text")
+    per_term = j.weight("vocabulary_term")
+    # One line of a list, or one table row, of a note about several papers is thin evidence.
+    cap = j.weight("vocabulary_per_listed_text" if text.listed else "vocabulary_per_text")
     for t in topics:
         hits = vocabulary(t.terms).hits(text.body)
         if hits:

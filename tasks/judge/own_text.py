@@ -32,6 +32,7 @@ class OwnText:
     path: str
     sections: str
     body: str
+    listed: bool = False  # a line or row of a note entry about several papers, not an entry of its own
 
 
 def names_id(text: str, arxiv_id: str) -> bool:
@@ -76,7 +77,7 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
         return OwnText(mention.path, "", mention.context)
     sections, heading = _split_heading(entry)
     if mention.context.lstrip().startswith("|"):
-        return OwnText(mention.path, f"{sections}\n{heading}", mention.context)
+        return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
     others = set(entry.ids) - {arxiv_id}
     blocks = [b for b in _blocks(entry.text) if not b.lstrip().startswith("|")]
     if not others:
@@ -85,7 +86,7 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
     mine = [b for b in blocks if names_id(b, arxiv_id) or (headed and not any(names_id(b, o) for o in others))]
     if not headed and not any(names_id(heading, o) for o in others):
         sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
-    return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"))
+    return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
 
 
 def own_texts(arxiv_id: str, mentions: Sequence[MentionView],

@@ -133,7 +133,9 @@ def mixed_digest(root: Path) -> None:
             label = TOPICS[k % len(TOPICS)]
             lines.append(f"- ▲{90 - k} · arXiv:2610.{base + k} · Paper {k} about {word} trade-offs" +
                          (f" · {label}" if label else ""))
-        (root / f"inbox/tom/{day}-1300-hf-radar-{day}.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        # The Oct 9 radar is even named for the topic: its lines are still each another topic's or nobody's.
+        name = f"{day}-1300-hf-radar-{day}.md" if day.endswith("07") else f"{day}-1300-tom-inference-radar.md"
+        (root / f"inbox/tom/{name}").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def dotted_cards(root: Path) -> None:
