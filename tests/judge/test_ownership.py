@@ -130,5 +130,15 @@ def test_note_topic_comes_from_the_file_name(tmp_path: Path) -> None:
     j = TOPIC.judgment
     assert note_topics("inbox/x/2026-10-09-evaluation-e1prep.md", j, j.topics) == (("evaluation", "note_for_topic"),)
     assert note_topics("inbox/spark/2026-10-09-llm-infra-e1prep.md", j, j.topics) == (("llm-infra", "note_for_topic"),)
+    assert note_topics("inbox/tom/2026-10-12-tom-oct12-eval-e1.md", j, j.topics) == (("evaluation", "note_for_topic"),)
     assert set(note_topics("inbox/jay/2026-10-07-0820-jay-csdn-inference-rag.md", j, j.topics)) == {
         ("inference", "note_names_topic"), ("rag", "note_names_topic")}
+
+
+def test_bare_anchored_in_a_prep_note_means_that_topic_took_it() -> None:
+    mentions, entries = _note("inbox/nina/2026-10-09-nina-rag-e1prep.md", "增量 2 · Y（arXiv:2610.30001）",
+                              "- KV cache serving latency; 已锚", ("2610.30001",))
+    data = _data(_card("agents", ("inference",)))
+    ownership = judge_ownership("2610.30001", mentions, entries, data, TOPIC)
+    assert ownership.verdict is Verdict.NONE
+    assert any(e.kind == "taken_statement" and e.topic == "rag" for e in ownership.evidence)
