@@ -54,6 +54,7 @@ METRICS: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in _WORDS.config.get("metrics_regex", {}).items()
 }
 STOP_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "stop"))
+COMMON_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "common"))
 
 
 def found(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -12,21 +12,14 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from tasks.verify.markers import GENERIC_TITLE, STOP_WORDS
+from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, STOP_WORDS
 
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
 _STOP = STOP_WORDS
 # Words too common in this domain to identify a thing on their own.
-_COMMON = frozenset((
-    "benchmark", "benchmarks", "survey", "report", "update", "updates", "release", "serving",
-    "inference", "engine", "engines", "system", "systems", "model", "models", "attention", "cache",
-    "kernel", "kernels", "router", "routing", "scheduler", "scheduling", "agent", "agents",
-    "production", "stack", "platform", "framework", "frameworks", "blog", "paper", "papers", "official",
-    "github", "llm", "llms", "gpu", "gpus", "data", "performance", "analysis", "study", "review",
-    "overview", "guide", "tutorial", "series", "notes", "summary", "latency", "throughput", "memory"
-))
+_COMMON = COMMON_WORDS
 GENERIC_TITLES = GENERIC_TITLE
 
 
