@@ -142,3 +142,19 @@ def test_bare_anchored_in_a_prep_note_means_that_topic_took_it() -> None:
     ownership = judge_ownership("2610.30001", mentions, entries, data, TOPIC)
     assert ownership.verdict is Verdict.NONE
     assert any(e.kind == "taken_statement" and e.topic == "rag" for e in ownership.evidence)
+
+
+def test_a_workspace_file_overrides_words_and_weights(tmp_path: Path) -> None:
+    (tmp_path / "organized" / "knowledge").mkdir(parents=True)
+    (tmp_path / "predigest-judgment.toml").write_text(
+        '[statements]\nowner = ["交给 {topic}"]\n[weights]\nmin_owner = 1\n', encoding="utf-8")
+    topic = resolve_topic("inference", Settings(), tmp_path)
+    assert topic.judgment.weight("min_owner") == 1 and topic.judgment.weight("card_primary") == 10
+    mentions, entries = _note("inbox/a/n.md", "list", "- arXiv:2610.20001 · a paper, 交给 rag\n- arXiv:2610.20002 · b",
+                              ("2610.20001", "2610.20002"))
+    ownership = judge_ownership("2610.20001", mentions[:1], entries, _data(), topic)
+    assert ownership.owner == "rag" and any(e.kind == "owner_statement" for e in ownership.evidence)
+    # One word of a listed line now owns the paper.
+    lone, lone_entries = _note("inbox/a/n.md", "list", "- arXiv:2610.20001 · latency\n- arXiv:2610.20002 · b",
+                               ("2610.20001", "2610.20002"))
+    assert judge_ownership("2610.20001", lone[:1], lone_entries, _data(), topic).verdict is Verdict.RELEVANT
