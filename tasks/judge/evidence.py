@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
 from predigest.topics import Topic
-from tasks.judge.own_text import OwnText, note_topics, own_texts
+from tasks.judge.own_text import OwnText, note_topics, own_texts, preambles
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -143,11 +143,25 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     for path in dict.fromkeys(m.path for m in mentions if m.kind not in ("paper_card", "work_queue")):
         for name, kind in note_topics(path, j, topics):
             evidence.append(Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1]))
+    for preamble in preambles(mentions, entries):
+        evidence += _note_wide(preamble, extra, topic)
     for text in own_texts(arxiv_id, mentions, entries):
         collecting = tuple(e.topic for e in evidence
                            if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
         evidence += _text_evidence(text, extra, collecting, topic, topics)
     return list(dict.fromkeys(evidence))
+
+
+@lru_cache(maxsize=4096)
+def _note_wide(text: OwnText, extra: tuple[tuple[str, str], ...], topic: Topic) -> tuple[Evidence, ...]:
+    """Statements naming a topic in a note's preamble, about every paper the note lists (no bare
+    "不收" or "邻接": those are about one entry)."""
+    j = topic.judgment
+    out = []
+    for table, kind in (("owner", "owner_statement"), ("taken", "taken_statement"), ("exclusion", "exclusion")):
+        said = dict(reversed(topic_statements(text.body, j.words("statements", table), j, extra)))
+        out += [Evidence(text.path, kind, name, j.weight(kind), f"preamble: {said[name]}") for name in sorted(said)]
+    return tuple(out)
 
 
 # A pure function of its arguments (Evidence is immutable): consecutive windows of a backfill read

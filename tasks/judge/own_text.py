@@ -104,6 +104,16 @@ def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
             yield _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)))
 
 
+def preambles(mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView]) -> list[OwnText]:
+    """The preambles (text before the first heading, naming no paper) of the notes that name a paper."""
+    out = []
+    for source_id in sorted({m.source_id for m in mentions if m.kind not in ("paper_card", "work_queue")}):
+        first = entries.get((source_id, 0))  # a preamble is a note's first entry
+        if first is not None and first.label == "preamble" and not first.ids:
+            out.append(OwnText(first.path, "", first.text))
+    return out
+
+
 def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
     """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
     windows judged, so their mentions are not evidence of anything new."""

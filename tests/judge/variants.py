@@ -100,6 +100,8 @@ Notes for the evaluation E1. Several of these look like inference at first glanc
 
 RAG_PREP = """# rag · E1 prep (2026-10-07)
 
+下面几篇都已在 rag.md 锚定，inference 那边如果看到不用再收。
+
 ## 增量 1 · RAG-PIBench（arXiv:2610.08571）
 
 - prompt injection detection for retrieval; served with vLLM at low latency in the experiments.
