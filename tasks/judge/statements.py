@@ -50,13 +50,21 @@ def _anchor(template: str) -> str:
 # Where a template says {topic}: an ASCII name (ending where ASCII letters, digits, "_" and "-"
 # end) or a run of CJK characters; the name found is then looked up among the known topics'.
 # (Writing every topic's names into every template made compiling them cost seconds.)
-_TOPIC = r"(?P<topic>(?<![A-Za-z0-9_-])[A-Za-z][A-Za-z0-9_-]*(?![A-Za-z0-9_-])|[\u3400-\u9fff]+(?![\w-]))"
+_ASCII_NAME = r"(?<![A-Za-z0-9_-])[A-Za-z][A-Za-z0-9_-]*(?![A-Za-z0-9_-])"
 
 
 @lru_cache(maxsize=256)
-def template_patterns(templates: tuple[str, ...]) -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """Each template (with `{topic}`) as (anchor, pattern), tried only on texts holding its anchor."""
-    return tuple((_anchor(t), re.compile(_template(t, _TOPIC), re.I)) for t in templates if "{topic}" in t)
+def template_patterns(templates: tuple[str, ...], cjk_names: tuple[str, ...] = ()
+                      ) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """Each template (with `{topic}`) as (anchor, pattern), tried only on texts holding its anchor.
+
+    `{topic}` is any ASCII name (looked up among the known topics' afterwards) or one of the known
+    Chinese names (which must end their word: "无训练方法" says nothing about training). Writing
+    every name into every template, or a CJK range, made compiling them cost a second.
+    """
+    cjk = "|".join(re.escape(n) for n in sorted(cjk_names, key=lambda n: (-len(n), n)))
+    group = f"(?P<topic>{_ASCII_NAME}" + (f"|(?:{cjk})(?![\\w-])" if cjk else "") + ")"
+    return tuple((_anchor(t), re.compile(_template(t, group), re.I)) for t in templates if "{topic}" in t)
 
 
 @lru_cache(maxsize=64)
@@ -80,7 +88,8 @@ def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
     more = {n.lower(): t for n, t in extra if n.lower() not in index}
     folded = text.lower()
     found: list[tuple[int, str, str]] = []
-    for anchor, pattern in template_patterns(templates):
+    cjk = tuple(sorted(n for n in {*index, *more} if not n.isascii()))
+    for anchor, pattern in template_patterns(templates, cjk):
         if anchor not in folded:
             continue
         for m in pattern.finditer(text):
@@ -96,11 +105,18 @@ def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) 
     folded = text.lower()
     # Only words whose every chunk occurs can match (a substring test per word is far cheaper
     # than the alternation's lookbehinds at every position of a long entry).
-    present = tuple(w for w in words if all(c in folded for c in w.lower().split()))
-    if not present:
-        return None
+    present = [w for w in words if w.strip() and all(c in folded for c in w.lower().split())]
     exceptions = word_pattern(unless) if unless else None
-    for m in word_pattern(present).finditer(text):
-        if exceptions is None or not exceptions.match(text, m.start()):
-            return m.group(0)
-    return None
+    best: tuple[int, int, str] | None = None  # (start, -length, text): leftmost, then longest
+    for word in present:  # one cached pattern per word: a pattern per subset of words compiled for ever
+        for m in _word_regex(word).finditer(text):
+            if exceptions is None or not exceptions.match(text, m.start()):
+                if best is None or (m.start(), -len(m.group(0))) < best[:2]:
+                    best = (m.start(), -len(m.group(0)), m.group(0))
+                break
+    return best[2] if best else None
+
+
+@lru_cache(maxsize=4096)
+def _word_regex(word: str) -> re.Pattern[str]:
+    return re.compile(term_pattern(word), re.I)
