@@ -104,8 +104,6 @@ class Item(Base):
     # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).
-    primary_topic: Mapped[str | None] = mapped_column(String(128))
-    adjacent_topics: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
 
     source: Mapped[Source] = relationship(back_populates="items")
     mentions: Mapped[list[Mention]] = relationship(back_populates="item", cascade="all, delete-orphan")

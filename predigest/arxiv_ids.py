@@ -34,7 +34,7 @@ OLD_ARCHIVES = frozenset(
 
 _NEW_BODY = r"\d{4}\.\d{4,5}"
 _OLD_BODY = r"[a-z][a-z-]*(?:\.[A-Za-z-]+)?/\d{7}"
-# An explicit arXiv reference: "arXiv:XXXX", "arXiv XXXX", "arxiv.org/abs/XXXX", "arxiv.org/pdf/XXXX".
+# An explicit arXiv reference: "arXiv:XXXX", "arXiv XXXX", "arxiv.org/abs/XXXX", "arxiv.org/pdf/XXXX", "arxiv.org/html/XXXX".
 _EXPLICIT = re.compile(
     r"(?P<prefix>arxiv\.org/(?:abs|pdf|html)/|arxiv\s*[:：]\s*|arxiv\s+(?=\d)|(?<=10\.48550/)arxiv\.(?=\d))"
     r"(?P<token>[A-Za-z0-9./-]+)",

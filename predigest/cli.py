@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     backfill.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")
     backfill.set_defaults(func=cmd_backfill)
 
+    from predigest import explain
+
+    explain.add_parser(sub, parse_date)
     add_ops_commands(sub)
     for subparser in sub.choices.values():
         _debug_flag(subparser, argparse.SUPPRESS)  # after the subcommand too; never overrides the global one

@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     topics: list[str] = Field(default_factory=list)
     # Optional TOML with per-topic settings (schedule, timezone, terms); defaults ship in the package.
     topics_file: Path | None = None
+    # Optional TOML overriding judgment word lists and weights (predigest/judgment.toml).
+    judgment_file: Path | None = None
     lang: str = "zh"
     # Bound on concurrent Prefect task threads; keep below the DB pool size.
     task_concurrency: int = 4

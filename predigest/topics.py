@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from predigest.judgment import Judgment, TopicTerms, default_judgment, load_config, make_judgment
 from predigest.settings import Settings
 
 WORKSPACE_TOPICS_FILE = "predigest-topics.toml"
@@ -25,6 +26,8 @@ class Topic:
     schedule: str
     terms: tuple[str, ...] = ()
     aliases: tuple[str, ...] = field(default=())
+    # Word lists and weights of judgment, with every known topic's names and vocabulary.
+    judgment: Judgment = field(default_factory=default_judgment)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -91,6 +94,7 @@ def resolve_topic(name: str, settings: Settings, workspace: Path, config: dict[s
     """The configuration of one topic; unknown topics get the defaults and their own name as vocabulary."""
     config = config if config is not None else load_topic_config(settings, workspace)
     defaults = config.get("defaults", {})
+    judgment = judgment_for(settings, workspace, config)
     entry = config.get("topics", {}).get(name, {})
     schedule = entry.get("schedule") or defaults.get("schedule") or settings.default_schedule
     return Topic(
@@ -99,7 +103,22 @@ def resolve_topic(name: str, settings: Settings, workspace: Path, config: dict[s
         schedule=schedule,
         terms=tuple(entry.get("terms", ())),
         aliases=tuple(entry.get("aliases", ())),
+        judgment=judgment,
     )
+
+
+def topic_terms(name: str, config: dict[str, Any]) -> TopicTerms:
+    """A topic's names and vocabulary, as evidence of ownership reads them."""
+    entry = config.get("topics", {}).get(name, {})
+    names = tuple(dict.fromkeys((name, *entry.get("aliases", ()))))
+    return TopicTerms(name, names, tuple(dict.fromkeys((*names, *entry.get("terms", ())))))
+
+
+def judgment_for(settings: Settings, workspace: Path, config: dict[str, Any] | None = None) -> Judgment:
+    """The workspace's judgment configuration, knowing every configured or discovered topic."""
+    config = config if config is not None else load_topic_config(settings, workspace)
+    names = sorted(set(all_topic_names(config)) | set(discover_topics(workspace)) | set(settings.topics))
+    return make_judgment(load_config(workspace, settings.judgment_file), tuple(topic_terms(n, config) for n in names))
 
 
 def all_topic_names(config: dict[str, Any]) -> list[str]:

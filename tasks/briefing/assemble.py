@@ -52,7 +52,7 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
 
 def build_content(
     data: WindowData, topic: Topic, known_topics: list[str], tracked: Sequence[Tracked] = (),
-    stale_after_days: int = 7, rule: DensityRule = DensityRule(), judged: Sequence[Paper] | None = None,
+    stale_after_days: int = 7, rule: DensityRule | None = None, judged: Sequence[Paper] | None = None,
 ) -> BriefingContent:
     """Judge the window and return everything the renderers need, in a deterministic order.
 
@@ -78,7 +78,8 @@ def build_content(
     cards = [s for s in data.sources if s.kind == "paper_card" and not s.error]
     topic_cards = sum(1 for s in cards for c in data.cards.values() for v in c
                       if v.path == s.path and (v.primary or "").lower() in {n.lower() for n in topic.names})
-    report = density_report(counts, [(c.path, c.outcome) for c in checks], rule, topic_cards, len(cards),
+    report = density_report(counts, [(c.path, c.outcome) for c in checks], rule or DensityRule.from_mapping(
+        None, topic.judgment.density), topic_cards, len(cards),
                             min(by_source, key=lambda p: (-by_source[p], p)) if by_source else None)
     if baseline is not None:
         checks.append(baseline)

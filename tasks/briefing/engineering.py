@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
+from tasks.judge.own_text import echo_paths
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
@@ -127,8 +128,9 @@ def engineering_increments(
     # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
     common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
     by_path: dict[str, list[EntryView]] = defaultdict(list)
+    echoes = echo_paths(data.entries, topic.judgment)
     for entry in data.entries:
-        if entry.kind in NOTE_KINDS:
+        if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
     merged: list[_Candidate] = []
     for path in sorted(by_path):

@@ -11,17 +11,19 @@ from collections.abc import Sequence
 
 from predigest.topics import Topic
 from tasks.judge.dedup import anchor_status_as_of
-from tasks.judge.relevance import CategoryEvidence, ContextVerdict, Verdict, judge_context, judge_paper
+from tasks.judge.evidence import judge_ownership
+from tasks.judge.own_text import echo_paths
+from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
-from tasks.verify.markers import STARS
+from tasks.verify.markers import STARS, TRAILING_PROGRESS
 from tasks.verify.names import names_match
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
 _COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
 # Words a note appends to a paper's name about its own progress ("Foo Attack 承接", "FOO — 找到了").
-_TRAILING_CJK = re.compile(r"\s+(?:承接|找到了|也找到了|预告|复核|复测|跟进|补记|简记|续)$")
+_TRAILING_CJK = re.compile(rf"\s+(?:{TRAILING_PROGRESS})$")
 STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
                 "off_topic": 5}
 
@@ -68,43 +70,6 @@ def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData) -> 
     if alone:
         return _best(alone) or arxiv_id
     return next((m.title for m in mentions if m.kind == "work_queue" and m.title), arxiv_id)
-
-
-def _categories(arxiv_id: str, data: WindowData) -> list[CategoryEvidence]:
-    evidence = [CategoryEvidence(c.primary, c.secondary, c.path) for c in data.cards.get(arxiv_id, [])]
-    evidence += [
-        CategoryEvidence(p, tuple(x.strip() for x in (s or "").split(",") if x.strip()), "queue")
-        for p, s in data.queue_categories.get(arxiv_id, [])
-    ]
-    return evidence
-
-
-def _context_verdict(
-    mention: MentionView, categories: list[CategoryEvidence], topic: Topic, known_topics: list[str]
-) -> ContextVerdict:
-    """A card's or queue row's own words do not outvote the categories it declares for the paper,
-    and a raw feed listing needs more than one passing word to count (an abstract that says
-    "inference" once is not about serving)."""
-    verdict = judge_context(mention.context, topic, known_topics)
-    declared = mention.kind in ("paper_card", "work_queue") and any(c.primary for c in categories)
-    if declared and verdict.verdict is Verdict.RELEVANT:
-        return ContextVerdict(Verdict.NONE, verdict.hits, "分类未含本主题")
-    if is_feed_listing(mention.path) and verdict.verdict is Verdict.RELEVANT:
-        title = mention.context.split("\n", 1)[0]
-        in_title = judge_context(title, topic, known_topics).verdict is Verdict.RELEVANT
-        if not in_title and len(verdict.hits) < FEED_MIN_ABSTRACT_HITS:
-            return ContextVerdict(Verdict.NONE, verdict.hits, "订阅源条目仅顺带提及")
-    return verdict
-
-
-# A feed item (HF Daily API, arXiv listing) is relevant when its title uses the topic's vocabulary
-# or its abstract uses this many distinct terms.
-FEED_MIN_ABSTRACT_HITS = 3
-
-
-def is_feed_listing(path: str) -> bool:
-    """Feed snapshots are stored under their request URI; workspace files under relative paths."""
-    return path.startswith(("http://", "https://"))
 
 
 def stars(text: str) -> int:
@@ -173,16 +138,16 @@ def judge_papers(
 def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     """`judge_papers` without the memo (for callers that keep the result themselves)."""
     by_id: dict[str, list[MentionView]] = defaultdict(list)
+    echoes = echo_paths(data.entries, topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
-        if m.arxiv_id and not m.malformed:
+        if m.arxiv_id and not m.malformed and m.path not in echoes:
             by_id[m.arxiv_id].append(m)
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
     papers: list[Paper] = []
     for arxiv_id, mentions in by_id.items():
-        categories = _categories(arxiv_id, data)
-        contexts = [_context_verdict(m, categories, topic, known_topics) for m in mentions]
-        verdict, reason = judge_paper(contexts, categories, topic)
+        ownership = judge_ownership(arxiv_id, mentions, entries, data, topic)
+        verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)
         if anchor is not None:
             status = anchor.status
@@ -212,6 +177,7 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
             first_seen=days[0] if days else None, days_seen=len(days),
             credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
             relation=relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
+            evidence=tuple(ownership.evidence), owner=ownership.owner,
         ))
     papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id or ""))
     return papers

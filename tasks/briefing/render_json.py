@@ -45,7 +45,13 @@ def _increment(p: Paper, rank: int) -> dict[str, Any]:
         "first_seen": _day(p.first_seen),
         "days_seen": p.days_seen,
         "earlier_sources": p.earlier_sources,
+        **_judged(p),
     }
+
+
+def _judged(p: Paper) -> dict[str, Any]:
+    """Why the paper has its status: the owning topic, the reason and every piece of evidence."""
+    return {"owner": p.owner, "reason": p.reason, "evidence": [e.as_dict() for e in p.evidence]}
 
 
 def _verification(v: StatusAsOf) -> dict[str, Any]:
@@ -93,11 +99,11 @@ def briefing_dict(content: BriefingContent) -> dict[str, Any]:
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),
              "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources,
-             "suggested_section": p.suggested_section}
+             "suggested_section": p.suggested_section, **_judged(p)}
             for p in content.papers if p.status in CITABLE
         ],
         "off_topic": [
-            {"arxiv_id": p.arxiv_id, "title": p.title, "reason": p.reason, "sources": p.sources}
+            {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p)}
             for p in content.papers if p.status == "off_topic"
         ],
         "malformed_ids": sorted({raw for raw, _ in content.malformed}),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 
 from predigest.topics import Topic
@@ -10,10 +9,10 @@ from tasks.briefing.labels import short_title
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, SourceCheck
 from tasks.model.window import SourceView, WindowData
-from tasks.verify.markers import CONFIRMATORY, found
+from tasks.verify.markers import CONFIRMATORY, STARS, found
 from tasks.verify.names import is_generic
 
-_STARS = re.compile(r"可信度[^⭐\n]{0,16}?(⭐+)")
+_STARS = STARS
 READ_ONLY_KINDS = {"paper_card": "参考", "work_queue": "参考", "hf_daily": "参考", "knowledge": "基线"}
 TAGS = {"net_new": "NET-new", "engineering": "工程新增", "adjacent": "邻接", "already_anchored": "已锚",
         "reference_list_only": "引用列表"}

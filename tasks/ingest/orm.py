@@ -19,7 +19,7 @@ from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
 from tasks.common.guard import describe
 from tasks.common.text import clamp_text
-from tasks.ingest.rows import CATEGORY_CHARS, Classify, add_warnings, cap_mentions, source_header
+from tasks.ingest.rows import CATEGORY_CHARS, add_warnings, cap_mentions, source_header
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
@@ -31,7 +31,7 @@ UTC = dt.UTC
 
 def ingest_file_orm(
     session: Session, workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None,
-    tz: ZoneInfo, classify: Classify,
+    tz: ZoneInfo,
 ) -> IngestOutcome:
     """Store one new file version through the ORM, one entry at a time (keeps partial rows of a failed parse)."""
     source, text_ = source_header(workspace_id, wf, data, digest, error, tz)
@@ -56,7 +56,7 @@ def ingest_file_orm(
     if text_ is not None and error is None:
         before = list(source["warnings"])
         try:
-            error = _store_content(session, source_id, wf, text_, tz, classify, source)
+            error = _store_content(session, source_id, wf, text_, tz, source)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             error = f"parse failed: {describe(exc)}"
         if error:
@@ -67,8 +67,7 @@ def ingest_file_orm(
 
 
 def _store_content(
-    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify,
-    source: dict[str, Any],
+    session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any],
 ) -> str | None:
     """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
     items: list[ExtractedItem] = []
@@ -115,16 +114,10 @@ def _store_content(
         items = list(note_items(text_))
     items = cap_mentions(items, source["warnings"])
     for ordinal, extracted in enumerate(items):
-        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
-        primary_topic, adjacent = classify(
-            extracted.heading + "\n" + extracted.text,
-            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
-        )
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,
             title=extracted.title, text=extracted.text, key_points=extracted.key_points, numbers=extracted.numbers,
             hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at,
-            primary_topic=primary_topic, adjacent_topics=adjacent,
         )
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)

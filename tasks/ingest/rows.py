@@ -10,7 +10,7 @@ writer fills in (`tasks.ingest.write`).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
@@ -35,25 +35,23 @@ from tasks.ingest.source_row import (
     source_header,
 )
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
-from tasks.ingest.topics import TopicClassifier
 from tasks.knowledge.parse import parse_knowledge
 from tasks.queue.parse import parse_queue
 
 __all__ = [
-    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "Classify", "FileRows", "RowBuilder",
+    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "RowBuilder",
     "add_warnings", "build_files", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
     "source_header",
 ]
 
 UTC = dt.UTC
 
-Classify = Callable[[str, str | None, Iterable[str]], tuple[str | None, list[str]]]
 
 # COPY column lists; the ids a row leaves out are its last columns.
 CARD_COLUMNS = ("arxiv_id", "title", "primary_category", "secondary", "created_on", "votes", "tldr", "source_id")
 ANCHOR_COLUMNS = ("topic", "arxiv_id", "section", "anchored_on", "cited_on", "reference_only", "entry", "snapshot_id")
 ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "key_points", "numbers", "hedges", "links",
-                "observed_at", "extra", "primary_topic", "adjacent_topics", "id", "source_id")
+                "observed_at", "extra", "id", "source_id")
 MENTION_COLUMNS = ("arxiv_id", "version", "raw", "malformed", "context", "item_id")
 QUEUE_COLUMNS = ("snapshot_at", "rank", "arxiv_id", "title", "primary_category", "secondary_category", "note",
                  "source_id", "item_id")
@@ -98,7 +96,6 @@ class RowBuilder:
     def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic]):
         self.workspace_id = workspace_id
         self.tz = ZoneInfo(timezone)
-        self.classify: Classify = TopicClassifier(topics).classify
 
     def build(self, files: Sequence[ReadFile]) -> list[FileRows | None]:
         """Rows per file, in order; None for a file whose parse raised after producing rows."""
@@ -120,7 +117,7 @@ class RowBuilder:
             return rows
         started = [False]
         try:
-            _content(rows, wf, text_, self.tz, self.classify, started)
+            _content(rows, wf, text_, self.tz, started)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             if started[0]:
                 return None
@@ -130,7 +127,7 @@ class RowBuilder:
 
 
 def _content(
-    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, classify: Classify, started: list[bool]
+    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool]
 ) -> None:
     """Parse by kind into `rows` (the bulk twin of `tasks.ingest.orm`); `started` flags the first row made."""
     items: list[ExtractedItem] = []
@@ -176,13 +173,8 @@ def _content(
     items = cap_mentions(items, rows.source["warnings"])
     lines = _Lines()
     for ordinal, extracted in enumerate(items):
-        declared = extracted.queue_row or (card if wf.kind == "paper_card" else None)
-        primary_topic, adjacent = classify(
-            extracted.heading + "\n" + extracted.text,
-            getattr(declared, "primary", None), getattr(declared, "secondary", ()),
-        )
         started[0] = True
-        lines.add(ordinal, extracted, primary_topic, adjacent)
+        lines.add(ordinal, extracted)
     rows.items, rows.mentions, rows.queue = (
         "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
     rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items
@@ -203,11 +195,11 @@ class _Lines:
         self.queue: list[str] = []
         self.queue_items: list[int] = []
 
-    def add(self, ordinal: int, x: ExtractedItem, primary_topic: str | None, adjacent: list[str]) -> None:
+    def add(self, ordinal: int, x: ExtractedItem) -> None:
         self.items.append(template([
             str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text), json_field(x.key_points),
             json_field(x.numbers), json_field(x.hedges), json_field(x.links),
-            NULL if x.observed_at is None else str(x.observed_at), "{}", _text(primary_topic), json_field(adjacent),
+            NULL if x.observed_at is None else str(x.observed_at), "{}",
         ], 2))
         # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
         contexts: dict[str, str] = {}

@@ -134,7 +134,7 @@ def write_planned(
             outcomes.update(write_new(session, workspace_id, pending))
             pending = []
             outcomes[index] = ingest_file_orm(session, workspace_id, p.wf, p.data, p.digest, p.error,
-                                              builder.tz, builder.classify)
+                                              builder.tz)
             continue
         pending.append((index, built))
     outcomes.update(write_new(session, workspace_id, pending))

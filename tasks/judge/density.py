@@ -1,8 +1,12 @@
 """How dense the day was, as a documented function of the counts (never padded).
 
-Rule (defaults; a topic may override them under `density` in its topics TOML entry or
-`[defaults.density]`): score = NET-new + 0.5 × engineering + 0 × adjacent;
-score >= 5 high, >= 3 medium, >= 1 medium-low, else low.
+Rule (weights and thresholds in predigest/judgment.toml `[density]`; a topic may override them
+under `density` in its topics TOML entry or `[defaults.density]`):
+score = NET-new + engineering_weight × engineering + adjacent_weight × adjacent
+        + deepening_weight × reference-list papers the window discusses;
+score >= high: high, >= medium: medium, >= medium_low: medium-low, else low.
+A new paper counts 1 and everything else a fraction: the team calls an evening of 2 NET-new papers
+with engineering, adjacencies and deepenings around them medium-low, and one of 3 NET-new medium.
 """
 
 from __future__ import annotations
@@ -11,38 +15,50 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from predigest.judgment import default_judgment
+
 LEVELS = ("high", "medium", "medium-low", "low")
 
 
 @dataclass(frozen=True)
 class DensityRule:
-    """Thresholds on the score and the weight of each kind of increment."""
+    """Thresholds on the score and the weight of each kind of increment (`DensityRule.default()`)."""
 
-    high: float = 5
-    medium: float = 3
-    medium_low: float = 1
-    engineering_weight: float = 0.5
-    adjacent_weight: float = 0.0
+    high: float
+    medium: float
+    medium_low: float
+    engineering_weight: float
+    adjacent_weight: float
+    deepening_weight: float
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any] | None) -> DensityRule:
-        """A rule from a TOML table (`high`, `medium`, `medium_low`, `engineering_weight`, `adjacent_weight`)."""
+    def from_mapping(cls, values: Mapping[str, Any] | None, base: Mapping[str, Any] | None = None) -> DensityRule:
+        """A rule from a TOML table over `base` (default: the packaged `[density]`)."""
         names = {f.name for f in fields(cls)}
-        picked = {k.replace("-", "_"): float(v) for k, v in (values or {}).items() if k.replace("-", "_") in names}
+        merged = {**(base if base is not None else default_judgment().density), **(values or {})}
+        picked = {k.replace("-", "_"): float(v) for k, v in merged.items() if k.replace("-", "_") in names}
         return cls(**picked)
 
-    def score(self, net_new: int, adjacent: int = 0, engineering: int = 0) -> float:
-        return net_new + self.engineering_weight * engineering + self.adjacent_weight * adjacent
+    @classmethod
+    def default(cls) -> DensityRule:
+        return cls.from_mapping(None)
+
+    def score(self, net_new: int, adjacent: int = 0, engineering: int = 0, deepening: int = 0) -> float:
+        return round(net_new + self.engineering_weight * engineering + self.adjacent_weight * adjacent
+                     + self.deepening_weight * deepening, 6)
 
     def describe(self) -> str:
         """The rule in one line (for the briefing's footnote)."""
-        return (f"score = NET-new + {self.engineering_weight:g}×engineering + {self.adjacent_weight:g}×adjacent; "
+        return (f"score = NET-new + {self.engineering_weight:g}×engineering + {self.adjacent_weight:g}×adjacent"
+                f" + {self.deepening_weight:g}×reference-list deepening; "
                 f"≥{self.high:g} high, ≥{self.medium:g} medium, ≥{self.medium_low:g} medium-low, else low")
 
 
-def density_of(net_new: int, adjacent: int = 0, engineering: int = 0, rule: DensityRule = DensityRule()) -> str:
-    """high / medium / medium-low / low from the day's counts; adjacent items do not count by default."""
-    score = rule.score(net_new, adjacent, engineering)
+def density_of(net_new: int, adjacent: int = 0, engineering: int = 0, rule: DensityRule | None = None,
+               deepening: int = 0) -> str:
+    """high / medium / medium-low / low from the day's counts."""
+    rule = rule or DensityRule.default()
+    score = rule.score(net_new, adjacent, engineering, deepening)
     if score >= rule.high:
         return "high"
     if score >= rule.medium:
@@ -79,11 +95,13 @@ def density_report(
 ) -> DensityReport:
     """The report for `counts` (by increment status) and each checked source's (path, outcome)."""
     net_new, engineering, adjacent = counts.get("net_new", 0), counts.get("engineering", 0), counts.get("adjacent", 0)
+    deepening = counts.get("reference_list_only", 0)
     tally: dict[str, int] = {}
     for _, outcome in outcomes:
         tally[outcome] = tally.get(outcome, 0) + 1
     return DensityReport(
-        level=density_of(net_new, adjacent, engineering, rule), score=rule.score(net_new, adjacent, engineering),
+        level=density_of(net_new, adjacent, engineering, rule, deepening),
+        score=rule.score(net_new, adjacent, engineering, deepening),
         rule=rule.describe(), net_new=net_new, engineering=engineering, adjacent=adjacent,
         anchored=counts.get("already_anchored", 0), reference_only=counts.get("reference_list_only", 0),
         checked=len(outcomes), outcomes=dict(sorted(tally.items())),

@@ -19,13 +19,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from predigest.judgment import default_judgment
+from tasks.judge.statements import word_pattern
+
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
 _CJK = re.compile(r"[\u3400-\u9fff]+")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 _ANCHORED = re.compile(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
-_HINT_LINE = re.compile(r"建议|归入|归属|并入|suggest|belongs|→")
+_HINT_LINE = word_pattern(default_judgment().words("markers", "section_hint"))
 _TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
 K1, B = 1.5, 0.75
 

@@ -5,8 +5,8 @@ The reference is `reference_hits`: one `re.I` alternation over the whole vocabul
 resumes at that match's end). Python's `re` tries every alternative at every position, so that
 scan cost ~2 ms an entry and was the largest part of judging a window's relevance.
 
-`Vocabulary.hits` gives the same answer (the technique of `tasks.ingest.topics.TopicClassifier`,
-which ingest uses). It folds the text to lower case once and works out which terms *could* occur:
+`Vocabulary.hits` gives the same answer (the one term matcher: ownership, relevance and vocabulary
+evidence all use it). It folds the text to lower case once and works out which terms *could* occur:
 - a term with ASCII word boundaries and no space (`vLLM`, `tok/s`, `TensorRT-LLM`) can only match
   where an ASCII alphanumeric run of the text starts, and that run must equal the term's first
   run: one `[a-z0-9]+` pass gives the runs, a dict the terms;

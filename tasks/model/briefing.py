@@ -12,6 +12,24 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One piece of evidence about a paper's topic: where it was read, its kind, the topic it counts for."""
+
+    path: str
+    kind: str
+    topic: str
+    weight: float
+    detail: str = ""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Evidence:
+        return self  # immutable: judged papers are copied often, their evidence never changes
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "kind": self.kind, "topic": self.topic, "weight": self.weight,
+                "detail": self.detail}
+
+
+@dataclass(frozen=True)
 class EntryRef:
     path: str
     label: str | None
@@ -46,6 +64,9 @@ class Paper:
     neighbours: tuple[str, ...] = ()
     relation: list[str] = field(default_factory=list)  # how the sources relate it to the document
     hint_texts: list[str] = field(default_factory=list)  # texts read for explicit section hints
+    # What decided its topic: {path, kind, topic, weight, detail} per piece (tasks.judge.evidence).
+    evidence: tuple[Evidence, ...] = ()
+    owner: str | None = None  # the topic with the strongest evidence, if one leads
 
     @property
     def label(self) -> str:

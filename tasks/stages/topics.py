@@ -6,7 +6,14 @@ import datetime as dt
 from pathlib import Path
 
 from predigest.settings import Settings
-from predigest.topics import Topic, all_topic_names, discover_topics, load_topic_config, resolve_topic
+from predigest.topics import (
+    Topic,
+    all_topic_names,
+    discover_topics,
+    judgment_for,
+    load_topic_config,
+    resolve_topic,
+)
 from predigest.windows import ScheduleError, Window, window_for
 from tasks.judge.density import DensityRule
 
@@ -37,7 +44,7 @@ def density_rule_for(settings: Settings, workspace: Path, topic: str) -> Density
     """The topic's density thresholds: `density` under the topic, else `[defaults.density]`, else the defaults."""
     config = load_topic_config(settings, workspace)
     entry = config.get("topics", {}).get(topic, {}).get("density") or config.get("defaults", {}).get("density")
-    return DensityRule.from_mapping(entry)
+    return DensityRule.from_mapping(entry, judgment_for(settings, workspace, config).density)
 
 
 def scheduled_window(topic: Topic, day: dt.date) -> Window | None:

@@ -12,7 +12,7 @@ import re
 
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
-from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at
+from tasks.verify.markers import HEDGE, HEDGE_BOILERPLATE, RELEASED, SETTLE, all_found, found, sentence_at
 from tasks.verify.names import (
     distinctive,
     is_generic,
@@ -27,7 +27,7 @@ from tasks.verify.status import Observation, Tracked, is_open
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
-_BOILERPLATE = re.compile(r"^[\s⚠️❗*]*(?:T\d{1,2}\s*)?(?:待核实|待验证|存疑|矛盾|待确认|注意)?\s*[*]*\s*[·:：]?\s*")
+_BOILERPLATE = re.compile(rf"^[\s⚠️❗*]*(?:T\d{{1,2}}\s*)?(?:{HEDGE_BOILERPLATE})?\s*[*]*\s*[·:：]?\s*")
 _NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
 
 

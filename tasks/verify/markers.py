@@ -1,37 +1,60 @@
-"""The words sources use to hedge, settle, dismiss or recommend something (Chinese and English)."""
+"""The words sources use to hedge, settle, dismiss or recommend something (Chinese and English).
+
+The words are data: predigest/judgment.toml `[markers]` (packaged), compiled here once per process.
+"""
 
 from __future__ import annotations
 
 import re
 
+from predigest.judgment import default_judgment
+from tasks.judge.statements import word_pattern
+
+_WORDS = default_judgment()
+
+
+def _words(name: str) -> tuple[str, ...]:
+    return _WORDS.words("markers", name)
+
+
+def _regexes(name: str) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{r})" for r in _words(name)), re.IGNORECASE)
+
+
+def _alternation(name: str) -> str:
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(_words(name), key=lambda w: (-len(w), w)))
+
+
 # Same family as the note parser's hedge markers; queue notes and free text are read with it.
-HEDGE = re.compile(
-    r"待核实|待验证|存疑|未经验证|需要核实|需核实|待确认|不能直接信|unverified|needs verification|to be verified|unconfirmed",
-    re.IGNORECASE,
-)
-SETTLE = re.compile(r"已核实|已确认|已验证|已证实|核实无误|确认无误|(?<![\w-])(?:confirmed|verified)(?![\w-])", re.I)
+HEDGE = word_pattern(_words("hedge"))
+SETTLE = word_pattern(_words("settle"))
 # A promise is settled by the thing happening.
-RELEASED = re.compile(r"已开源|已发布|已上线|正式发布|正式开源|open[- ]sourced|(?<![\w-])released(?![\w-])|now available", re.I)
-_NEGATION = re.compile(r"(?:not|n't|never|yet to be|未|没|没有|尚未|无法|不)\s*$", re.IGNORECASE)
+RELEASED = word_pattern(_words("released"))
+_NEGATION = re.compile(f"(?:{_alternation('negation')})\\s*$", re.IGNORECASE)
 # A source says an entry adds nothing: confirmation, already anchored, background, left out.
-CONFIRMATORY = re.compile(
-    r"确认性|已锚|不进|背景|不收|跳过|不算增量|无新增|没有新|无新东西|没新东西|不新增|不展开|不重复|不引用|"
-    r"already anchored|background only|confirmatory|(?<![\w-])skip(?:ped)?(?![\w-])",
-    re.IGNORECASE,
-)
+CONFIRMATORY = word_pattern(_words("confirmatory"))
 # A source recommends an entry for the evening briefing.
-E1_RECOMMEND = re.compile(
-    r"建议进\s*(?:\w+\s*)?E1|(?<!不)进\s*E1(?!\s*[？?])|[→>]\s*E1(?![\w])|E1\s*(?:工程新增|主推|新增|候选)|"
-    r"recommend(?:ed)?\s+for\s+E1|E1\s+candidate",
-    re.IGNORECASE,
-)
+E1_RECOMMEND = _regexes("e1_recommend_regex")
 _E1_CELL = re.compile(r"^\s*E1(?![\w])", re.IGNORECASE)
 _E1_HEADER = re.compile(r"E1", re.IGNORECASE)
-_YES = re.compile(r"^\s*(?:是|yes|y|✓|✔|√)\b", re.IGNORECASE)
+_YES = re.compile(f"^\\s*(?:{_alternation('yes')})(?![A-Za-z0-9])", re.IGNORECASE)
 # "条目#1 + #2", "#6", "条目1", "Entry 3": references to a note's numbered entries.
-LABEL_REF = re.compile(r"(?:条目|Entry|Item|增量)?\s*[#＃]\s*(\d{1,3})(?![\d.])|(?:条目|Entry|Item|增量)\s*(\d{1,3})(?![\d.])", re.I)
-MERGED_NAME = re.compile(r"(?:合成|合并为|合并成|并为|merged? into)\s*(?:一条)?\s*[「“\"]([^」”\"]{3,120})[」”\"]", re.I)
-STARS = re.compile(r"可信度[^⭐\n]{0,16}?(⭐+)")
+_ENTRY = _alternation("entry_words")
+LABEL_REF = re.compile(f"(?:{_ENTRY})?\\s*[#＃]\\s*(\\d{{1,3}})(?![\\d.])|(?:{_ENTRY})\\s*(\\d{{1,3}})(?![\\d.])", re.I)
+MERGED_NAME = re.compile(f"(?:{_alternation('merge_words')})\\s*(?:一条)?\\s*[「“\"]([^」”\"]{{3,120}})[」”\"]", re.I)
+STARS = re.compile(f"(?:{_alternation('credibility')})[^⭐\\n]{{0,16}}?(⭐+)", re.I)
+# Markers other verify and briefing modules read (compiled once here).
+HEDGE_BOILERPLATE = _alternation("hedge_boilerplate")
+TRAILING_PROGRESS = _alternation("trailing_progress")
+SECTION_HINT = word_pattern(_words("section_hint"))
+GENERIC_TITLE = re.compile(f"^(?:{'|'.join(_words('generic_title_regex'))})", re.IGNORECASE)
+FUTURE = word_pattern(_words("future"))
+ACTION = word_pattern(_words("action"))
+METRICS: dict[str, re.Pattern[str]] = {
+    name: re.compile(pattern, re.IGNORECASE) for name, pattern in _WORDS.config.get("metrics_regex", {}).items()
+}
+STOP_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "stop"))
+COMMON_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "common"))
 
 
 def found(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -12,28 +12,15 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, STOP_WORDS
+
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
-_STOP = frozenset((
-    "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "in", "into", "is", "it", "of",
-    "on", "or", "our", "the", "to", "via", "vs", "we", "with", "without", "not", "no", "new", "how",
-    "why", "what", "when", "where", "which", "does", "do", "can", "its", "this", "that", "than", "more"
-))
+_STOP = STOP_WORDS
 # Words too common in this domain to identify a thing on their own.
-_COMMON = frozenset((
-    "benchmark", "benchmarks", "survey", "report", "update", "updates", "release", "serving",
-    "inference", "engine", "engines", "system", "systems", "model", "models", "attention", "cache",
-    "kernel", "kernels", "router", "routing", "scheduler", "scheduling", "agent", "agents",
-    "production", "stack", "platform", "framework", "frameworks", "blog", "paper", "papers", "official",
-    "github", "llm", "llms", "gpu", "gpus", "data", "performance", "analysis", "study", "review",
-    "overview", "guide", "tutorial", "series", "notes", "summary", "latency", "throughput", "memory"
-))
-GENERIC_TITLES = re.compile(
-    r"^(?:本轮|今日|今天|本周)?(?:小结|总结|结论|摘要|汇总|杂记|杂项|其他|备注|行动项|待办|下一轮|对账|本轮不收|"
-    r"给\s*\S{1,12}|summary|conclusion|notes?|misc|todo|action items?|next)\b",
-    re.IGNORECASE,
-)
+_COMMON = COMMON_WORDS
+GENERIC_TITLES = GENERIC_TITLE
 
 
 # Both are pure and called for the same few thousand names by every check of every window.

@@ -13,23 +13,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tasks.verify.markers import METRICS as METRIC_PATTERNS
+
 # Metric classes: a number's context must name one of these for it to be compared at all.
-METRICS: dict[str, re.Pattern[str]] = {
-    name: re.compile(pattern, re.IGNORECASE)
-    for name, pattern in {
-        "throughput": r"吞吐|throughput|QPS|tok/s|tokens/s|req/s|TPS",
-        "latency": r"延迟|时延|latency|TTFT|TPOT|TTLT|TBT|P50|P90|P99",
-        "accuracy": r"准确率|精度|accuracy|precision|recall|召回|一致率|match",
-        "speedup": r"加速|提速|speed-?up|faster|slower|快|慢",
-        "gap": r"差距|领先|落后|优势|gap|lead|ahead|behind",
-        "memory": r"显存|内存|memory|VRAM|HBM",
-        "bandwidth": r"带宽|bandwidth|GB/s|TB/s",
-        "hit_rate": r"命中率|hit rate",
-        "cost": r"成本|价格|cost|price|\$",
-        "utilization": r"利用率|utili[sz]ation|占用率",
-        "violation": r"违约率|violation",
-    }.items()
-}
+METRICS = METRIC_PATTERNS
 _VALUE = re.compile(
     r"^\s*(?P<pre>[~≈<>≤≥±]|约)?\s*[+\-−]?\s*(?P<a>\d[\d,]*(?:\.\d+)?)(?P<sa>[kKM](?![A-Za-z]))?"
     r"(?:\s*[–—~-]\s*(?P<b>\d[\d,]*(?:\.\d+)?)(?P<sb>[kKM](?![A-Za-z]))?)?(?P<plus>\+)?"

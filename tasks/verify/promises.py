@@ -7,10 +7,9 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-_FUTURE = re.compile(
-    r"计划|预计|将于|将在|拟于|定于|目标|planned|plans? to|expected|scheduled|slated|targeting|due|will", re.I
-)
-_ACTION = re.compile(r"开源|发布|上线|推出|交付|release|open[- ]source|launch|ship|(?<![A-Za-z])GA(?![A-Za-z])|available", re.I)
+from tasks.verify.markers import ACTION, FUTURE
+
+_FUTURE, _ACTION = FUTURE, ACTION
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import Engine, func, select
@@ -96,10 +97,11 @@ def test_papers_are_looked_up_once(clean_db: Engine, settings: Settings) -> None
 
 
 def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, settings: Settings) -> None:
-    """A listing item whose abstract mentions the topic once is checked but not an increment."""
-    from tasks.briefing.judge import _context_verdict
+    """A listing item whose abstract mentions the topic once is checked but not an increment: one
+    term is below the weight a topic needs to own a paper (judgment.toml `min_owner`)."""
+    from tasks.judge.evidence import judge_ownership
     from tasks.judge.relevance import Verdict
-    from tasks.model.window import MentionView
+    from tasks.model.window import MentionView, WindowData
 
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     now = dt.datetime(2026, 10, 9, tzinfo=dt.UTC)
@@ -108,7 +110,12 @@ def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, s
         return MentionView(1, "https://rss.arxiv.org/rss/cs.LG", "arxiv_feed", 0, None, "t", "t", "2610.00001",
                            "oai:arXiv.org:2610.00001", False, context, now)
 
-    passing = _context_verdict(mention("Graph Learning for Molecules\nWe use variational inference."), [], topic, [])
-    titled = _context_verdict(mention("Fast vLLM Serving\nA system."), [], topic, [])
-    dense = _context_verdict(mention("A System\nWe cut TTFT and raise throughput with KV cache reuse."), [], topic, [])
+    data = WindowData(run.window_of(topic, now.date()))
+
+    def verdict(context: str) -> Any:
+        return judge_ownership("2610.00001", [mention(context)], {}, data, topic)
+
+    passing = verdict("Graph Learning for Molecules\nWe use variational inference.")
+    titled = verdict("Fast vLLM Serving\nA system.")
+    dense = verdict("A System\nWe cut TTFT and raise throughput with KV cache reuse.")
     assert (passing.verdict, titled.verdict, dense.verdict) == (Verdict.NONE, Verdict.RELEVANT, Verdict.RELEVANT)

@@ -20,10 +20,11 @@ from db.engine import make_engine, session_scope
 from db.models import Base
 from predigest.settings import Settings
 from tasks import run
+from tasks.ingest import orm
+from tasks.ingest import rows as row_builder
 from tasks.ingest.orm import ingest_file_orm
 from tasks.ingest.rows import RowBuilder
 from tasks.ingest.store import IngestOutcome, _unchanged, plan_files
-from tasks.ingest.topics import TopicClassifier
 from tests.helpers import SAMPLE_WORKSPACE
 from tests.ingest.bad_inputs import write_cases
 
@@ -56,8 +57,7 @@ def _per_file(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> li
                 if p.existing is not None:
                     out.append(_unchanged(session, ref.id, wf, p.existing))
                 else:
-                    out.append(ingest_file_orm(session, ref.id, wf, p.data, p.digest, p.error, builder.tz,
-                                               builder.classify))
+                    out.append(ingest_file_orm(session, ref.id, wf, p.data, p.digest, p.error, builder.tz))
     finally:
         engine.dispose()
     return out
@@ -149,14 +149,21 @@ def test_a_parse_that_raises_part_way_keeps_the_rows_it_made(
         "## 1. PARTWAY-FIRST vLLM serving (arXiv:2609.01111)\n- fine\n\n## 2. BOOM-PARTWAY KV cache (arXiv:2609.02222)\n",
         encoding="utf-8")
 
-    classify = TopicClassifier.classify
+    # A bug while storing the second entry, on both paths (the bulk rows and the ORM per-file path).
+    add, item = row_builder._Lines.add, orm.Item
 
-    def classify_raising(self: TopicClassifier, text_: str, *args: Any) -> tuple[str | None, list[str]]:
-        if "BOOM-PARTWAY" in text_:  # the second entry's heading: the first entry is made by then
+    def add_raising(self: row_builder._Lines, ordinal: int, x: Any) -> None:
+        if "BOOM-PARTWAY" in x.heading:  # the second entry's heading: the first entry is made by then
             raise RuntimeError("parser bug")
-        return classify(self, text_, *args)
+        add(self, ordinal, x)
 
-    monkeypatch.setattr(TopicClassifier, "classify", classify_raising)
+    def item_raising(**fields: Any) -> Any:
+        if "BOOM-PARTWAY" in fields["heading"]:
+            raise RuntimeError("parser bug")
+        return item(**fields)
+
+    monkeypatch.setattr(row_builder._Lines, "add", add_raising)
+    monkeypatch.setattr(orm, "Item", item_raising)
     expected = _run(_settings(tmp_path / "reference", migrated_database), root, _per_file)
 
     def bulk(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:

@@ -13,9 +13,8 @@ from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import run
 from tasks.ingest.sources import note_items
-from tasks.judge import relevance
 from tasks.judge.relevance import term_hits
-from tasks.judge.terms import _FOLD, alternation, reference_hits, term_pattern, vocabulary
+from tasks.judge.terms import _FOLD, reference_hits, vocabulary
 from tests.helpers import SAMPLE_WORKSPACE
 
 ODD = Topic("odd", "UTC", "0 0 * * *", aliases=("od",), terms=(
@@ -81,10 +80,3 @@ def test_fold_table_covers_every_character_re_i_matches_with_ascii_alphanumerics
     for c in odd:
         folded = c.translate(_FOLD).lower()
         assert len(folded) == 1 and folded.isascii() and re.match(re.escape(folded), c, re.I)
-
-
-def test_relevance_keeps_the_names_ingest_imports() -> None:
-    # tasks.ingest.topics builds its classifier from these two names.
-    assert relevance._term_pattern is term_pattern and relevance._vocabulary is alternation
-    kept, pattern = relevance._vocabulary(("vLLM", " ", "KV cache"))
-    assert kept == ("vLLM", "KV cache") and pattern.search("a kv  CACHE") is not None

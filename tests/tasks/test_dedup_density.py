@@ -8,8 +8,8 @@
 - anything dated after `day` does not exist yet: an id anchored only later is absent, and an id
   cited early and anchored later is reference_list_only before the anchor and already_anchored
   from the anchor's day on.
-`density_of(net_new, adjacent, engineering)`: score = net_new + 0.5 × engineering; >= 5 high,
->= 3 medium, >= 1 medium-low, else low; adjacent items never count.
+`density_of(net_new, adjacent, engineering)`: the packaged rule (judgment.toml [density]): a new
+paper counts 1, engineering and adjacent items 0.15; >= 5 high, >= 3 medium, >= 1 medium-low.
 """
 
 from __future__ import annotations
@@ -121,37 +121,34 @@ def test_ids_are_independent() -> None:
 
 
 # --- density_of ------------------------------------------------------------------------------------
+# The four hand-written evenings are in tests/judge/test_density_table.py; these are the boundaries.
 
 
 @pytest.mark.parametrize(
     ("net_new", "engineering", "expected"),
     [
         (0, 0, "low"),
-        (0, 1, "low"),  # 0.5
+        (0, 6, "low"),  # 0.9: engineering alone never makes an evening
         (1, 0, "medium-low"),  # boundary 1
-        (0, 2, "medium-low"),  # 1.0 from engineering alone
-        (2, 1, "medium-low"),  # 2.5
+        (2, 6, "medium-low"),  # 2.9
         (3, 0, "medium"),  # boundary 3
-        (2, 2, "medium"),  # 3.0
-        (4, 1, "medium"),  # 4.5
+        (2, 7, "medium"),  # 3.05
         (5, 0, "high"),  # boundary 5
-        (4, 2, "high"),  # 5.0
-        (6, 2, "high"),  # the sample's Oct 7: 6 NET-new + 2 engineering
-        (3, 0, "medium"),  # the sample's Oct 9: 3 NET-new
+        (4, 7, "high"),  # 5.05
     ],
 )
 def test_density_thresholds(net_new: int, engineering: int, expected: str) -> None:
     assert density_of(net_new, engineering=engineering) == expected
 
 
-def test_adjacent_items_never_count() -> None:
-    assert density_of(0, adjacent=10) == "low"
-    assert density_of(2, adjacent=10) == "medium-low"
-    assert density_of(4, adjacent=1) == "medium"
+def test_adjacent_items_count_for_little() -> None:
+    assert density_of(0, adjacent=6) == "low"
+    assert density_of(2, adjacent=6) == "medium-low"
+    assert density_of(2, adjacent=7) == "medium"
 
 
 def test_custom_rule_moves_the_boundaries() -> None:
-    rule = DensityRule(high=10, medium=6, medium_low=2)
+    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5})
     assert density_of(1, rule=rule) == "low"
     assert density_of(2, rule=rule) == "medium-low"
     assert density_of(5, engineering=2, rule=rule) == "medium"

@@ -10,9 +10,8 @@
 - relevant when the context uses the topic's vocabulary (ASCII terms on word boundaries, so
   "serving" is not found in "observing");
 - none otherwise.
-`judge_paper` combines contexts and declared categories: a card/queue primary equal to the topic
-wins over everything, then any relevant context, then a secondary category naming the topic, then
-adjacency; otherwise none, with a reason naming the other primaries.
+Papers are judged by ownership instead (tests/judge/test_ownership.py); this verdict is for entries
+that name no paper. The words come from predigest/judgment.toml.
 """
 
 from __future__ import annotations
@@ -20,14 +19,7 @@ from __future__ import annotations
 import pytest
 
 from predigest.topics import Topic
-from tasks.judge.relevance import (
-    CategoryEvidence,
-    ContextVerdict,
-    Verdict,
-    declared_owners,
-    judge_context,
-    judge_paper,
-)
+from tasks.judge.relevance import ContextVerdict, Verdict, declared_owners, judge_context
 
 TOPIC = Topic(
     name="inference", timezone="Asia/Shanghai", schedule="20 22 * * *",
@@ -156,62 +148,3 @@ def test_declared_owners_only_counts_known_topics() -> None:
     assert declared_owners("归属：agents；主题 rag；topic: security", KNOWN) == {"agents", "rag"}
     assert declared_owners("归属：inference §1.11", KNOWN) == {"inference"}
     assert declared_owners("归属：agents主线", KNOWN) == {"agents"}
-
-
-# --- judge_paper -----------------------------------------------------------------------------------
-
-RELEVANT = ContextVerdict(Verdict.RELEVANT, ("vLLM",))
-ADJACENT = ContextVerdict(Verdict.ADJACENT, ("vLLM",), "来源登记为邻接")
-EXCLUDED_AGENTS = ContextVerdict(Verdict.EXCLUDED, (), "归属 agents")
-EXCLUDED_NOTE = ContextVerdict(Verdict.EXCLUDED, (), "标注不属于 inference")
-NONE = ContextVerdict(Verdict.NONE)
-
-
-def test_card_primary_equal_to_topic_beats_excluded_contexts() -> None:
-    verdict, reason = judge_paper(
-        [EXCLUDED_AGENTS, EXCLUDED_NOTE], [CategoryEvidence("inference", (), "organized/paper_cards/x.md")], TOPIC
-    )
-    assert (verdict, reason) == (Verdict.RELEVANT, "主分类")
-
-
-def test_primary_matches_aliases_case_insensitively() -> None:
-    topic = Topic(name="inference", timezone="UTC", schedule="20 22 * * *", aliases=("serving-systems",))
-    assert judge_paper([], [CategoryEvidence("Serving-Systems")], topic) == (Verdict.RELEVANT, "主分类")
-
-
-def test_relevant_context_makes_the_paper_relevant() -> None:
-    assert judge_paper([NONE, EXCLUDED_NOTE, RELEVANT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
-
-
-def test_secondary_category_containing_the_topic_is_relevant() -> None:
-    categories = [CategoryEvidence("llm-infra", ("rag", "inference"), "queue")]
-    assert judge_paper([EXCLUDED_AGENTS], categories, TOPIC) == (Verdict.RELEVANT, "副分类")
-
-
-def test_secondary_category_wins_over_adjacency() -> None:
-    categories = [CategoryEvidence("agents", ("inference",), "queue")]
-    assert judge_paper([ADJACENT], categories, TOPIC)[0] is Verdict.RELEVANT
-
-
-def test_adjacent_only_when_no_context_is_relevant() -> None:
-    assert judge_paper([ADJACENT, NONE], [], TOPIC) == (Verdict.ADJACENT, "邻接")
-    assert judge_paper([ADJACENT, RELEVANT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
-    assert judge_paper([RELEVANT, ADJACENT], [], TOPIC) == (Verdict.RELEVANT, "正文相关")
-
-
-def test_reason_names_the_other_primaries() -> None:
-    categories = [
-        CategoryEvidence("rag", (), "organized/paper_cards/a.md"),
-        CategoryEvidence("agents", (), "queue"),
-        CategoryEvidence("rag", (), "queue"),
-        CategoryEvidence(None, (), "queue"),
-    ]
-    verdict, reason = judge_paper([NONE, EXCLUDED_NOTE], categories, TOPIC)
-    assert verdict is Verdict.NONE
-    assert reason == "主分类 agents/rag"
-
-
-def test_reason_falls_back_to_the_exclusion_then_to_not_covered() -> None:
-    assert judge_paper([NONE, EXCLUDED_AGENTS, EXCLUDED_NOTE], [], TOPIC) == (Verdict.NONE, "归属 agents")
-    assert judge_paper([NONE], [], TOPIC) == (Verdict.NONE, "未涉及本主题")
-    assert judge_paper([], [], TOPIC) == (Verdict.NONE, "未涉及本主题")

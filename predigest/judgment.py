@@ -1,0 +1,92 @@
+"""Judgment configuration: the word lists and weights judging reads, as data (`judgment.toml`).
+
+Packaged defaults, then a workspace's `predigest-judgment.toml`, then PREDIGEST_JUDGMENT_FILE:
+tables merge key by key, and a list in an override replaces the packaged list. The loaded
+configuration is immutable and compares (and hashes) by its content digest, so judging code can
+cache compiled patterns per configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+WORKSPACE_JUDGMENT_FILE = "predigest-judgment.toml"
+
+
+@dataclass(frozen=True)
+class TopicTerms:
+    """A known topic as evidence reads it: its name, the names it goes by, its vocabulary."""
+
+    name: str
+    names: tuple[str, ...]
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Judgment:
+    """One judgment configuration, plus every known topic's names and vocabulary."""
+
+    config: dict[str, Any] = field(repr=False)
+    topics: tuple[TopicTerms, ...] = field(default=(), repr=False)
+    digest: str = ""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Judgment) and other.digest == self.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def weight(self, name: str) -> float:
+        return float(self.config["weights"][name])
+
+    def words(self, table: str, name: str) -> tuple[str, ...]:
+        return tuple(str(w) for w in self.config.get(table, {}).get(name, ()))
+
+    @property
+    def density(self) -> dict[str, Any]:
+        return dict(self.config.get("density", {}))
+
+    def with_topics(self, topics: tuple[TopicTerms, ...]) -> Judgment:
+        return make_judgment(self.config, topics)
+
+
+def make_judgment(config: dict[str, Any], topics: tuple[TopicTerms, ...] = ()) -> Judgment:
+    blob = json.dumps([config, [[t.name, t.names, t.terms] for t in topics]], sort_keys=True, ensure_ascii=False)
+    return Judgment(config, topics, hashlib.sha256(blob.encode()).hexdigest()[:16])
+
+
+def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """Tables merge key by key; any other value in `override` replaces the base value."""
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+@lru_cache(maxsize=1)
+def packaged_config() -> dict[str, Any]:
+    text = resources.files("predigest").joinpath("judgment.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+def load_config(workspace: Path | None, extra: Path | None = None) -> dict[str, Any]:
+    """Packaged defaults, then the workspace's file, then `extra` (PREDIGEST_JUDGMENT_FILE)."""
+    config = packaged_config()
+    for candidate in ((workspace / WORKSPACE_JUDGMENT_FILE) if workspace else None, extra):
+        if candidate is not None and Path(candidate).is_file():
+            with Path(candidate).open("rb") as handle:
+                config = merge(config, tomllib.load(handle))
+    return config
+
+
+@lru_cache(maxsize=1)
+def default_judgment() -> Judgment:
+    """The packaged configuration, without any topic vocabulary (topics add theirs)."""
+    return make_judgment(packaged_config())

@@ -1,0 +1,145 @@
+"""A paper's own text in each source that names it, and the topics a note is written for.
+
+Own text is what a source says about this paper and nothing else:
+- a paper card: its title and TL;DR; a work-queue row or a table row: the row alone;
+- a note entry naming only this paper: its heading and body (table rows about other papers aside);
+- a note entry naming several papers (a digest, a radar list): its own heading when that names the
+  paper, and the blocks (a list item with its continuation lines, or a paragraph) that name it;
+  when its heading names this paper, also the blocks that name no paper at all; a heading that
+  names no paper is read like a section heading.
+The headings of the sections an entry sits in are kept apart (`sections`): statements there
+("## 训练侧（不进 inference）") apply to the paper, vocabulary there does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from predigest.judgment import Judgment, TopicTerms
+from tasks.judge.statements import found_word
+from tasks.model.window import EntryView, MentionView
+
+PATH_SEP = " › "
+_BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+>]|\d{1,3}[.)、]|#{1,6}\s)")
+_ID_EDGE = re.compile(r"[0-9]")
+
+
+@dataclass(frozen=True)
+class OwnText:
+    path: str
+    sections: str
+    body: str
+    listed: bool = False  # a line or row of a note entry about several papers, not an entry of its own
+
+
+def names_id(text: str, arxiv_id: str) -> bool:
+    """Whether `text` names the canonical id (any raw form: arXiv:…, a URL, a version suffix)."""
+    lowered = text.lower()
+    at = lowered.find(arxiv_id)
+    while at >= 0:
+        before = lowered[at - 1] if at else " "
+        after = lowered[at + len(arxiv_id)] if at + len(arxiv_id) < len(lowered) else " "
+        if not _ID_EDGE.match(before) and before != "." and not _ID_EDGE.match(after):
+            return True
+        at = lowered.find(arxiv_id, at + 1)
+    return False
+
+
+def _blocks(text: str) -> list[str]:
+    """A note body as blocks: list items with their continuation lines, paragraphs, table rows."""
+    blocks: list[list[str]] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            blocks.append([])
+            continue
+        starts = bool(_BLOCK_START.match(line)) or stripped.startswith("|")
+        if starts or not blocks or not blocks[-1] or blocks[-1][-1].strip().startswith("|"):
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+    return ["\n".join(b) for b in blocks if b]
+
+
+def _split_heading(entry: EntryView) -> tuple[str, str]:
+    """(enclosing section headings, own heading) of a note entry."""
+    parts = entry.heading.split(PATH_SEP) if entry.heading else []
+    if entry.title is not None and parts:
+        return PATH_SEP.join(parts[:-1]), parts[-1]
+    return PATH_SEP.join(parts), ""
+
+
+def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> OwnText:
+    if entry is None:
+        return OwnText(mention.path, "", mention.context)
+    sections, heading = _split_heading(entry)
+    if mention.context.lstrip().startswith("|"):
+        return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
+    others = set(entry.ids) - {arxiv_id}
+    blocks = [b for b in _blocks(entry.text) if not b.lstrip().startswith("|")]
+    if not others:
+        return OwnText(mention.path, sections, "\n".join([heading, *blocks]))
+    headed = names_id(heading, arxiv_id)
+    mine = [b for b in blocks if names_id(b, arxiv_id) or (headed and not any(names_id(b, o) for o in others))]
+    if not headed and not any(names_id(heading, o) for o in others):
+        sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
+    return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
+
+
+def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
+              entries: dict[tuple[int, int], EntryView]) -> Iterator[OwnText]:
+    """The paper's own text in each distinct context that names it."""
+    seen: set[tuple[int, int, str]] = set()
+    for m in mentions:
+        key = (m.source_id, m.item_ordinal, m.context if m.context.lstrip().startswith("|") else "")
+        if key in seen:
+            continue
+        seen.add(key)
+        if m.kind in ("paper_card", "work_queue") or m.path.startswith(("http://", "https://")):
+            yield OwnText(m.path, "", m.context)
+        else:
+            yield _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)))
+
+
+def preambles(mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView]) -> list[OwnText]:
+    """The preambles (text before the first heading, naming no paper) of the notes that name a paper."""
+    out = []
+    for source_id in sorted({m.source_id for m in mentions if m.kind not in ("paper_card", "work_queue")}):
+        first = entries.get((source_id, 0))  # a preamble is a note's first entry
+        if first is not None and first.label == "preamble" and not first.ids:
+            out.append(OwnText(first.path, "", first.text))
+    return out
+
+
+def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
+    """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
+    windows judged, so their mentions are not evidence of anything new."""
+    markers = j.words("notes", "briefing_markers")
+    return {e.path for e in entries if _holds(markers, e.text) or _holds(markers, e.heading)}
+
+
+@lru_cache(maxsize=16384)
+def _holds(words: tuple[str, ...], text: str) -> bool:
+    return found_word(words, text) is not None
+
+
+def _slug_tokens(path: str) -> list[str]:
+    name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+    return [t for t in re.split(r"[^a-z0-9\u3400-\u9fff]+", name) if t]
+
+
+@lru_cache(maxsize=4096)
+def note_topics(path: str, j: Judgment, topics: tuple[TopicTerms, ...]) -> tuple[tuple[str, str], ...]:
+    """(topic, kind) for each topic a note's file name names: note_for_topic in an E1 prep note,
+    note_names_topic otherwise. Multi-word names ("llm-infra") match as consecutive tokens."""
+    tokens = _slug_tokens(path)
+    joined = "-" + "-".join(tokens) + "-"
+    markers = {m.lower() for m in j.words("notes", "prep_markers")}
+    prep = any(t in markers for t in tokens)
+    named = [t.name for t in topics
+             if any("-" + "-".join(_slug_tokens(n)) + "-" in joined for n in t.names if _slug_tokens(n))]
+    kind = "note_for_topic" if prep else "note_names_topic"
+    return tuple((name, kind) for name in named)

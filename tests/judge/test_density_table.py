@@ -1,0 +1,44 @@
+"""Contract: the density rule labels the four hand-written evenings as their authors did.
+
+The counts are what each hand-written briefing counted (issue 11): the two sample evenings and two
+evenings the maintainers keep. The rule is the packaged one (predigest/judgment.toml [density]);
+the seeds' 「中偏低」 and 「中低」 are both medium-low. A margin test keeps the calibration from
+resting on a knife edge: one more or one fewer non-paper item leaves every label unchanged.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.judge.density import DensityRule, density_of, density_report
+
+EVENINGS = [
+    # (evening, NET-new, engineering, adjacent, reference-list deepening, label)
+    ("2026-10-07 sample", 6, 3, 0, 0, "high"),
+    ("2026-10-09 sample", 3, 0, 2, 0, "medium"),
+    ("unseen A", 2, 1, 0, 0, "medium-low"),
+    ("unseen B", 2, 2, 2, 1, "medium-low"),
+]
+
+
+@pytest.mark.parametrize(("evening", "net_new", "engineering", "adjacent", "deepening", "label"), EVENINGS)
+def test_each_evening_gets_its_hand_written_label(evening: str, net_new: int, engineering: int, adjacent: int,
+                                                   deepening: int, label: str) -> None:
+    assert density_of(net_new, adjacent, engineering, deepening=deepening) == label, evening
+
+
+@pytest.mark.parametrize(("evening", "net_new", "engineering", "adjacent", "deepening", "label"), EVENINGS)
+@pytest.mark.parametrize("delta", [-1, 1])
+def test_labels_hold_with_one_item_more_or_less(evening: str, net_new: int, engineering: int, adjacent: int,
+                                                deepening: int, label: str, delta: int) -> None:
+    for kind in range(3):
+        counts = [engineering, adjacent, deepening]
+        counts[kind] = max(0, counts[kind] + delta)
+        assert density_of(net_new, counts[1], counts[0], deepening=counts[2]) == label, (evening, counts)
+
+
+def test_the_report_states_the_rule_with_its_weights() -> None:
+    report = density_report({"net_new": 2, "engineering": 2, "adjacent": 2, "reference_list_only": 1}, [],
+                            DensityRule.default())
+    assert report.level == "medium-low" and report.score == pytest.approx(2.75)
+    assert "0.15×engineering" in report.rule and "≥3 medium" in report.rule
