@@ -8,6 +8,7 @@ import re
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 
 from predigest.topics import Topic
 from tasks.judge.dedup import anchor_status_as_of
@@ -45,17 +46,24 @@ def _best(titles: list[str]) -> str | None:
     return max(cleaned, key=lambda t: (_latin_weight(t), -cleaned.index(t))) if cleaned else None
 
 
-def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData) -> str:
+def ids_per_item(data: WindowData) -> dict[tuple[int, int], set[str]]:
+    """The ids each entry of the window names (once per window: a paper's title asks it of its entries)."""
+    out: dict[tuple[int, int], set[str]] = defaultdict(set)
+    for m in data.mentions:
+        if m.arxiv_id:
+            out[(m.source_id, m.item_ordinal)].add(m.arxiv_id)
+    return out
+
+
+def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData,
+               per_item: dict[tuple[int, int], set[str]] | None = None) -> str:
     """The paper's name: its card, an entry headed by it, the knowledge document, an entry about it alone, the queue."""
     for card in data.cards.get(arxiv_id, []):
         if card.title:
             return card.title
     notes = [m for m in mentions if m.kind != "work_queue" and m.label != "preamble" and m.title]
-    ids_per_item: dict[tuple[int, int], set[str]] = defaultdict(set)
-    for m in data.mentions:
-        if m.arxiv_id:
-            ids_per_item[(m.source_id, m.item_ordinal)].add(m.arxiv_id)
-    alone = [m.title or "" for m in notes if ids_per_item[(m.source_id, m.item_ordinal)] == {arxiv_id}]
+    named = per_item if per_item is not None else ids_per_item(data)
+    alone = [m.title or "" for m in notes if named.get((m.source_id, m.item_ordinal)) == {arxiv_id}]
     headed = [m.title or "" for m in notes if m.raw in m.heading]
     # An entry about it alone that names it like a headed one may carry the fuller title.
     best = _best(headed + [t for t in alone if any(names_match(clean_title(t), clean_title(h)) for h in headed)])
@@ -72,6 +80,7 @@ def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData) -> 
     return next((m.title for m in mentions if m.kind == "work_queue" and m.title), arxiv_id)
 
 
+@lru_cache(maxsize=1024)  # asked once per paper of an entry: a digest's entry names hundreds
 def stars(text: str) -> int:
     """The ⭐ self-rating an entry gives itself (0 when none)."""
     return max((len(m.group(1)) for m in STARS.finditer(text)), default=0)
@@ -145,6 +154,7 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
     papers: list[Paper] = []
+    per_item = ids_per_item(data)
     for arxiv_id, mentions in by_id.items():
         ownership = judge_ownership(arxiv_id, mentions, entries, data, topic)
         verdict, reason = ownership.verdict, ownership.reason
@@ -167,7 +177,7 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
         days = data.mention_days.get(arxiv_id, ())
         texts = [entries[(m.source_id, m.item_ordinal)].text for m in mentions if (m.source_id, m.item_ordinal) in entries]
         papers.append(Paper(
-            arxiv_id=arxiv_id, title=_title_for(arxiv_id, mentions, data), status=status, reason=reason,
+            arxiv_id=arxiv_id, title=_title_for(arxiv_id, mentions, data, per_item), status=status, reason=reason,
             sources=sources, entries=list(dict.fromkeys(EntryRef(m.path, m.label, m.heading) for m in mentions)),
             anchored_on=anchor.anchored_on if anchor else None, cited_on=anchor.cited_on if anchor else None,
             sections=anchor.sections if anchor else (), key_points=points[:6],

@@ -25,6 +25,8 @@ from tasks.model.window import EntryView, MentionView
 PATH_SEP = " › "
 _BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+>]|\d{1,3}[.)、]|#{1,6}\s)")
 _ID_EDGE = re.compile(r"[0-9]")
+# A new-style id as `names_id` reads it: not after a digit or a dot, not followed by a digit.
+_NEW_ID_TOKEN = re.compile(r"(?<![0-9.])[0-9]{4}\.[0-9]{4,5}(?![0-9])")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,37 @@ def names_id(text: str, arxiv_id: str) -> bool:
             return True
         at = lowered.find(arxiv_id, at + 1)
     return False
+
+
+def ids_named(text: str, ids: frozenset[str]) -> frozenset[str]:
+    """Which of `ids` the text names (`names_id` for each), in one pass over the text: an entry of a
+    digest can name thousands of ids, and asking each id of each block is quadratic."""
+    found = {token for token in _NEW_ID_TOKEN.findall(text) if token in ids}
+    found.update(i for i in ids if "/" in i and names_id(text, i))  # old-style ids are rare
+    return frozenset(found)
+
+
+@dataclass(frozen=True)
+class _NamedBlocks:
+    blocks: tuple[str, ...]  # an entry's blocks other than table rows, in order
+    by_id: dict[str, tuple[int, ...]]  # id -> the blocks that name it
+    unnamed: tuple[int, ...]  # the blocks that name no id
+
+
+@lru_cache(maxsize=64)
+def _named_blocks(text: str, ids: frozenset[str]) -> _NamedBlocks:
+    """An entry's blocks with the ids each names, indexed once per entry, not per paper: a digest's
+    entry can name thousands of papers, each of which asks for its own blocks."""
+    blocks = tuple(b for b in _blocks(text) if not b.lstrip().startswith("|"))
+    by_id: dict[str, list[int]] = {}
+    unnamed: list[int] = []
+    for k, block in enumerate(blocks):
+        named = ids_named(block, ids)
+        if not named:
+            unnamed.append(k)
+        for arxiv_id in named:
+            by_id.setdefault(arxiv_id, []).append(k)
+    return _NamedBlocks(blocks, {i: tuple(v) for i, v in by_id.items()}, tuple(unnamed))
 
 
 def _blocks(text: str) -> list[str]:
@@ -78,13 +111,16 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
     sections, heading = _split_heading(entry)
     if mention.context.lstrip().startswith("|"):
         return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
-    others = set(entry.ids) - {arxiv_id}
-    blocks = [b for b in _blocks(entry.text) if not b.lstrip().startswith("|")]
-    if not others:
-        return OwnText(mention.path, sections, "\n".join([heading, *blocks]))
-    headed = names_id(heading, arxiv_id)
-    mine = [b for b in blocks if names_id(b, arxiv_id) or (headed and not any(names_id(b, o) for o in others))]
-    if not headed and not any(names_id(heading, o) for o in others):
+    known = frozenset(entry.ids) | {arxiv_id}
+    named = _named_blocks(entry.text, known)
+    if len(known) == 1:
+        return OwnText(mention.path, sections, "\n".join([heading, *named.blocks]))
+    in_heading = ids_named(heading, known)
+    headed = arxiv_id in in_heading
+    # Its own blocks, and under a heading that names it, the blocks that name no paper at all.
+    chosen = set(named.by_id.get(arxiv_id, ())) | (set(named.unnamed) if headed else set())
+    mine = [named.blocks[k] for k in sorted(chosen)]
+    if not headed and not in_heading - {arxiv_id}:
         sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
 

@@ -63,7 +63,6 @@ FILE_STAGES = [
     ("tasks.ingest.rows", "source_header", "note"),
     ("tasks.ingest.rows", "note_items", "note"),
     ("tasks.ingest.sources", "parse_note", "note"),
-    ("tasks.ingest.topics", "TopicClassifier.classify", "note"),
     ("tasks.ingest.rows", "cap_mentions", "note"),
     ("tasks.ingest.rows", "parse_card", "card"),
     ("tasks.ingest.rows", "card_items", "card"),
@@ -72,10 +71,11 @@ FILE_STAGES = [
     ("tasks.ingest.rows", "parse_knowledge", "knowledge"),
 ]
 # The topic-level stages, each raising for its own topic.
-TOPIC_STAGES = [
-    ("tasks.run", "window_of"), ("tasks.run", "collect_window"), ("tasks.run", "observe_window"),
-    ("tasks.run", "judge_papers"), ("tasks.run", "build_content"), ("tasks.run", "render_markdown"),
-    ("tasks.run", "render_json"), ("tasks.run", "publish_briefing"),
+TOPIC_STAGES = [  # where each stage is looked up when a topic is briefed (tasks/stages)
+    ("tasks.stages.briefings", "window_of"), ("tasks.stages.derive", "collect_window"),
+    ("tasks.stages.derive", "observe_window"), ("tasks.stages.derive", "judge_window"),
+    ("tasks.stages.briefings", "build_content"), ("tasks.stages.briefings", "render_markdown"),
+    ("tasks.stages.briefings", "render_json"), ("tasks.stages.briefings", "publish_with_site"),
 ]
 
 
