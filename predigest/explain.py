@@ -19,7 +19,7 @@ from predigest.arxiv_ids import canonicalize, find_ids
 
 
 def add_parser(sub: Any, date_type: Any) -> None:
-    explain = sub.add_parser("explain", help="show the evidence behind each paper's verdict for a date and topic")
+    explain = sub.add_parser("explain", help="why each paper got its verdict (evidence and weights)")
     explain.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
     explain.add_argument("--date", type=date_type, required=True, help="briefing date YYYY-MM-DD")
     explain.add_argument("--topic", required=True, help="topic whose briefing to explain")
