@@ -41,7 +41,7 @@ def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arx
                               marker="待核实", sources=(path,), raised_on=day, last_seen=day, status="pending",
                               age_days=0, resolved_on=None, evidence=None, resolved_by=None, advice="advice " + text)
     counts = {"net_new": net_new, "adjacent": 1, "engineering": 1}
-    rule = DensityRule()
+    rule = DensityRule.from_mapping(None)
     report = density_report(counts, [(path, "increments")], rule, main_source=path)
     return BriefingContent(
         topic=topic, date=day, window_start=cutoff - dt.timedelta(days=1), cutoff=cutoff, timezone=TZ,
