@@ -176,7 +176,7 @@ def test_two_workers_backfill_ten_dates_once(stack: Stack) -> None:
 
     ref = run.register_workspace(stack.settings, stack.workspace)
     out = stack.published / "briefings"
-    assert sorted(p.name for p in out.iterdir()) == ["index.json", "inference", "rag"]
+    assert sorted(p.name for p in out.iterdir()) == ["index.html", "index.json", "inference", "rag"]
     for topic in run.topics_for(stack.settings, stack.workspace, None):
         assert len(list((out / topic.name).glob("*.json"))) == len(DAYS)
         for day in DAYS:
