@@ -13,8 +13,6 @@ import datetime as dt
 import logging
 from pathlib import Path
 
-import pytest
-
 from predigest.settings import Settings
 from tasks.publish.artifacts import announce, artifact_key
 from tasks.publish.storage import LocalStore
