@@ -18,6 +18,9 @@ from predigest.arxiv_ids import find_ids
 
 ARXIV_ABS = "https://arxiv.org/abs/"
 SAFE_SCHEMES = frozenset({"http", "https"})
+MAIL_SCHEMES = frozenset({"http", "https", "mailto"})  # where a reader may also write to an address
+# Inside a URL: whitespace, C0/C1 controls, and bidirectional embeddings, overrides, isolates and marks.
+_HIDDEN = re.compile("[\x00-\x20\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 # Browsers drop ASCII tab/newline anywhere in a URL and C0 controls/space at its ends.
 _URL_JUNK = re.compile(r"[\x00-\x20\x7f]+")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -28,21 +31,30 @@ def arxiv_abs_url(canonical_id: str) -> str:
     return ARXIV_ABS + canonical_id
 
 
-def safe_url(url: str) -> str | None:
-    """`url` when following it can only fetch a web page (an absolute http or https URL), else None.
+def safe_url(url: str | None, schemes: frozenset[str] = SAFE_SCHEMES) -> str | None:
+    """`url` when following it can only fetch a web page (an absolute http or https URL; `mailto:`
+    too where the caller passes it in `schemes`), else None. The one test of a URL in an output.
 
-    Entities are decoded and whitespace/control characters removed before the scheme is read, as a
-    browser would, so `&#106;avascript:`, `java\\tscript:` and `JaVaScRiPt:` are all refused; a
-    relative or scheme-less URL is refused too (its meaning depends on where the output is served).
+    An allow-list, not a block-list. Entities are decoded and whitespace/control characters removed
+    before the scheme is read, as a browser would, so `&#106;avascript:`, `java\\tscript:` and
+    `JaVaScRiPt:` are all refused; so are relative and scheme-less URLs (their meaning depends on
+    where the output is served) and URLs holding whitespace, control characters or bidirectional
+    controls (which hide what the link is, or make it read backwards).
     """
+    url = (url or "").strip()
+    if not url or _HIDDEN.search(url):
+        return None
     decoded = _URL_JUNK.sub("", html.unescape(html.unescape(url)))
     m = _SCHEME.match(decoded)
-    if m is None or m.group(1).lower() not in SAFE_SCHEMES:
+    if m is None or m.group(1).lower() not in schemes or _HIDDEN.search(decoded):
         return None
-    parts = urllib.parse.urlsplit(decoded)
-    if not parts.netloc:
+    try:
+        parts = urllib.parse.urlsplit(decoded)
+    except ValueError:
         return None
-    return url.strip()
+    if not (parts.path if m.group(1).lower() == "mailto" else parts.netloc):
+        return None
+    return url
 
 
 # [text](target "title") and ![alt](target); the target may be <bracketed>.

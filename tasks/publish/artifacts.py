@@ -20,10 +20,11 @@ from typing import Any, Protocol
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from predigest.settings import Settings
+from tasks.common.urls import safe_url
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary, labels_for, statement
 from tasks.publish.publish import briefing_keys
-from tasks.publish.safety import clean_text, safe_url
+from tasks.publish.safety import clean_text
 from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, open_store
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from feedgen.feed import FeedGenerator
 
+from tasks.common.urls import safe_url
 from tasks.publish.pages import labels_for, render_entry_html, statement
-from tasks.publish.safety import clean_text, safe_url
+from tasks.publish.safety import clean_text
 
 # Fixed namespace for entry and feed ids: they must never change, or readers see every entry again.
 _ID_NAMESPACE = uuid.UUID("6d1f0c52-2f0b-5b8e-9a57-2d6c1e8f4b10")

@@ -25,9 +25,10 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 import apprise
 
 from predigest.settings import Settings
+from tasks.common.urls import safe_url
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
 from tasks.publish.publish import JSON_CONTENT_TYPE, validate_topic
-from tasks.publish.safety import clean_text, safe_url
+from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore
 
 log = logging.getLogger(__name__)

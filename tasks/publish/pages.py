@@ -16,7 +16,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from tasks.briefing.labels import DENSITY, LABELS, short_title
-from tasks.publish.safety import arxiv_url, clean_text, note_html, safe_url
+from tasks.common.urls import safe_url
+from tasks.publish.safety import arxiv_url, clean_text, note_html
 from tasks.publish.site_labels import SITE_LABELS
 
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")

@@ -3,17 +3,19 @@
 Nothing from a note is trusted (DESIGN.md, "Edges of the system"). Text is cleaned of characters that
 break XML or reorder what a reader sees, note text goes through markdown-it-py with raw HTML off and
 then nh3 with an allow-list of tags, attributes and URL schemes, and every link we build ourselves
-passes `safe_url`. Autoescaping in the templates does the rest.
+passes `safe_url` (tasks.common.urls, the one test of a URL). Autoescaping in the templates does the rest.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 import nh3
 from markdown_it import MarkdownIt
 from markupsafe import Markup
+
+from tasks.common.urls import MAIL_SCHEMES, arxiv_abs_url, safe_url
 
 # Bidirectional embeddings, overrides and isolates (U+202A..U+202E, U+2066..U+2069) can make a link
 # or a claim read backwards ("Trojan Source"); marks (U+200E, U+200F, U+061C) likewise. Stripped, and
@@ -25,7 +27,6 @@ _XML_INVALID = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]
 # C1 controls are legal XML but render as nothing useful and can confuse terminals and mail clients.
 _C1 = re.compile("[\x7f-\x9f]")
 
-SAFE_SCHEMES = frozenset({"http", "https", "mailto"})
 _ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z][a-z-]*(?:\.[A-Za-z-]+)?/\d{7})")
 
 _INLINE_TAGS = {"a", "code", "em", "strong", "del", "br"}
@@ -43,40 +44,16 @@ def clean_text(text: str | None) -> str:
     return _BIDI_CONTROLS.sub("", _C1.sub("", _XML_INVALID.sub("", text)))
 
 
-def safe_url(url: str | None) -> str | None:
-    """`url` if it is an absolute http, https or mailto URL with nothing hidden in it, else None.
-
-    An allow-list, not a block-list: `javascript:`, `data:`, `vbscript:`, `file:`, relative and
-    scheme-relative URLs, and anything with whitespace or controls (which browsers strip before
-    reading the scheme, e.g. "java\\tscript:") are all refused.
-    """
-    if not url or url != url.strip() or any(ord(ch) < 0x21 or 0x7F <= ord(ch) <= 0x9F for ch in url):
-        return None
-    if _BIDI_CONTROLS.search(url):
-        return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    if parts.scheme.lower() not in SAFE_SCHEMES:
-        return None
-    if parts.scheme.lower() in ("http", "https") and not parts.netloc:
-        return None
-    if parts.scheme.lower() == "mailto" and not parts.path:
-        return None
-    return url
-
-
 def arxiv_url(arxiv_id: str | None) -> str | None:
     """The arXiv abstract page of a canonical id, or None when `arxiv_id` is not one."""
     if not arxiv_id or not _ARXIV_ID.fullmatch(arxiv_id):
         return None
-    return f"https://arxiv.org/abs/{quote(arxiv_id, safe='/.')}"
+    return arxiv_abs_url(quote(arxiv_id, safe="/."))
 
 
 def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
     if attribute == "href":
-        return safe_url(value)
+        return safe_url(value, MAIL_SCHEMES)  # a note may link to an address
     return value
 
 
@@ -86,7 +63,7 @@ def sanitise(html: str) -> str:
         html,
         tags=_INLINE_TAGS,
         attributes=_ATTRIBUTES,
-        url_schemes=set(SAFE_SCHEMES),
+        url_schemes=set(MAIL_SCHEMES),
         attribute_filter=_filter_attribute,
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,

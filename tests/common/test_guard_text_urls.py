@@ -1,7 +1,8 @@
 """Contract of the shared safety mechanisms: `guarded` turns any Exception (not BaseException) into a
 Failure naming the input and `Type: message`; `clean_text`/`display_name` leave no NUL, lone
-surrogate or control character; `safe_url` accepts only absolute http(s) URLs, however the scheme is
-disguised; `defang_markdown` leaves no dangerous link and points id links at arXiv."""
+surrogate or control character; `safe_url` accepts only absolute http(s) URLs (mailto where asked),
+however the scheme is disguised, and nothing with whitespace or controls inside; `defang_markdown`
+leaves no dangerous link and points id links at arXiv."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 from tasks.common.guard import guarded
 from tasks.common.limits import count_or_none
 from tasks.common.text import clean_text, display_name, has_bad_chars
-from tasks.common.urls import arxiv_abs_url, defang_markdown, safe_url
+from tasks.common.urls import MAIL_SCHEMES, arxiv_abs_url, defang_markdown, safe_url
 
 
 def test_guarded_records_any_exception_and_passes_values() -> None:
@@ -37,14 +38,22 @@ def test_names_and_text_are_made_safe() -> None:
 @pytest.mark.parametrize("url", ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "&#106;avascript:alert(1)",
                                  "&#x6A;avascript:x", "java\tscript:x", " javascript:x", "vbscript:x",
                                  "data:text/html,<script>", "DATA:x", "/relative", "//host/x", "ftp://x/y",
-                                 "https:///nohost"])
-def test_unsafe_urls_are_refused(url: str) -> None:
+                                 "https:///nohost", "https://a.org/x y", "https://a.org/\u202ex", "https://a.org/\x85x",
+                                 "https://a.org/&#x202e;x", "mailto:a@b.org", "", None])
+def test_unsafe_urls_are_refused(url: str | None) -> None:
     assert safe_url(url) is None
 
 
 def test_http_urls_are_kept() -> None:
     assert safe_url("https://arxiv.org/abs/2610.04646") == "https://arxiv.org/abs/2610.04646"
     assert safe_url("http://example.com/a?b=c") == "http://example.com/a?b=c"
+    assert safe_url("  https://e.org/  ") == "https://e.org/"
+
+
+def test_mailto_only_where_the_caller_allows_it() -> None:
+    assert safe_url("mailto:team@example.org", MAIL_SCHEMES) == "mailto:team@example.org"
+    assert safe_url("mailto:", MAIL_SCHEMES) is None
+    assert safe_url("javascript:x", MAIL_SCHEMES) is None
 
 
 def test_markdown_keeps_no_dangerous_link() -> None:
