@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Sequence
 
 from predigest.topics import Topic
 from tasks.briefing.engineering import engineering_increments
-from tasks.briefing.judge import judge_papers
+from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
 from tasks.briefing.sources import source_checks
 from tasks.judge.density import DensityRule, density_report
@@ -61,7 +62,8 @@ def build_content(
     `judged`: the window's papers as `judge_window` returned them, when the caller has them already.
     """
     day = data.window.cutoff_local.date()
-    papers = judge_papers(data, topic, known_topics, judged)
+    # A copy: what follows adds to and places the papers, and the caller's stay as judged.
+    papers = copy.deepcopy(list(judged)) if judged is not None else judge_window(data, topic, known_topics)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)

@@ -248,7 +248,7 @@ def _mention_history(session: Session, versions: Versions, data: WindowData) -> 
         when = times.get(item_id)
         if arxiv_id and when is not None:
             days.setdefault(arxiv_id, set()).add(when.astimezone(tz).date())
-    # By id: rows come back in no particular order, and judge_papers fingerprints this dict's repr.
+    # By id: rows come back in no particular order, and the judgment must not depend on it.
     data.mention_days = {k: tuple(sorted(days[k])) for k in sorted(days)}
     add_lookups(session, data, window_ids)
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import re
-import threading
-from collections import OrderedDict, defaultdict
-from collections.abc import Sequence
+from collections import defaultdict
 from functools import lru_cache
 
 from predigest.topics import Topic
@@ -104,48 +100,11 @@ def split_points(points: list[str], topic: str) -> tuple[list[str], list[str]]:
     return kept, relation
 
 
-_MEMO: OrderedDict[str, list[Paper]] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-_MEMO_SIZE = 4
-
-
-def _fingerprint(data: WindowData, topic: Topic, known_topics: list[str]) -> str:
-    """Everything judge_papers reads, hashed (dataclass reprs are deterministic)."""
-    digest = hashlib.sha256()
-    for part in (data.window, topic, known_topics, data.mentions, data.entries, data.cards, data.queue_categories,
-                 data.knowledge.anchors if data.knowledge else None, data.mention_days, data.sources):
-        digest.update(repr(part).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
-def judge_papers(
-    data: WindowData, topic: Topic, known_topics: list[str], judged: Sequence[Paper] | None = None
-) -> list[Paper]:
+def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
     """One Paper per canonical id mentioned in the window, sorted by status then first appearance.
 
-    Memoised on a fingerprint of its inputs: the daily flow records verifications and then
-    publishes the same window, and judging a large window is the expensive part of both. A caller
-    that already holds this window's `judge_window` result passes it as `judged` (a copy comes back,
-    callers change their papers): the fingerprint of a large window costs a tenth of judging it.
-    """
-    if judged is not None:
-        return copy.deepcopy(list(judged))
-    key = _fingerprint(data, topic, known_topics)
-    with _MEMO_LOCK:
-        hit = _MEMO.get(key)
-        if hit is not None:
-            _MEMO.move_to_end(key)
-            return copy.deepcopy(hit)
-    papers = judge_window(data, topic, known_topics)
-    with _MEMO_LOCK:
-        _MEMO[key] = copy.deepcopy(papers)
-        while len(_MEMO) > _MEMO_SIZE:
-            _MEMO.popitem(last=False)
-    return papers
-
-
-def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
-    """`judge_papers` without the memo (for callers that keep the result themselves)."""
+    Each (topic, day) is judged once per run: the stages pass the result along (`Judged`), so there
+    is no process-wide memo to go stale or to hold a large window twice."""
     by_id: dict[str, list[MentionView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
