@@ -12,6 +12,8 @@ import os
 import re
 
 _BAD = re.compile(r"[\x00\ud800-\udfff]")
+# C0 and C1 controls and the Unicode line/paragraph separators: what would break a line of output.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def has_bad_chars(value: str) -> bool:
@@ -34,9 +36,8 @@ def display_name(name: str) -> str:
     characters (newline, tab, ...) become `\\n`-style escapes."""
     if _BAD.search(name):
         name = os.fsencode(name).decode("utf-8", "backslashreplace").replace("\x00", "\\x00")
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" for c in name):
-        name = "".join(c if not (ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029")
-                       else c.encode("unicode_escape").decode("ascii") for c in name)
+    if _CONTROL.search(name):
+        name = _CONTROL.sub(lambda m: m.group(0).encode("unicode_escape").decode("ascii"), name)
     return name
 
 
