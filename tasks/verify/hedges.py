@@ -9,42 +9,50 @@ settled in the same sentence raise nothing.
 from __future__ import annotations
 
 import re
+from typing import Any
 
+from tasks.judge.own_text import echo_paths
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
-from tasks.verify.markers import HEDGE, HEDGE_BOILERPLATE, RELEASED, SETTLE, all_found, found, sentence_at
+from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
 from tasks.verify.names import (
     distinctive,
-    is_generic,
+    head_token,
     is_name,
     lead_phrase,
     mentions_name,
     names_match,
+    names_nothing,
     short_name,
 )
+from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
 
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-
-
-_BOILERPLATE = re.compile(rf"^[\s⚠️❗*]*(?:T\d{{1,2}}\s*)?(?:{HEDGE_BOILERPLATE})?\s*[*]*\s*[·:：]?\s*")
 _NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 
 def _name_in(text: str) -> str | None:
-    """The name a hedged line leads with, after any "⚠️ T1 待核实 ·" boilerplate ("FooLink 报告…" -> "FooLink")."""
-    rest = _BOILERPLATE.sub("", text, count=1)
+    """The name a hedged line leads with, after the note's labels ("⚠️ T1 待核实 · FooLink 报告…" -> "FooLink")."""
+    rest = strip_labels(text)
     lead = lead_phrase(rest)
-    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not is_generic(lead) and distinctive(lead):
-        return lead
+    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not names_nothing(lead) and distinctive(lead):
+        return strip_labels(lead)
     run = _NAME_RUN.match(rest)
-    if run and is_name(run.group(1)) and not is_generic(run.group(1)):
+    if run and is_name(run.group(1)) and not names_nothing(run.group(1)):
         return run.group(1)
     return None
 
 
+def _coined_in(text: str) -> str | None:
+    """The first coined name in a hedged line ("Needs verification: FooServe's 2x …" -> "FooServe")."""
+    return next((t.group(0) for t in _TOKEN.finditer(HEDGE.sub(" ", strip_labels(text)))
+                 if head_token(t.group(0)) and not names_nothing(t.group(0))), None)
+
+
 def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
-    """What a hedged line is about, or None when it is about nothing of this topic."""
+    """What a hedged line is about, or None when it is about nothing of this topic (or nothing at all)."""
     written = text_ids(text)
     if written and not ctx.topical(written):
         return None
@@ -54,8 +62,9 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
     entry_ids = ctx.topical(entry.ids)
     if entry.ids and not entry_ids and not written:
         return None  # the entry is about another topic's paper
-    about = entry_ids if not is_generic(entry.title) else []
-    for candidates in ([i for i in about if i in entry.heading], ctx.named_ids(entry.title or "")):
+    title = strip_labels(entry.title or "")
+    about = entry_ids if not names_nothing(title) else []
+    for candidates in ([i for i in about if i in entry.heading], ctx.named_ids(title)):
         if len(candidates) == 1 and not written:
             return candidates[0]
     if not ctx.relevant(entry):
@@ -65,42 +74,61 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
         return name
     if len(about) == 1 and not written:
         return about[0]
-    if entry.title and not is_generic(entry.title):
-        return entry.title
-    return None
+    return _coined_in(text) if names_nothing(title) else title
 
 
-def _advice(entry: EntryView, hedge_text: str) -> str:
-    """A "建议…" line right after the hedged line, if the source gave one."""
-    lines = [line.strip(" -*>") for line in entry.text.splitlines()]
-    probe = hedge_text[:30]
-    at = next((k for k, line in enumerate(lines) if probe and probe in line.replace("**", "")), None)
-    if at is None:
-        return ""
-    for line in lines[at : at + 4]:
-        plain = line.replace("**", "")
-        if plain.startswith("建议") and "§" not in plain:
-            return plain[plain.find("建议") + 2 :].lstrip("：: ")[:200]
-    return ""
+def _hedges(entry: EntryView) -> list[dict[str, str]]:
+    """The parser's hedges, plus lines holding a hedge it does not know (judgment.toml `hedge_extra`)."""
+    out = [dict(h) for h in entry.hedges]
+    known = " ".join(str(h.get("text", "")) for h in out)
+    for line in entry.text.splitlines():
+        marker = HEDGE.search(line)
+        plain = " ".join(line.replace("**", "").split()).strip(" -*>")
+        if marker and plain and plain[:40] not in known and plain not in known:
+            out.append({"marker": marker.group(0), "text": plain[:400]})
+    return out
+
+
+def _settled_by_doc(ctx: Context, subject: str) -> bool:
+    """Whether the knowledge document, as of the cutoff, has taken in `subject` (anchored it)."""
+    doc = ctx.data.knowledge
+    if doc is None:
+        return False
+    for a in doc.anchors:
+        if a.reference_only or a.anchored_on is None or a.anchored_on > ctx.day:
+            continue
+        if a.arxiv_id == subject or (not text_ids(subject) and mentions_name(a.entry, subject)):
+            return True
+    return False
 
 
 def observe_hedges(ctx: Context) -> None:
-    """One raised observation per (subject, source) hedged in the window's notes and queue rows."""
+    """One raised observation per (subject, source) hedged in the window's notes and queue rows.
+
+    A published briefing dropped into the inbox (an echo) restates earlier items: what the knowledge
+    document has anchored since, or a stored item already resolved, is not raised again from it."""
+    echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
     for entry in ctx.data.entries:
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
             continue
-        for hedge in entry.hedges:
+        for hedge in _hedges(entry):
             text = str(hedge.get("text", "")).strip()
             heading = entry.heading.split(" › ")[-1].strip()
-            if not text or text in (entry.title or "", heading) or found(SETTLE, text):
-                continue  # a section heading that says "待核实", or a hedge already settled
+            if not text or text in (entry.title or "", heading) or names_nothing(text) or found(SETTLE, text):
+                continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
             subject = _subject(ctx, entry, text)
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
-            detail = {"title": ctx.title_of(subject), "text": text[:300], "marker": str(hedge.get("marker", "")),
-                      "advice": _advice(entry, text)}
+            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(ctx, subject)):
+                continue
+            title = ctx.title_of(subject)
+            parts = hedge_parts(entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
+            detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(text)[:300],
+                      "marker": str(hedge.get("marker", "")), "risk": parts.risk, "advice": parts.advice}
+            if entry.path in echoes:
+                detail["echo"] = True
             ctx.add(Observation(key, "hedge", subject, "raised", entry.path, ctx.day, detail), entry)
 
 
@@ -112,7 +140,9 @@ def _queue_hedge(ctx: Context, entry: EntryView) -> None:
     cells = [c.strip() for c in entry.text.strip().strip("|").split("|")]
     claim = next((c for c in reversed(cells) if HEDGE.search(c)), entry.text)
     key, subject = ctx.keyer.key("hedge", ids[0])
-    detail = {"title": ctx.title_of(subject), "text": claim[:300], "marker": marker.group(0), "advice": ""}
+    parts = hedge_parts(claim, claim)
+    detail = {"title": ctx.title_of(subject), "text": parts.phenomenon or claim[:300], "marker": marker.group(0),
+              "risk": parts.risk, "advice": parts.advice}
     ctx.add(Observation(key, "hedge", subject, "raised", entry.path, ctx.day, detail), entry)
 
 

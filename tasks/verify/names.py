@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, STOP_WORDS
+from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, HEDGE, STOP_WORDS, strip_labels
 
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
@@ -57,6 +57,20 @@ def _strong(token: str, original: str) -> bool:
 def is_generic(title: str | None) -> bool:
     """A heading that names a section of a note (summary, action items), not a thing."""
     return not title or bool(GENERIC_TITLES.match(title.strip(" #*·:：")))
+
+
+# A configuration key or flag ("kv_cache_dtype", "--max-num-seqs", "spec.k=4"): a setting, not a thing in doubt.
+_CONFIG_KEY = re.compile(r"^(?:--?[a-z][\w.-]*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[\w.-]+=\S*)$")
+
+
+def names_nothing(title: str | None) -> bool:
+    """A heading or phrase that cannot be a pending item's subject: nothing but the note's labels
+    and markers ("⚠️ T2 待核实", "Needs verification", "未解决"), a section heading ("五、摘要"),
+    or a configuration key."""
+    rest = strip_labels(title or "")
+    if not rest or is_generic(rest) or any(_CONFIG_KEY.match(t.strip("`* ")) for t in (rest, title or "")):
+        return True
+    return not distinctive(HEDGE.sub(" ", rest))
 
 
 def is_name(text: str) -> bool:
