@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from tasks.verify.context import text_ids
-from tasks.verify.names import names_match
+from tasks.verify.names import names_match, short_name
 from tasks.verify.status import OPEN, StatusAsOf
 
 
@@ -23,17 +23,22 @@ def _is_paper(v: StatusAsOf) -> bool:
     return text_ids(v.subject) == [v.subject]
 
 
+def _names(v: StatusAsOf) -> list[str]:
+    """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
+    coined = short_name(v.title) if _is_paper(v) else None
+    return [n for n in (None if _is_paper(v) else v.subject, v.title, coined) if n]
+
+
 def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:
     """Whether two listed verifications are about one thing."""
     if a.subject == b.subject:
         return True
-    pa, pb = _is_paper(a), _is_paper(b)
-    if pa and pb:
+    if _is_paper(a) and _is_paper(b):
         return False  # two papers are two subjects
-    if pa or pb:
-        paper, named = (a, b) if pa else (b, a)
-        return paper.subject in named.subject or names_match(paper.title, named.subject)
-    return names_match(a.subject, b.subject) or names_match(a.title, b.title)
+    for paper, other in ((a, b), (b, a)):
+        if _is_paper(paper) and paper.subject in other.subject:
+            return True
+    return any(names_match(x, y) for x in _names(a) for y in _names(b))
 
 
 def _merge(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
@@ -59,13 +64,17 @@ def _merge(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
 
 
 def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
-    """`views` in their order, each merged into the first earlier view about the same subject."""
+    """`views` in their order, each merged into the first earlier item about the same subject (as
+    any of the views already merged into it names it)."""
     out: list[StatusAsOf] = []
+    members: list[list[StatusAsOf]] = []
     for view in views:
-        at = next((k for k, kept in enumerate(out)
-                   if (kept.status in OPEN) == (view.status in OPEN) and same_subject(kept, view)), None)
+        at = next((k for k, kept in enumerate(out) if (kept.status in OPEN) == (view.status in OPEN)
+                   and any(same_subject(m, view) for m in members[k])), None)
         if at is None:
             out.append(view)
+            members.append([view])
         else:
             out[at] = _merge(out[at], view)
+            members[at].append(view)
     return out
