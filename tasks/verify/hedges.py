@@ -1,9 +1,13 @@
 """Verifications raised by hedges in notes and queue rows, and resolved by later settling statements.
 
-A hedge's subject is the topical arXiv id it names (by id, or by the paper's coined name), else
-the entry's single topical id, else the name the hedged line leads with ("FooKernel「…」"), else
-the entry's own title. Hedges about other topics' papers, in bare section headings, or already
-settled in the same sentence raise nothing.
+A hedge's subject is what is in doubt: the topical arXiv id it names (by id, or by the paper's
+coined name), else the entry's single topical id, else the name the hedged line leads with
+("FooKernel「…」", after the note's labels), else the entry's own title, else the first coined name
+in the line. A heading made only of markers, a section heading or a config key is never a subject
+(`names.names_nothing`): a hedge with no other subject raises nothing. Hedges about other topics'
+papers, or already settled in the same sentence, raise nothing; a published briefing in the inbox
+(an echo) does not raise again what the knowledge document has anchored or an item already resolved.
+Each raised observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from typing import Any
 
 from tasks.judge.own_text import echo_paths
+from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
@@ -81,25 +86,32 @@ def _hedges(entry: EntryView) -> list[dict[str, str]]:
     """The parser's hedges, plus lines holding a hedge it does not know (judgment.toml `hedge_extra`)."""
     out = [dict(h) for h in entry.hedges]
     known = " ".join(str(h.get("text", "")) for h in out)
+    fenced = False
     for line in entry.text.splitlines():
-        marker = HEDGE.search(line)
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced  # code is quoted, not said
+        marker = None if fenced else HEDGE.search(line)
         plain = " ".join(line.replace("**", "").split()).strip(" -*>")
         if marker and plain and plain[:40] not in known and plain not in known:
             out.append({"marker": marker.group(0), "text": plain[:400]})
     return out
 
 
-def _settled_by_doc(ctx: Context, subject: str) -> bool:
-    """Whether the knowledge document, as of the cutoff, has taken in `subject` (anchored it)."""
+def _doc_entries(ctx: Context) -> list[DocEntry]:
+    """The knowledge document's body entries anchored by the cutoff (undated ones do not count)."""
     doc = ctx.data.knowledge
-    if doc is None:
-        return False
-    for a in doc.anchors:
-        if a.reference_only or a.anchored_on is None or a.anchored_on > ctx.day:
-            continue
-        if a.arxiv_id == subject or (not text_ids(subject) and mentions_name(a.entry, subject)):
-            return True
-    return False
+    return [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+
+
+def _names_subject(entry: DocEntry, subject: str) -> bool:
+    if text_ids(subject) == [subject]:
+        return subject in text_ids(entry.text)
+    return names_match(entry.name, subject) or mentions_name(entry.text, subject)
+
+
+def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
+    """Whether the knowledge document, as of the cutoff, has taken in `subject` (an entry anchored on it)."""
+    return any(_names_subject(e, subject) for e in entries)
 
 
 def observe_hedges(ctx: Context) -> None:
@@ -108,6 +120,7 @@ def observe_hedges(ctx: Context) -> None:
     A published briefing dropped into the inbox (an echo) restates earlier items: what the knowledge
     document has anchored since, or a stored item already resolved, is not raised again from it."""
     echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
+    doc_entries = _doc_entries(ctx) if echoes else []
     for entry in ctx.data.entries:
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
@@ -121,7 +134,7 @@ def observe_hedges(ctx: Context) -> None:
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
-            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(ctx, subject)):
+            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(doc_entries, subject)):
                 continue
             title = ctx.title_of(subject)
             parts = hedge_parts(entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
@@ -176,6 +189,22 @@ def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
     return {key for key, found in probes.items() if any(p in joined or "\0" in p for p in found)}
 
 
+def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:
+    """The knowledge document's entries anchored in this window that name an open subject and say it
+    is settled ("数字已核实", "confirmed") resolve it, with that sentence as evidence."""
+    doc = ctx.data.knowledge
+    start = ctx.data.window.start_local.date()
+    for entry in _doc_entries(ctx):
+        if doc is None or entry.anchored_on is None or entry.anchored_on <= start:
+            continue
+        for match in all_found(SETTLE, entry.text):
+            sentence = sentence_at(entry.text, match.start())
+            for key, kind, subject in candidates:
+                if kind == "hedge" and not HEDGE.search(sentence) and _names_subject(entry, subject):
+                    ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
+                                        {"title": ctx.title_of(subject), "text": sentence}))
+
+
 def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     """Resolve open verifications that a window entry settles ("已核实", "confirmed", a release)."""
     open_items = [t for t in tracked if is_open(t, ctx.day)]
@@ -185,6 +214,7 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     entries = [(e, f"{e.heading}\n{e.text}".lower()) for e in ctx.data.entries if e.kind != "work_queue"]
     # Open items pile up over a year, and few are named on any one day: only those named somewhere
     # in the window are looked for entry by entry.
+    _doc_settlements(ctx, candidates)
     named = named_somewhere(probes, [t for _, t in entries])
     candidates = [c for c in candidates if c[2] in named]
     for entry, lowered in entries:

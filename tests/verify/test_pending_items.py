@@ -9,6 +9,7 @@
   "Needs verification:", "TODO verify"); a part the source does not give stays empty;
 - a published briefing dropped into the inbox (an echo) does not raise again what the knowledge
   document has anchored since, nor what a source of the window settles;
+- a knowledge-document entry anchored in the window that says an open subject is settled resolves it;
 - items of earlier days not mentioned in the window stay tracked, come after the window's, and the
   markdown lists them one line each; markdown and JSON carry the same items.
 """
@@ -99,6 +100,8 @@ def test_one_item_per_subject_by_id_name_and_title() -> None:
 
 def _doc(day: dt.date, anchored: bool) -> str:
     entry = f"- **BarKV**（arXiv:{ANCHORED}）：KV cache 压缩，推理吞吐提升。[anchored {day.isoformat()}]\n" if anchored else ""
+    later = day + dt.timedelta(days=1)
+    entry += f"- **QuuxCache 调度器**：推理 KV cache 调度器；P99 测试条件已核实（作者补了 8×H100 配置）。[anchored {later}]\n"
     return (f"# {TOPIC} · 知识活文档\n\nversion: v1 · updated: {day.isoformat()} 12:00 · citations: 10\n\n"
             "## §1 现状\n\n### §1.1 框架格局\n\n"
             "- **vLLM**（arXiv:2309.06180）：PagedAttention，开源 serving 事实标准。[anchored 2026-07-14]\n"
@@ -206,4 +209,12 @@ def test_earlier_items_come_last_and_compact(briefs: dict[dt.date, tuple[str, di
     assert [int(i) for i in full + compact] == list(range(1, len(flags) + 1))
     earlier = [v for v in brief["verifications"] if not v["seen_in_window"]]
     assert any(v["subject"] == PAPER and v["age_days"] == 2 for v in earlier)
-    assert len(compact) == len(earlier)
+    assert len(compact) == len(earlier) and all(v["status"] != "resolved" for v in earlier)
+
+
+def test_the_knowledge_document_settles_an_item(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    quux = [v for v in briefs[D1][1]["verifications"] if "QuuxCache" in v["subject"]]
+    assert [v["status"] for v in quux] == ["pending"]  # the doc's entry is dated later
+    (done,) = [v for v in briefs[D1 + dt.timedelta(days=2)][1]["verifications"] if "QuuxCache" in v["subject"]]
+    assert done["status"] == "resolved" and done["resolved_by"] == "organized/knowledge/inference.md"
+    assert "已核实" in done["evidence"]
