@@ -13,7 +13,7 @@ from predigest.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
-from tasks.verify.names import names_match, normalise, short_name
+from tasks.verify.names import normalise, same_thing, short_name
 from tasks.verify.status import Observation, Tracked, state_on
 
 TOPICAL = ("net_new", "adjacent", "already_anchored", "reference_list_only")
@@ -31,7 +31,8 @@ def _text_ids(text: str) -> tuple[str, ...]:
 
 
 class Keyer:
-    """Stable keys: arXiv subjects by id, named subjects by fuzzy match to names already tracked.
+    """Stable keys: arXiv subjects by id, named subjects by matching names already tracked
+    (`names.same_thing`), and a name that is a tracked paper's coined name by that paper's key.
 
     `named` only grows, and a named subject that matches nothing is appended again at each call,
     so scanning it was quadratic in a window's observations. A key is the first tracked name of
@@ -75,7 +76,7 @@ class Keyer:
         checked, hit = self._memo.get(query, (0, None))
         if hit is None:
             hit = next((i for i in range(checked, len(listed))
-                        if listed[i][1].endswith(suffix) and names_match(listed[i][0], subject)), None)
+                        if listed[i][1].endswith(suffix) and same_thing(listed[i][0], subject)), None)
             checked = len(listed)
         self._memo[query] = (checked, hit)
         if hit is not None:

@@ -6,25 +6,23 @@ coined name), else the entry's single topical id, else the name the hedged line 
 in the line. A heading made only of markers, a section heading or a config key is never a subject
 (`names.names_nothing`): a hedge with no other subject raises nothing. Hedges about other topics'
 papers, or already settled in the same sentence, raise nothing; a published briefing in the inbox
-(an echo) does not raise again what the knowledge document has anchored or an item already resolved.
-Each raised observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
+(an echo) does not raise again what the knowledge document has anchored, an item already resolved,
+or what a note of the window or the lookback settled. What an entry hedges is `tasks.verify.hedged`;
+each raised observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
+from tasks.verify.hedged import coined_in, entry_hedges, name_in
 from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
 from tasks.verify.names import (
     distinctive,
-    head_token,
-    is_name,
-    lead_phrase,
     mentions_name,
     names_match,
     names_nothing,
@@ -32,28 +30,6 @@ from tasks.verify.names import (
 )
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
-
-_ASCII_LETTER = re.compile(r"[A-Za-z]")
-_NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
-
-
-def _name_in(text: str) -> str | None:
-    """The name a hedged line leads with, after the note's labels ("⚠️ T1 待核实 · FooLink 报告…" -> "FooLink")."""
-    rest = strip_labels(text)
-    lead = lead_phrase(rest)
-    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not names_nothing(lead) and distinctive(lead):
-        return strip_labels(lead)
-    run = _NAME_RUN.match(rest)
-    if run and is_name(run.group(1)) and not names_nothing(run.group(1)):
-        return run.group(1)
-    return None
-
-
-def _coined_in(text: str) -> str | None:
-    """The first coined name in a hedged line ("Needs verification: FooServe's 2x …" -> "FooServe")."""
-    return next((t.group(0) for t in _TOKEN.finditer(HEDGE.sub(" ", strip_labels(text)))
-                 if head_token(t.group(0)) and not names_nothing(t.group(0))), None)
 
 
 def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
@@ -74,27 +50,12 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
             return candidates[0]
     if not ctx.relevant(entry):
         return None
-    name = _name_in(text)
+    name = name_in(text)
     if name:
         return name
     if len(about) == 1 and not written:
         return about[0]
-    return _coined_in(text) if names_nothing(title) else title
-
-
-def _hedges(entry: EntryView) -> list[dict[str, str]]:
-    """The parser's hedges, plus lines holding a hedge it does not know (judgment.toml `hedge_extra`)."""
-    out = [dict(h) for h in entry.hedges]
-    known = " ".join(str(h.get("text", "")) for h in out)
-    fenced = False
-    for line in entry.text.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced  # code is quoted, not said
-        marker = None if fenced else HEDGE.search(line)
-        plain = " ".join(line.replace("**", "").split()).strip(" -*>")
-        if marker and plain and plain[:40] not in known and plain not in known:
-            out.append({"marker": marker.group(0), "text": plain[:400]})
-    return out
+    return coined_in(text) if names_nothing(title) else title
 
 
 def _doc_entries(ctx: Context) -> list[DocEntry]:
@@ -114,27 +75,43 @@ def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
     return any(_names_subject(e, subject) for e in entries)
 
 
+def _settled_earlier(ctx: Context, subject: str, echoes: set[str]) -> bool:
+    """Whether a note of the lookback (not itself a restated briefing) said `subject` is settled."""
+    for entry in ctx.data.history:
+        if entry.path in echoes or not found(SETTLE, entry.text):
+            continue
+        for match in all_found(SETTLE, entry.text):
+            sentence = sentence_at(entry.text, match.start())
+            if not HEDGE.search(sentence) and _about(ctx, entry, subject, sentence):
+                return True
+    return False
+
+
 def observe_hedges(ctx: Context) -> None:
     """One raised observation per (subject, source) hedged in the window's notes and queue rows.
 
     A published briefing dropped into the inbox (an echo) restates earlier items: what the knowledge
-    document has anchored since, or a stored item already resolved, is not raised again from it."""
+    document has anchored since, a stored item already resolved, or what a note of the lookback
+    settled, is not raised again from it."""
     echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
     doc_entries = _doc_entries(ctx) if echoes else []
+    restated = echoes | echo_paths(ctx.data.history, ctx.topic.judgment) if echoes else echoes
     for entry in ctx.data.entries:
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
             continue
-        for hedge in _hedges(entry):
+        for hedge in entry_hedges(entry):
             text = str(hedge.get("text", "")).strip()
             heading = entry.heading.split(" › ")[-1].strip()
             if not text or text in (entry.title or "", heading) or names_nothing(text) or found(SETTLE, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
-            subject = _subject(ctx, entry, text)
+            about = str(hedge.get("about") or "")  # what the hedging heading names
+            subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
-            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(doc_entries, subject)):
+            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(doc_entries, subject)
+                                         or _settled_earlier(ctx, subject, restated)):
                 continue
             title = ctx.title_of(subject)
             parts = hedge_parts(entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))

@@ -2,11 +2,12 @@
 same thing.
 
 Two listed verifications are about the same subject when their subjects are equal, when their
-names match (`names.names_match`: shared distinctive tokens, one coined name, or nearly the same
-string), when one is a paper and the other names it (its id, or a name matching the paper's title),
-or when one's subject is written in the other's. Open items merge with open items, resolved with
-resolved. The merged item keeps the first one's place, kind and title, and its 现象 (plus what
-another kind of doubt says), takes the first 风险 and 建议 any of them has, the union of their sources and keys, the earliest raise and the latest sighting.
+names match (`names.same_thing`: shared distinctive tokens, one coined name, the same coined name
+leading both, or nearly the same string), when one is a paper and the other names it (its id, or
+a name matching the paper's title or coined name). Open items merge with open items, resolved
+with resolved. The merged item keeps the first one's place, kind and 现象 (plus what another kind
+of doubt says), is named by the paper when one of them is a paper, takes the first 风险 and 建议
+any of them has, the union of their sources and keys, the earliest raise and the latest sighting.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from tasks.verify.context import text_ids
-from tasks.verify.names import names_match, short_name
+from tasks.verify.names import distinctive, same_thing, short_name
 from tasks.verify.status import OPEN, StatusAsOf
 
 
@@ -38,10 +39,11 @@ def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:
     for paper, other in ((a, b), (b, a)):
         if _is_paper(paper) and paper.subject in other.subject:
             return True
-    return any(names_match(x, y) for x in _names(a) for y in _names(b))
+    return any(same_thing(x, y) for x in _names(a) for y in _names(b))
 
 
-def _merge(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
+def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
+    """`base` with `other` (about the same subject) merged in."""
     if _is_paper(other) and not _is_paper(base):
         base = dataclasses.replace(base, subject=other.subject, title=other.title)  # the paper names it best
     return dataclasses.replace(
@@ -63,18 +65,34 @@ def _merge(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
     )
 
 
+def _keys(v: StatusAsOf) -> set[str]:
+    """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
+    tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
+    keys = set(text_ids(v.subject))
+    for name in _names(v):
+        keys.update(t[:4] if t.isascii() else t for t in distinctive(name))
+    return keys or {v.subject}
+
+
 def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
-    any of the views already merged into it names it)."""
+    any of the views already merged into it names it). A year of open items is thousands of views:
+    each is compared only with the items sharing an index key with it, not with all."""
     out: list[StatusAsOf] = []
     members: list[list[StatusAsOf]] = []
+    index: dict[str, set[int]] = {}
     for view in views:
-        at = next((k for k, kept in enumerate(out) if (kept.status in OPEN) == (view.status in OPEN)
+        keys = _keys(view)
+        near = sorted(set().union(*(index.get(k, set()) for k in keys)))
+        at = next((k for k in near if (out[k].status in OPEN) == (view.status in OPEN)
                    and any(same_subject(m, view) for m in members[k])), None)
         if at is None:
+            at = len(out)
             out.append(view)
             members.append([view])
         else:
-            out[at] = _merge(out[at], view)
+            out[at] = merge_into(out[at], view)
             members[at].append(view)
+        for k in keys:
+            index.setdefault(k, set()).add(at)
     return out

@@ -59,11 +59,12 @@ ADVICE = word_pattern(_words("advice"))
 _SEP = r"[\s·:：\-—–|*>•,，、]"
 # A label word must end at a separator (or the end): "Note: …" is a label, "Notebook" is not.
 _LABEL = re.compile(
-    "(?:" + "|".join([f"(?:{_alternation('note_labels')})(?=$|{_SEP}|[（(「])", *_words("note_label_regex")]) + ")",
+    "(?:" + "|".join([f"(?:{_alternation('note_labels')})(?=$|{_SEP}|[（(「。！!；;])", *_words("note_label_regex")]) + ")",
     re.IGNORECASE,
 )
-_LEAD = re.compile(f"^(?:{_SEP}|[\u2600-\u27bf\ufe0f\u200d\u2b00-\u2bff\U0001f000-\U0001faff])+")
+_LEAD = re.compile(f"^(?:{_SEP}|[。！!；;]|[\u2600-\u27bf\ufe0f\u200d\u2b00-\u2bff\U0001f000-\U0001faff])+")
 _TAIL = re.compile(f"(?:[，,；;、:：\s]+(?:{_alternation('note_labels')})[\s*]*)+[。.；;！!]?$", re.IGNORECASE)
+PHENOMENON_LABEL = re.compile(f"^(?:{_alternation('phenomenon_label')})\\s*[:：]", re.IGNORECASE)
 RISK_LABEL = re.compile(f"^(?:{_alternation('risk_label')})\s*[:：]", re.IGNORECASE)
 ADVICE_LABEL = re.compile(f"^(?:{_alternation('advice_label')})\s*[:：]", re.IGNORECASE)
 STOP_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "stop"))

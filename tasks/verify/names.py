@@ -105,6 +105,13 @@ def names_match(a: str, b: str) -> bool:
     return fuzz.ratio(normalise(a), normalise(b)) >= 92
 
 
+def same_thing(a: str, b: str) -> bool:
+    """`names_match`, or both names lead with the same coined name ("QuuxCache 调度器" and
+    "QuuxCache P99 test conditions"): a pending item is about the thing, not the wording."""
+    head = head_token(a)
+    return names_match(a, b) or (head is not None and head == head_token(b))
+
+
 def _ascii_sequence(text: str) -> list[str]:
     return [t.lower() for t in _ASCII.findall(text) if t.lower() not in _STOP]
 

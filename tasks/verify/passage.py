@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, RISK, RISK_LABEL, strip_labels
+from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, PHENOMENON_LABEL, RISK, RISK_LABEL, strip_labels
 
 # A sentence ends at these, but not inside brackets or quotes (「…；…」 is one quoted claim).
 _OPEN, _CLOSE = "「“\"『（(【[", "」”\"』）)】]"
@@ -33,6 +33,7 @@ _FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:]")
 _CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]?\]")
 _NAMED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]{2,}")
 _AFTER = 5  # lines read after the hedged line
+_LEAD = 12  # characters of a following line where a new subject's name would stand
 PHENOMENON, PART = 260, 200  # characters kept
 
 
@@ -81,8 +82,9 @@ def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
             break
         text = _content(line)
         plain = strip_labels(text)
-        labelled = ADVICE_LABEL.match(plain) or RISK_LABEL.match(plain)
-        named = {m.group(0).lower() for m in _NAMED.finditer(plain)} - set(_named_in(" ".join(out)))
+        labelled = ADVICE_LABEL.match(plain) or RISK_LABEL.match(plain) or PHENOMENON_LABEL.match(plain)
+        # A sibling item about another thing leads with its name ("SEIS 附录 E…", "10 月 PyTorch …").
+        named = {m.group(0).lower() for m in _NAMED.finditer(plain[:_LEAD])} - set(_named_in(" ".join(out)))
         if not labelled and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
             break  # another field, to-do or subject begins
         if text and text not in seen:
@@ -116,16 +118,21 @@ def hedge_parts(entry_text: str, hedge_text: str, names: tuple[str, ...] = ()) -
             if rest and not rest.startswith("§"):
                 advice.append(rest)
             continue
+        if PHENOMENON_LABEL.match(plain):  # a briefing's own "现象：…" line states the doubt
+            phenomenon.append(strip_labels(PHENOMENON_LABEL.sub("", plain, count=1)))
+            hedged = True
+            continue
         if RISK_LABEL.match(plain) and hedged:
             risk.append(strip_labels(RISK_LABEL.sub("", plain, count=1)))
             continue
         for sentence in sentences(_content(line)):
             text = strip_labels(sentence)
-            if not text:
-                continue
             if not hedged:
-                phenomenon.append(text)
-                hedged = bool(HEDGE.search(sentence))
+                hedged = bool(HEDGE.search(sentence))  # a bare "⚠️ 待核实。" still opens the hedge
+                if text:
+                    phenomenon.append(text)
+            elif not text:
+                continue
             elif ADVICE.search(text):
                 advice.append(text)
             elif RISK.search(text):
