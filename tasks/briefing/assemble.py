@@ -16,6 +16,7 @@ from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
 from tasks.model.briefing import BriefingContent, Paper, SourceCheck
 from tasks.model.window import WindowData
+from tasks.verify.items import one_per_subject
 from tasks.verify.observe import observe_window
 from tasks.verify.status import Tracked, listed, merge
 
@@ -71,7 +72,7 @@ def build_content(
     papers += engineering_increments(data, topic, known_topics, doc_names(sections), papers)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
     observations = observe_window(data, papers, topic, known_topics, tracked)
-    verifications = listed(merge(tracked, observations), day, stale_after_days)
+    verifications = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics)
     baseline = _baseline(data, as_of)

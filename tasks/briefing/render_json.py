@@ -59,7 +59,9 @@ def _verification(v: StatusAsOf) -> dict[str, Any]:
         "key": v.key, "kind": v.kind, "subject": v.subject, "title": v.title, "claim": v.claim, "marker": v.marker,
         "status": v.status, "raised_on": v.raised_on.isoformat(), "last_seen": v.last_seen.isoformat(),
         "age_days": v.age_days, "sources": list(v.sources), "resolved_on": _day(v.resolved_on),
-        "evidence": v.evidence, "resolved_by": v.resolved_by, "advice": v.advice or None,
+        "evidence": v.evidence, "resolved_by": v.resolved_by, "advice": v.advice or None, "risk": v.risk or None,
+        "seen_in_window": v.seen_in_window, "keys": list(v.keys or (v.key,)),
+        "kinds": list(v.kinds or (v.kind,)),
     }
 
 

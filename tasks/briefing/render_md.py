@@ -58,18 +58,45 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
     return lines
 
 
+def _subject_title(v: StatusAsOf) -> str:
+    """What is in doubt: a paper as its title and id, anything else as its name."""
+    if v.subject != v.title and v.subject not in v.title and v.subject[:1].isdigit():
+        return _cell(f"{v.title}（arXiv:{v.subject}）")
+    return _cell(v.title)
+
+
 def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) -> list[str]:
-    lines = [L["v_head"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"], title=_cell(v.title))]
+    lines = [L["v_head"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"], title=_subject_title(v))]
     lines.append(L[f"v_status_{v.status}"].format(
         age=v.age_days, raised=v.raised_on.isoformat(), last=v.last_seen.isoformat(), limit=c.stale_after_days,
         resolved=v.resolved_on.isoformat() if v.resolved_on else ""))
     lines.append(L["v_claim"].format(claim=_cell(v.claim)))
-    lines.append(L["v_sources"].format(sources=L["sep"].join(v.sources)))
+    if v.risk:
+        lines.append(L["v_risk"].format(risk=_cell(v.risk)))
     if v.status == "resolved" and v.evidence:
         lines.append(L["v_evidence"].format(evidence=_cell(v.evidence), source=v.resolved_by or ""))
     elif v.advice:
         lines.append(L["v_advice"].format(advice=_cell(v.advice)))
+    lines.append(L["v_sources"].format(sources=L["sep"].join(v.sources)))
     return lines
+
+
+def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
+    """Section 三: what this window raised, in full; then one line for each earlier item still open."""
+    out: list[str] = []
+    earlier = [v for v in c.verifications if not v.seen_in_window]
+    for i, v in enumerate(c.verifications, 1):
+        if v.seen_in_window:
+            out += _verification(i, v, c, L) + [""]
+    if earlier:
+        out.append(L["v_earlier"].format(n=len(earlier)))
+    for i, v in enumerate(c.verifications, 1):
+        if not v.seen_in_window:
+            status = L["v_compact_stale" if v.status == "stale" else "v_compact_pending"].format(
+                age=v.age_days, raised=v.raised_on.isoformat())
+            out.append(L["v_compact"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"],
+                                             title=_subject_title(v), status=status, sources="、".join(v.sources)))
+    return out
 
 
 def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cutoff: str) -> list[str]:
@@ -145,8 +172,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     out += ["", L["s3"].format(n=len(c.verifications)), ""]
     if not c.verifications:
         out.append(L["s3_none"])
-    for i, v in enumerate(c.verifications, 1):
-        out += _verification(i, v, c, L) + [""]
+    out += _verifications(c, L)
     out += ["", L["s4"], "", L["s4_head"]]
     for p in c.with_status("net_new", "adjacent", "already_anchored", "reference_list_only"):
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())

@@ -13,8 +13,8 @@ from predigest.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
-from tasks.verify.names import names_match, normalise, short_name
-from tasks.verify.status import Observation, Tracked
+from tasks.verify.names import normalise, same_thing, short_name
+from tasks.verify.status import Observation, Tracked, state_on
 
 TOPICAL = ("net_new", "adjacent", "already_anchored", "reference_list_only")
 
@@ -31,7 +31,8 @@ def _text_ids(text: str) -> tuple[str, ...]:
 
 
 class Keyer:
-    """Stable keys: arXiv subjects by id, named subjects by fuzzy match to names already tracked.
+    """Stable keys: arXiv subjects by id, named subjects by matching names already tracked
+    (`names.same_thing`), and a name that is a tracked paper's coined name by that paper's key.
 
     `named` only grows, and a named subject that matches nothing is appended again at each call,
     so scanning it was quadratic in a window's observations. A key is the first tracked name of
@@ -49,6 +50,14 @@ class Keyer:
         self._memo: dict[tuple[str, str, str], tuple[int, int | None]] = {}  # query -> (checked, match)
         for kind, subject, key in self.named:
             self._list(kind, subject, key)
+        # Papers tracked by id, by their coined name ("STEPQuant" -> the id of "STEPQuant: …"): a
+        # later hedge naming the paper without its id joins the item.
+        self.coined: dict[tuple[str, str], tuple[str, str]] = {}
+        for t in sorted(tracked, key=lambda t: t.key):
+            if text_ids(t.subject) == [t.subject] and t.events:
+                name = short_name(str(t.events[0].data().get("title") or ""))
+                if name:
+                    self.coined.setdefault((t.kind, normalise(name)), (t.key, t.subject))
 
     def _list(self, kind: str, subject: str, key: str) -> None:
         if (kind, subject, key) not in self._listed:
@@ -59,12 +68,15 @@ class Keyer:
         """(key, subject) for a new observation; a named subject reuses a matching tracked one."""
         if text_ids(subject) == [subject]:
             return f"{kind}:{subject}{suffix}", subject
+        coined = self.coined.get((kind, normalise(subject))) if not suffix else None
+        if coined is not None:
+            return coined
         query = (kind, subject, suffix)
         listed = self._by_kind.get(kind, [])
         checked, hit = self._memo.get(query, (0, None))
         if hit is None:
             hit = next((i for i in range(checked, len(listed))
-                        if listed[i][1].endswith(suffix) and names_match(listed[i][0], subject)), None)
+                        if listed[i][1].endswith(suffix) and same_thing(listed[i][0], subject)), None)
             checked = len(listed)
         self._memo[query] = (checked, hit)
         if hit is not None:
@@ -88,12 +100,15 @@ class Context:
     day: dt.date
     out: list[Observation] = field(default_factory=list)
     raised_by_entry: set[tuple[str, str, int]] = field(default_factory=set)  # (key, path, ordinal)
+    resolved_keys: frozenset[str] = frozenset()  # stored items already resolved by the window's day
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],
               tracked: Sequence[Tracked]) -> Context:
         topical = {p.arxiv_id: p for p in papers if p.arxiv_id and p.status in TOPICAL}
-        return cls(data, topic, known, topical, Keyer(tracked), data.window.date)
+        day = data.window.date
+        resolved = frozenset(t.key for t in tracked if state_on(t, day)[1] is not None)
+        return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved)
 
     def topical(self, ids: Sequence[str]) -> list[str]:
         return [i for i in ids if i in self.papers]

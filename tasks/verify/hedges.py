@@ -1,50 +1,39 @@
 """Verifications raised by hedges in notes and queue rows, and resolved by later settling statements.
 
-A hedge's subject is the topical arXiv id it names (by id, or by the paper's coined name), else
-the entry's single topical id, else the name the hedged line leads with ("FooKernel「…」"), else
-the entry's own title. Hedges about other topics' papers, in bare section headings, or already
-settled in the same sentence raise nothing.
+A hedge's subject is what is in doubt: the topical arXiv id it names (by id, or by the paper's
+coined name), else the entry's single topical id, else the name the hedged line leads with
+("FooKernel「…」", after the note's labels), else the entry's own title, else the first coined name
+in the line. A heading made only of markers, a section heading or a config key is never a subject
+(`names.names_nothing`): a hedge with no other subject raises nothing. Hedges about other topics'
+papers, or already settled in the same sentence, raise nothing; a published briefing in the inbox
+(an echo) does not raise again what the knowledge document has anchored, an item already resolved,
+or what a note of the window or the lookback settled. What an entry hedges is `tasks.verify.hedged`;
+each raised observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
 """
 
 from __future__ import annotations
 
-import re
+from typing import Any
 
+from tasks.judge.own_text import echo_paths
+from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
-from tasks.verify.markers import HEDGE, HEDGE_BOILERPLATE, RELEASED, SETTLE, all_found, found, sentence_at
+from tasks.verify.hedged import coined_in, entry_hedges, name_in
+from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
 from tasks.verify.names import (
     distinctive,
-    is_generic,
-    is_name,
-    lead_phrase,
     mentions_name,
     names_match,
+    names_nothing,
     short_name,
 )
+from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
-
-_ASCII_LETTER = re.compile(r"[A-Za-z]")
-
-
-_BOILERPLATE = re.compile(rf"^[\s⚠️❗*]*(?:T\d{{1,2}}\s*)?(?:{HEDGE_BOILERPLATE})?\s*[*]*\s*[·:：]?\s*")
-_NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
-
-
-def _name_in(text: str) -> str | None:
-    """The name a hedged line leads with, after any "⚠️ T1 待核实 ·" boilerplate ("FooLink 报告…" -> "FooLink")."""
-    rest = _BOILERPLATE.sub("", text, count=1)
-    lead = lead_phrase(rest)
-    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not is_generic(lead) and distinctive(lead):
-        return lead
-    run = _NAME_RUN.match(rest)
-    if run and is_name(run.group(1)) and not is_generic(run.group(1)):
-        return run.group(1)
-    return None
 
 
 def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
-    """What a hedged line is about, or None when it is about nothing of this topic."""
+    """What a hedged line is about, or None when it is about nothing of this topic (or nothing at all)."""
     written = text_ids(text)
     if written and not ctx.topical(written):
         return None
@@ -54,53 +43,82 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
     entry_ids = ctx.topical(entry.ids)
     if entry.ids and not entry_ids and not written:
         return None  # the entry is about another topic's paper
-    about = entry_ids if not is_generic(entry.title) else []
-    for candidates in ([i for i in about if i in entry.heading], ctx.named_ids(entry.title or "")):
+    title = strip_labels(entry.title or "")
+    about = entry_ids if not names_nothing(title) else []
+    for candidates in ([i for i in about if i in entry.heading], ctx.named_ids(title)):
         if len(candidates) == 1 and not written:
             return candidates[0]
     if not ctx.relevant(entry):
         return None
-    name = _name_in(text)
+    name = name_in(text)
     if name:
         return name
     if len(about) == 1 and not written:
         return about[0]
-    if entry.title and not is_generic(entry.title):
-        return entry.title
-    return None
+    return coined_in(text) if names_nothing(title) else title
 
 
-def _advice(entry: EntryView, hedge_text: str) -> str:
-    """A "建议…" line right after the hedged line, if the source gave one."""
-    lines = [line.strip(" -*>") for line in entry.text.splitlines()]
-    probe = hedge_text[:30]
-    at = next((k for k, line in enumerate(lines) if probe and probe in line.replace("**", "")), None)
-    if at is None:
-        return ""
-    for line in lines[at : at + 4]:
-        plain = line.replace("**", "")
-        if plain.startswith("建议") and "§" not in plain:
-            return plain[plain.find("建议") + 2 :].lstrip("：: ")[:200]
-    return ""
+def _doc_entries(ctx: Context) -> list[DocEntry]:
+    """The knowledge document's body entries anchored by the cutoff (undated ones do not count)."""
+    doc = ctx.data.knowledge
+    return [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+
+
+def _names_subject(entry: DocEntry, subject: str) -> bool:
+    if text_ids(subject) == [subject]:
+        return subject in text_ids(entry.text)
+    return names_match(entry.name, subject) or mentions_name(entry.text, subject)
+
+
+def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
+    """Whether the knowledge document, as of the cutoff, has taken in `subject` (an entry anchored on it)."""
+    return any(_names_subject(e, subject) for e in entries)
+
+
+def _settled_earlier(ctx: Context, subject: str, echoes: set[str]) -> bool:
+    """Whether a note of the lookback (not itself a restated briefing) said `subject` is settled."""
+    for entry in ctx.data.history:
+        if entry.path in echoes or not found(SETTLE, entry.text):
+            continue
+        for match in all_found(SETTLE, entry.text):
+            sentence = sentence_at(entry.text, match.start())
+            if not HEDGE.search(sentence) and _about(ctx, entry, subject, sentence):
+                return True
+    return False
 
 
 def observe_hedges(ctx: Context) -> None:
-    """One raised observation per (subject, source) hedged in the window's notes and queue rows."""
+    """One raised observation per (subject, source) hedged in the window's notes and queue rows.
+
+    A published briefing dropped into the inbox (an echo) restates earlier items: what the knowledge
+    document has anchored since, a stored item already resolved, or what a note of the lookback
+    settled, is not raised again from it."""
+    echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
+    doc_entries = _doc_entries(ctx) if echoes else []
+    restated = echoes | echo_paths(ctx.data.history, ctx.topic.judgment) if echoes else echoes
     for entry in ctx.data.entries:
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
             continue
-        for hedge in entry.hedges:
+        for hedge in entry_hedges(entry):
             text = str(hedge.get("text", "")).strip()
             heading = entry.heading.split(" › ")[-1].strip()
-            if not text or text in (entry.title or "", heading) or found(SETTLE, text):
-                continue  # a section heading that says "待核实", or a hedge already settled
-            subject = _subject(ctx, entry, text)
+            if not text or text in (entry.title or "", heading) or names_nothing(text) or found(SETTLE, text):
+                continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
+            about = str(hedge.get("about") or "")  # what the hedging heading names
+            subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
-            detail = {"title": ctx.title_of(subject), "text": text[:300], "marker": str(hedge.get("marker", "")),
-                      "advice": _advice(entry, text)}
+            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(doc_entries, subject)
+                                         or _settled_earlier(ctx, subject, restated)):
+                continue
+            title = ctx.title_of(subject)
+            parts = hedge_parts(entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
+            detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(text)[:300],
+                      "marker": str(hedge.get("marker", "")), "risk": parts.risk, "advice": parts.advice}
+            if entry.path in echoes:
+                detail["echo"] = True
             ctx.add(Observation(key, "hedge", subject, "raised", entry.path, ctx.day, detail), entry)
 
 
@@ -112,7 +130,9 @@ def _queue_hedge(ctx: Context, entry: EntryView) -> None:
     cells = [c.strip() for c in entry.text.strip().strip("|").split("|")]
     claim = next((c for c in reversed(cells) if HEDGE.search(c)), entry.text)
     key, subject = ctx.keyer.key("hedge", ids[0])
-    detail = {"title": ctx.title_of(subject), "text": claim[:300], "marker": marker.group(0), "advice": ""}
+    parts = hedge_parts(claim, claim)
+    detail = {"title": ctx.title_of(subject), "text": parts.phenomenon or claim[:300], "marker": marker.group(0),
+              "risk": parts.risk, "advice": parts.advice}
     ctx.add(Observation(key, "hedge", subject, "raised", entry.path, ctx.day, detail), entry)
 
 
@@ -146,6 +166,22 @@ def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
     return {key for key, found in probes.items() if any(p in joined or "\0" in p for p in found)}
 
 
+def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:
+    """The knowledge document's entries anchored in this window that name an open subject and say it
+    is settled ("数字已核实", "confirmed") resolve it, with that sentence as evidence."""
+    doc = ctx.data.knowledge
+    start = ctx.data.window.start_local.date()
+    for entry in _doc_entries(ctx):
+        if doc is None or entry.anchored_on is None or entry.anchored_on <= start:
+            continue
+        for match in all_found(SETTLE, entry.text):
+            sentence = sentence_at(entry.text, match.start())
+            for key, kind, subject in candidates:
+                if kind == "hedge" and not HEDGE.search(sentence) and _names_subject(entry, subject):
+                    ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
+                                        {"title": ctx.title_of(subject), "text": sentence}))
+
+
 def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     """Resolve open verifications that a window entry settles ("已核实", "confirmed", a release)."""
     open_items = [t for t in tracked if is_open(t, ctx.day)]
@@ -155,6 +191,7 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     entries = [(e, f"{e.heading}\n{e.text}".lower()) for e in ctx.data.entries if e.kind != "work_queue"]
     # Open items pile up over a year, and few are named on any one day: only those named somewhere
     # in the window are looked for entry by entry.
+    _doc_settlements(ctx, candidates)
     named = named_somewhere(probes, [t for _, t in entries])
     candidates = [c for c in candidates if c[2] in named]
     for entry, lowered in entries:

@@ -25,8 +25,9 @@ def _alternation(name: str) -> str:
     return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(_words(name), key=lambda w: (-len(w), w)))
 
 
-# Same family as the note parser's hedge markers; queue notes and free text are read with it.
-HEDGE = word_pattern(_words("hedge"))
+# Same family as the note parser's hedge markers (plus those it may not know); queue notes and
+# free text are read with it.
+HEDGE = word_pattern(_words("hedge") + _words("hedge_extra"))
 SETTLE = word_pattern(_words("settle"))
 # A promise is settled by the thing happening.
 RELEASED = word_pattern(_words("released"))
@@ -53,8 +54,39 @@ ACTION = word_pattern(_words("action"))
 METRICS: dict[str, re.Pattern[str]] = {
     name: re.compile(pattern, re.IGNORECASE) for name, pattern in _WORDS.config.get("metrics_regex", {}).items()
 }
+RISK = word_pattern(_words("risk"))
+ADVICE = word_pattern(_words("advice"))
+_SEP = r"[\s·:：\-—–|*>•,，、]"
+# A label word must end at a separator (or the end): "Note: …" is a label, "Notebook" is not.
+_LABEL = re.compile(
+    "(?:" + "|".join([f"(?:{_alternation('note_labels')})(?=$|{_SEP}|[（(「。！!；;])", *_words("note_label_regex")]) + ")",
+    re.IGNORECASE,
+)
+_LEAD = re.compile(f"^(?:{_SEP}|[。！!；;]|[\u2600-\u27bf\ufe0f\u200d\u2b00-\u2bff\U0001f000-\U0001faff])+")
+_TAIL = re.compile(f"(?:[，,；;、:：\s]+(?:{_alternation('note_labels')})[\s*]*)+[。.；;！!]?$", re.IGNORECASE)
+PHENOMENON_LABEL = re.compile(f"^(?:{_alternation('phenomenon_label')})\\s*[:：]", re.IGNORECASE)
+RISK_LABEL = re.compile(f"^(?:{_alternation('risk_label')})\s*[:：]", re.IGNORECASE)
+ADVICE_LABEL = re.compile(f"^(?:{_alternation('advice_label')})\s*[:：]", re.IGNORECASE)
 STOP_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "stop"))
 COMMON_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "common"))
+
+
+def strip_labels(text: str) -> str:
+    """`text` without the note's own labels around it: emoji, "T2", "待核实 ·", "Needs verification:",
+    "[ ]", list numbering and markup at the start, and a trailing "，待核实" (judgment.toml
+    `note_labels`, `note_label_regex`)."""
+    rest = text.replace("**", "").replace("`", "").strip()
+    while True:
+        lead = _LEAD.match(rest)
+        if lead:
+            rest = rest[lead.end():]
+        label = _LABEL.match(rest)
+        if label and label.end() > 0:
+            rest = rest[label.end():]
+            continue
+        if not lead:
+            break
+    return _TAIL.sub("", rest).strip(" ·:：-—|*，,；;")
 
 
 def found(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, STOP_WORDS
+from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, HEDGE, STOP_WORDS, strip_labels
 
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
@@ -59,6 +59,20 @@ def is_generic(title: str | None) -> bool:
     return not title or bool(GENERIC_TITLES.match(title.strip(" #*·:：")))
 
 
+# A configuration key or flag ("kv_cache_dtype", "--max-num-seqs", "spec.k=4"): a setting, not a thing in doubt.
+_CONFIG_KEY = re.compile(r"^(?:--?[a-z][\w.-]*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[\w.-]+=\S*)$")
+
+
+def names_nothing(title: str | None) -> bool:
+    """A heading or phrase that cannot be a pending item's subject: nothing but the note's labels
+    and markers ("⚠️ T2 待核实", "Needs verification", "未解决"), a section heading ("五、摘要"),
+    or a configuration key."""
+    rest = strip_labels(title or "")
+    if not rest or is_generic(rest) or any(_CONFIG_KEY.match(t.strip("`* ")) for t in (rest, title or "")):
+        return True
+    return not distinctive(HEDGE.sub(" ", rest))
+
+
 def is_name(text: str) -> bool:
     """Whether a short phrase can name one thing: one strong token, or two or more distinctive ones."""
     tokens = distinctive(text)
@@ -89,6 +103,13 @@ def names_match(a: str, b: str) -> bool:
         (token,) = shared
         return _strong(token, a if len(ta) == 1 else b)
     return fuzz.ratio(normalise(a), normalise(b)) >= 92
+
+
+def same_thing(a: str, b: str) -> bool:
+    """`names_match`, or both names lead with the same coined name ("QuuxCache 调度器" and
+    "QuuxCache P99 test conditions"): a pending item is about the thing, not the wording."""
+    head = head_token(a)
+    return names_match(a, b) or (head is not None and head == head_token(b))
 
 
 def _ascii_sequence(text: str) -> list[str]:

@@ -13,6 +13,18 @@ from tasks.verify.hedges import observe_hedges, observe_settlements
 from tasks.verify.status import Observation, Tracked
 
 
+def _drop_settled_echoes(ctx: Context, stored: set[str]) -> None:
+    """An item only a restated briefing raised, and a source of the window settles, is not raised at all."""
+    settled = {o.key for o in ctx.out if o.action == "resolved"}
+    raisers: dict[str, list[Observation]] = {}
+    for o in ctx.out:
+        if o.action == "raised":
+            raisers.setdefault(o.key, []).append(o)
+    dropped = {key for key, obs in raisers.items()
+               if key in settled and key not in stored and all(o.detail.get("echo") for o in obs)}
+    ctx.out = [o for o in ctx.out if o.key not in dropped]
+
+
 def observe_window(
     data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str], tracked: Sequence[Tracked],
 ) -> list[Observation]:
@@ -28,6 +40,7 @@ def observe_window(
     observe_conflicts(ctx)
     observe_promises(ctx)
     observe_settlements(ctx, prior)
+    _drop_settled_echoes(ctx, {t.key for t in prior})
     unique: dict[tuple[str, str, str, str], Observation] = {}
     for obs in ctx.out:
         unique.setdefault((obs.key, obs.action, obs.source_path, obs.day.isoformat()), obs)

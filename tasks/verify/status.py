@@ -82,6 +82,11 @@ class StatusAsOf:
     evidence: str | None
     resolved_by: str | None
     advice: str
+    risk: str = ""
+    # Raised, seen or resolved by a source of this window (else an earlier day's item still open).
+    seen_in_window: bool = True
+    keys: tuple[str, ...] = ()  # every stored verification this item stands for (one per subject)
+    kinds: tuple[str, ...] = ()  # and their kinds (a hedge and a contradiction on one paper are one item)
 
 
 def detail_text(detail: dict[str, Any]) -> str:
@@ -104,12 +109,18 @@ def status_as_of(item: Tracked, day: dt.date, stale_after_days: int) -> StatusAs
     else:
         status, resolved_on = ("stale" if age >= stale_after_days else "pending"), None
     evidence = resolved[0].data() if resolved else {}
+    said = [e.data() for e in seen]
+
+    def first_of(name: str) -> str:
+        return next((str(d[name]) for d in said if d.get(name)), "")
+
     return StatusAsOf(
         key=item.key, kind=item.kind, subject=item.subject, title=str(first.get("title") or item.subject),
         claim=str(first.get("text", "")), marker=str(first.get("marker", "")),
         sources=tuple(dict.fromkeys(e.source_path for e in seen)), raised_on=raised_on, last_seen=last_seen,
         status=status, age_days=age, resolved_on=resolved_on, evidence=evidence.get("text") if resolved else None,
-        resolved_by=resolved[0].source_path if resolved else None, advice=str(first.get("advice", "")),
+        resolved_by=resolved[0].source_path if resolved else None, advice=first_of("advice"), risk=first_of("risk"),
+        seen_in_window=last_seen == day or resolved_on == day, keys=(item.key,), kinds=(item.kind,),
     )
 
 
@@ -154,11 +165,14 @@ def merge(tracked: Iterable[Tracked], observations: Sequence[Observation]) -> li
 
 
 def listed(items: Iterable[Tracked], day: dt.date, stale_after_days: int) -> list[StatusAsOf]:
-    """What section 三 lists on `day`: open items (stale first, oldest first), then those resolved that day."""
+    """What section 三 lists on `day`: first what this window raised or saw (oldest first), then
+    those resolved that day, then the items of earlier days still open and not seen in this window
+    (stale first, oldest first). `tasks.verify.items.one_per_subject` then merges them by subject."""
     # Only open items and those resolved on `day` are listed; the rest are not worth a view.
     wanted = [t for t in items if (state := state_on(t, day))[0] and state[1] in (None, day)]
     views = [v for v in (status_as_of(t, day, stale_after_days) for t in wanted) if v is not None]
-    open_items = sorted((v for v in views if v.status in OPEN),
-                        key=lambda v: (v.status != "stale", v.raised_on, v.key))
+    fresh = sorted((v for v in views if v.status in OPEN and v.seen_in_window), key=lambda v: (v.raised_on, v.key))
     resolved_today = sorted((v for v in views if v.status == "resolved" and v.resolved_on == day), key=lambda v: v.key)
-    return open_items + resolved_today
+    earlier = sorted((v for v in views if v.status in OPEN and not v.seen_in_window),
+                     key=lambda v: (v.status != "stale", v.raised_on, v.key))
+    return fresh + resolved_today + earlier

@@ -41,7 +41,7 @@ def test_conflicting_numbers_give_exactly_one_contradiction(clean_db: Engine, se
     gen.write_day(tmp_path, 1)
     first, second = gen.write_conflict(tmp_path, gen.day_of(1))
     brief = _brief(settings, tmp_path, gen.day_of(1))
-    conflicts = [v for v in brief["verifications"] if v["kind"] == "conflict"]
+    conflicts = [v for v in brief["verifications"] if "conflict" in v["kinds"]]
     assert len(conflicts) == 1, conflicts
     (item,) = conflicts
     assert set(item["sources"]) == {first, second}
@@ -80,18 +80,20 @@ def test_arxiv_lookups_raise_and_a_later_match_resolves(clean_db: Engine, settin
     _lookup(engine, gen.SETTLED, "found", "A Survey of Retrieval-Augmented Generation Benchmarks", noon)
     late = dt.datetime.combine(day1, dt.time(23, 30), TZ)  # after the cutoff: does not exist for day 1
     brief = _brief(settings, tmp_path, day1)
-    kinds = {(v["kind"], v["subject"]) for v in brief["verifications"]}
+    kinds = {(kind, v["subject"]) for v in brief["verifications"] for kind in v["kinds"]}
     assert ("unknown_id", gen.PAPER) in kinds
     assert ("title_mismatch", gen.SETTLED) in kinds
-    mismatch = next(v for v in brief["verifications"] if v["kind"] == "title_mismatch")
+    # The note's hedge on the same paper and the mismatch are one item, saying both.
+    (mismatch,) = [v for v in brief["verifications"] if v["subject"] == gen.SETTLED]
+    assert mismatch["kinds"] == ["hedge", "title_mismatch"]
     assert "A Survey of Retrieval-Augmented Generation Benchmarks" in mismatch["claim"]
 
     _lookup(engine, gen.PAPER, "found", "PagedFoo: Paging KV Cache for Serving", late)
     gen.write_day(tmp_path, 2)
     brief = _brief(settings, tmp_path, day2)
-    resolved = next(v for v in brief["verifications"] if v["kind"] == "unknown_id")
+    resolved = next(v for v in brief["verifications"] if "unknown_id" in v["kinds"])
     assert resolved["status"] == "resolved" and resolved["resolved_on"] == day2.isoformat()
     assert "PagedFoo" in resolved["evidence"]
     # Day 1 again (a backfill): the later lookup did not exist then.
     again = _brief(settings, tmp_path, day1, record=False)
-    assert next(v for v in again["verifications"] if v["kind"] == "unknown_id")["status"] == "pending"
+    assert next(v for v in again["verifications"] if "unknown_id" in v["kinds"])["status"] == "pending"

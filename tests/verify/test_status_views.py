@@ -35,9 +35,11 @@ def _tracked(rng: random.Random, n: int) -> list[Tracked]:
 def _plain_listed(items: list[Tracked], day: dt.date, stale_after_days: int) -> list[StatusAsOf]:
     """`listed` as it was: a view of every item, then filtered."""
     views = [v for v in (status_as_of(t, day, stale_after_days) for t in items) if v is not None]
-    open_items = sorted((v for v in views if v.status in OPEN), key=lambda v: (v.status != "stale", v.raised_on, v.key))
+    fresh = sorted((v for v in views if v.status in OPEN and v.seen_in_window), key=lambda v: (v.raised_on, v.key))
     resolved_today = sorted((v for v in views if v.status == "resolved" and v.resolved_on == day), key=lambda v: v.key)
-    return open_items + resolved_today
+    earlier = sorted((v for v in views if v.status in OPEN and not v.seen_in_window),
+                     key=lambda v: (v.status != "stale", v.raised_on, v.key))
+    return fresh + resolved_today + earlier
 
 
 def test_is_open_is_the_status_of_the_full_view() -> None:

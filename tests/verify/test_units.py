@@ -132,7 +132,7 @@ def test_status_as_of_uses_only_events_up_to_the_day() -> None:
     assert done is not None and done.status == "resolved" and done.evidence == "已核实" and done.resolved_on == D(2026, 11, 10)
 
 
-def test_merge_adds_this_windows_observations_once_and_listing_orders_stale_first() -> None:
+def test_merge_adds_this_windows_observations_once_and_listing_puts_the_window_first() -> None:
     stored = _tracked(Event(D(2026, 11, 1), "raised", "a.md"))
     obs = [Observation("hedge:x", "hedge", "x", "raised", "a.md", D(2026, 11, 1), {}),
            Observation("hedge:y", "hedge", "y", "raised", "b.md", D(2026, 11, 9), {}),
@@ -140,4 +140,6 @@ def test_merge_adds_this_windows_observations_once_and_listing_orders_stale_firs
     merged = merge([stored, _tracked(Event(D(2026, 11, 2), "raised", "c.md"), key="hedge:z")], obs)
     assert [len(t.events) for t in merged] == [1, 1, 2]
     views = listed(merged, D(2026, 11, 9), 7)
-    assert [(v.key, v.status) for v in views] == [("hedge:x", "stale"), ("hedge:y", "pending"), ("hedge:z", "resolved")]
+    # What this window raised, then what it resolved, then earlier items it did not mention.
+    assert [(v.key, v.status, v.seen_in_window) for v in views] == [
+        ("hedge:y", "pending", True), ("hedge:z", "resolved", True), ("hedge:x", "stale", False)]

@@ -1,0 +1,97 @@
+"""What an entry hedges, and the names a hedged line leads with.
+
+An entry's hedges are the note parser's, the lines holding a hedge marker the parser does not know
+(judgment.toml `[markers] hedge_extra`, outside code fences), and the items a hedging heading puts
+in doubt: under "Needs verification", "未解决" or "…待核实说法" each list item or table row is a
+hedge about its own subject, and an entry headed "⚠️ T2 待核实 · PreScale" is about what its heading
+names. Names are read after the note's labels are stripped (`markers.strip_labels`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tasks.model.window import EntryView
+from tasks.verify.context import text_ids
+from tasks.verify.markers import HEDGE, PHENOMENON_LABEL, strip_labels
+from tasks.verify.names import distinctive, head_token, is_name, lead_phrase, names_nothing
+
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+_NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
+# A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM", not "MXFP4-quantized").
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-(?![a-z]+\b)[A-Za-z0-9]+)*")
+
+
+def name_in(text: str) -> str | None:
+    """The name a hedged line leads with, after the note's labels ("⚠️ T1 待核实 · FooLink 报告…" -> "FooLink")."""
+    rest = strip_labels(text)
+    lead = lead_phrase(rest)
+    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not names_nothing(lead) and distinctive(lead):
+        return strip_labels(lead)
+    run = _NAME_RUN.match(rest)
+    if run and is_name(run.group(1)) and not names_nothing(run.group(1)):
+        return run.group(1)
+    return None
+
+
+def coined_in(text: str) -> str | None:
+    """The first coined name in a hedged line ("Needs verification: FooServe's 2x …" -> "FooServe")."""
+    return next((t.group(0) for t in _TOKEN.finditer(HEDGE.sub(" ", strip_labels(text)))
+                 if head_token(t.group(0)) and not names_nothing(t.group(0))), None)
+
+
+_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)、])\s+(?:\[[ xX]?\]\s*)?(.+)$")
+_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+
+
+def _items(text: str) -> list[str]:
+    """Top-level list items and table body rows of an entry (a table's first row is its header)."""
+    out: list[str] = []
+    header = True
+    for line in text.splitlines():
+        item = _ITEM.match(line)
+        if item:
+            out.append(item.group(1).replace("**", "").strip())
+        elif line.lstrip().startswith("|") and not _RULE.match(line.strip()):
+            if not header:
+                out.append(" | ".join(c.strip() for c in line.strip().strip("|").split("|")))
+            header = False
+    return [i for i in out if i]
+
+
+def _under_hedge_heading(entry: EntryView) -> list[dict[str, str]]:
+    """Hedges a heading makes: under "Needs verification" / "未解决" / "三、…待核实说法" every item is
+    in doubt (each about its own subject), and an entry headed "⚠️ T2 待核实 · PreScale" is about
+    what its heading names."""
+    segments = [seg.strip() for seg in entry.heading.split(" › ") if seg.strip()]
+    marker = next((m for m in (HEDGE.search(seg) for seg in segments) if m), None)
+    if marker is None:
+        return []
+    title = strip_labels(entry.title or "")
+    items = _items(entry.text)
+    # "PreScale（arXiv:…）" names a thing; "值得警惕的矛盾或待核实说法" heads a list of them.
+    if title and not names_nothing(title) and (text_ids(title) or name_in(title) or coined_in(title)):
+        lines = [line.strip() for line in entry.text.splitlines() if line.strip()]
+        stated = [line for line in lines if PHENOMENON_LABEL.match(strip_labels(line))]
+        body = (stated or items or lines or [title])[0]
+        return [{"marker": marker.group(0), "text": body[:400], "about": title}]
+    return [{"marker": marker.group(0), "text": item[:400]} for item in items]
+
+
+def entry_hedges(entry: EntryView) -> list[dict[str, str]]:
+    """The parser's hedges, lines holding a hedge it does not know (judgment.toml `hedge_extra`),
+    and the items a hedging heading puts in doubt."""
+    # The heading's first: of one subject's several hedges in an entry, the first one speaks for it.
+    out = _under_hedge_heading(entry) + [dict(h) for h in entry.hedges]
+    if not HEDGE.search(entry.text):
+        return out  # most entries hedge nothing: one search, not one per line
+    known = " ".join(str(h.get("text", "")) for h in out)
+    fenced = False
+    for line in entry.text.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced  # code is quoted, not said
+        marker = None if fenced else HEDGE.search(line)
+        plain = " ".join(line.replace("**", "").split()).strip(" -*>")
+        if marker and plain and plain[:40] not in known and plain not in known:
+            out.append({"marker": marker.group(0), "text": plain[:400]})
+    return out

@@ -1,0 +1,98 @@
+"""One pending item per subject: the verifications listed on a day, merged where they are about the
+same thing.
+
+Two listed verifications are about the same subject when their subjects are equal, when their
+names match (`names.same_thing`: shared distinctive tokens, one coined name, the same coined name
+leading both, or nearly the same string), when one is a paper and the other names it (its id, or
+a name matching the paper's title or coined name). Open items merge with open items, resolved
+with resolved. The merged item keeps the first one's place, kind and 现象 (plus what another kind
+of doubt says), is named by the paper when one of them is a paper, takes the first 风险 and 建议
+any of them has, the union of their sources and keys, the earliest raise and the latest sighting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tasks.verify.context import text_ids
+from tasks.verify.names import distinctive, same_thing, short_name
+from tasks.verify.status import OPEN, StatusAsOf
+
+
+def _is_paper(v: StatusAsOf) -> bool:
+    return text_ids(v.subject) == [v.subject]
+
+
+def _names(v: StatusAsOf) -> list[str]:
+    """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
+    coined = short_name(v.title) if _is_paper(v) else None
+    return [n for n in (None if _is_paper(v) else v.subject, v.title, coined) if n]
+
+
+def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:
+    """Whether two listed verifications are about one thing."""
+    if a.subject == b.subject:
+        return True
+    if _is_paper(a) and _is_paper(b):
+        return False  # two papers are two subjects
+    for paper, other in ((a, b), (b, a)):
+        if _is_paper(paper) and paper.subject in other.subject:
+            return True
+    return any(same_thing(x, y) for x in _names(a) for y in _names(b))
+
+
+def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
+    """`base` with `other` (about the same subject) merged in."""
+    if _is_paper(other) and not _is_paper(base):
+        base = dataclasses.replace(base, subject=other.subject, title=other.title)  # the paper names it best
+    return dataclasses.replace(
+        base,
+        sources=tuple(dict.fromkeys(base.sources + other.sources)),
+        keys=tuple(dict.fromkeys(base.keys + other.keys)),
+        kinds=tuple(dict.fromkeys(base.kinds + other.kinds)),
+        # Another kind of doubt about the same thing adds what it says; one more hedge does not.
+        claim=base.claim if set(other.kinds) <= set(base.kinds) or other.claim in base.claim
+        else f"{base.claim}；{other.claim}",
+        raised_on=min(base.raised_on, other.raised_on),
+        last_seen=max(base.last_seen, other.last_seen),
+        age_days=max(base.age_days, other.age_days),
+        status="stale" if "stale" in (base.status, other.status) and base.status in OPEN else base.status,
+        seen_in_window=base.seen_in_window or other.seen_in_window,
+        risk=base.risk or other.risk,
+        advice=base.advice or other.advice,
+        title=base.title if base.title != base.subject or other.title == other.subject else other.title,
+    )
+
+
+def _keys(v: StatusAsOf) -> set[str]:
+    """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
+    tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
+    keys = set(text_ids(v.subject))
+    for name in _names(v):
+        keys.update(t[:4] if t.isascii() else t for t in distinctive(name))
+    return keys or {v.subject}
+
+
+def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
+    """`views` in their order, each merged into the first earlier item about the same subject (as
+    any of the views already merged into it names it). A year of open items is thousands of views:
+    each is compared only with the items sharing an index key with it, not with all."""
+    out: list[StatusAsOf] = []
+    members: list[list[StatusAsOf]] = []
+    index: dict[str, set[int]] = {}
+    for view in views:
+        keys = _keys(view)
+        near = sorted(set().union(*(index.get(k, set()) for k in keys)))
+        at = next((k for k in near if (out[k].status in OPEN) == (view.status in OPEN)
+                   and any(same_subject(m, view) for m in members[k])), None)
+        if at is None:
+            at = len(out)
+            out.append(view)
+            members.append([view])
+        else:
+            out[at] = merge_into(out[at], view)
+            members[at].append(view)
+        for k in keys:
+            index.setdefault(k, set()).add(at)
+    return out

@@ -1,0 +1,293 @@
+"""Contract of section 三's pending items (issue 12, point 1), on generated notes in Chinese and English:
+
+- an item's subject is what is in doubt (a paper as title + id, a system, a claim); a heading made
+  only of markers ("⚠️ 待核实", "Needs verification", "未解决", "五、摘要") or a config key is never
+  one, and a hedge whose only subject would be such a heading raises nothing; under a hedging
+  heading each list item is in doubt, about its own subject;
+- one item per subject: the same question asked by three notes (zh and en, with and without the id)
+  is one item with three sources;
+- 现象/风险/建议 are the sources' own sentences without the note's labels (⚠️, T2, 待核实 ·,
+  "Needs verification:", "TODO verify"); a part the source does not give stays empty;
+- a published briefing dropped into the inbox (an echo) does not raise again what the knowledge
+  document has anchored since, nor what a note of the window or of an earlier one settled;
+- a knowledge-document entry anchored in the window that says an open subject is settled resolves it;
+- items of earlier days not mentioned in the window stay tracked, come after the window's, and the
+  markdown lists them one line each; markdown and JSON carry the same items.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from predigest.settings import Settings
+from tasks import run
+from tasks.model.window import EntryView
+from tasks.verify.hedged import entry_hedges
+from tasks.verify.items import merge_into, one_per_subject, same_subject
+from tasks.verify.markers import strip_labels
+from tasks.verify.names import names_nothing
+from tasks.verify.passage import hedge_parts
+from tasks.verify.status import OPEN, StatusAsOf
+from tests.helpers import ingest_all
+
+D1 = dt.date(2026, 11, 2)
+TOPIC = "inference"
+PAPER = "2611.00110"  # FooServe, hedged in three notes
+ANCHORED = "2611.00120"  # BarKV: restated by an echo after the doc anchored it
+MARKERS = ["⚠️ T2 待核实 · ", "Needs verification: ", "TODO verify: ", "**存疑**：", "- [ ] 待核实 · "]
+
+
+# --- pure pieces ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", MARKERS)
+@pytest.mark.parametrize("claim", ["PreScale（arXiv:2610.10102）只有摘要级数字", "FooServe's 2.1× number is single-GPU"])
+def test_labels_are_stripped_and_the_claim_kept(label: str, claim: str) -> None:
+    assert strip_labels(label + claim) == claim
+
+
+@pytest.mark.parametrize("heading", [
+    "⚠️ 待核实", "Needs verification", "needs verification:", "未解决", "五、摘要", "## Summary", "T3", "TODO verify",
+    "kv_cache_dtype", "--max-num-seqs",
+])
+def test_markers_headings_and_config_keys_name_nothing(heading: str) -> None:
+    assert names_nothing(heading)
+
+
+@pytest.mark.parametrize("name", ["FooServe", "Acadify：H100 推理引擎 benchmark", "⚠️ T2 待核实 · PreScale", "LoRA-Pool",
+                                  "T4 GPU 延迟"])
+def test_things_are_names(name: str) -> None:
+    assert not names_nothing(name)
+
+
+def test_parts_come_from_the_passage_sentences() -> None:
+    zh = ("## FooServe\n\n- 吞吐 2.1×（单卡 A100）。\n- **待核实**：这组数字只在单卡上测过，多卡没有数据。\n"
+          "- 直接引用可能高估多卡收益。\n- 建议：等作者的多卡 benchmark 再引用。\n\n## Other\n\n- 无关。\n")
+    parts = hedge_parts(zh, "待核实：这组数字只在单卡上测过，多卡没有数据。", ("FooServe",))
+    assert parts.phenomenon.startswith("吞吐 2.1×") and "多卡没有数据" in parts.phenomenon  # the claim, then what is missing
+    assert parts.risk == "直接引用可能高估多卡收益。"
+    assert parts.advice == "等作者的多卡 benchmark 再引用。"
+    assert "待核实" not in parts.phenomenon and "无关" not in parts.phenomenon
+    en = "- Needs verification: FooServe's 2.1x was measured on one A100. It might not hold on H100. We should rerun it.\n"
+    parts = hedge_parts(en, en.strip("- \n"), ("FooServe",))
+    assert parts.phenomenon == "FooServe's 2.1x was measured on one A100."
+    assert parts.risk == "It might not hold on H100." and parts.advice == "We should rerun it."
+    bare = hedge_parts("- 待核实：FooServe 的 P99。\n", "待核实：FooServe 的 P99。")
+    assert bare.risk == "" and bare.advice == ""  # nothing invented
+    lone = hedge_parts("- ⚠️ 待核实。FooServe 的 2.1× 只在单卡上测过。直接引用可能高估。\n",
+                       "⚠️ 待核实。FooServe 的 2.1× 只在单卡上测过。直接引用可能高估。")
+    assert lone.phenomenon == "FooServe 的 2.1× 只在单卡上测过。" and lone.risk == "直接引用可能高估。"
+    siblings = ("- FlashMLA：带宽 ~3000 GB/s 待核实，要对照官方 repo。\n- DeepEP：EP all-to-all。\n"
+                "- SEIS 附录 E 精读。\n")
+    assert "DeepEP" not in str(hedge_parts(siblings, "FlashMLA：带宽 ~3000 GB/s 待核实，要对照官方 repo。"))
+
+
+def _entry(heading: str, text: str) -> EntryView:
+    title = heading.split(" › ")[-1]
+    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, title, text, (), ())
+
+
+def test_a_hedging_heading_puts_its_items_in_doubt() -> None:
+    listed = entry_hedges(_entry("Needs verification", "- BlipRoute P99: blog only.\n- `kv_cache_dtype`\n"))
+    assert [h["text"] for h in listed] == ["BlipRoute P99: blog only.", "`kv_cache_dtype`"]
+    named = entry_hedges(_entry("三、值得警惕的矛盾或待核实说法 › ⚠️ T1 待核实 · LoRA-Pool（arXiv:2610.04377）",
+                                "状态：待核实 · 已挂 3 天\n现象：P99 TTFT <15% 只有摘要级数字\n建议：读正文\n"))
+    assert (named[0]["text"], named[0]["about"]) == ("现象：P99 TTFT <15% 只有摘要级数字", "LoRA-Pool（arXiv:2610.04377）")
+    assert entry_hedges(_entry("三、值得警惕的矛盾或待核实说法", "下面三条。\n")) == []  # a list's heading names nothing
+    assert entry_hedges(_entry("FooServe", "- 吞吐 2.1×。\n")) == []  # no marker, no hedge
+
+
+def _view(subject: str, title: str, key: str, sources: tuple[str, ...], seen: bool = True) -> StatusAsOf:
+    return StatusAsOf(key, "hedge", subject, title, f"claim of {key}", "待核实", sources, D1, D1, "pending", 0, None,
+                      None, None, "", seen_in_window=seen, keys=(key,), kinds=("hedge",))
+
+
+def test_one_item_per_subject_by_id_name_and_title() -> None:
+    views = [_view("FooServe", "FooServe", "hedge:fooserve", ("a.md",)),
+             _view(PAPER, "FooServe: Serving at Scale", f"hedge:{PAPER}", ("b.md",)),
+             _view("FooServe 调度器", "FooServe 调度器", "hedge:fooserve 调度器", ("c.md",)),
+             _view("BarKV", "BarKV", "hedge:barkv", ("d.md",))]
+    merged = one_per_subject(views)
+    assert [v.subject for v in merged] == [PAPER, "BarKV"]
+    assert merged[0].sources == ("a.md", "b.md", "c.md") and merged[0].title == "FooServe: Serving at Scale"
+    assert len(merged[0].keys) == 3
+
+
+def _naive(views: list[StatusAsOf]) -> list[StatusAsOf]:
+    """`one_per_subject` as its docstring says, comparing every pair."""
+    out: list[StatusAsOf] = []
+    members: list[list[StatusAsOf]] = []
+    for view in views:
+        at = next((k for k, kept in enumerate(out) if (kept.status in OPEN) == (view.status in OPEN)
+                   and any(same_subject(m, view) for m in members[k])), None)
+        if at is None:
+            out.append(view)
+            members.append([view])
+        else:
+            out[at] = merge_into(out[at], view)
+            members[at].append(view)
+    return out
+
+
+def test_the_index_finds_what_comparing_every_pair_finds() -> None:
+    rng = random.Random(7)
+    names = ["FooServe", "FooServe 调度器", "FooServer", "BarKV", "BarKV cache 压缩", "QuuxCache P99 test conditions",
+             "QuuxCache", "调度器 延迟", "延迟 调度器", PAPER, "2611.00120", f"FooServe（arXiv:{PAPER}）", "Zed"]
+    titles = {PAPER: "FooServe: Serving at Scale", "2611.00120": "BarKV: Compressing KV"}
+    for _ in range(300):
+        views = []
+        for k in range(rng.randrange(0, 12)):
+            subject = rng.choice(names)
+            view = _view(subject, titles.get(subject, subject), f"hedge:{k}", (f"{k}.md",))
+            views.append(dataclasses.replace(view, status=rng.choice(["pending", "stale", "resolved"])))
+        assert one_per_subject(views) == _naive(views)
+
+
+# --- through the stages --------------------------------------------------------------------------
+
+
+def _doc(day: dt.date, anchored: bool) -> str:
+    entry = f"- **BarKV**（arXiv:{ANCHORED}）：KV cache 压缩，推理吞吐提升。[anchored {day.isoformat()}]\n" if anchored else ""
+    later = day + dt.timedelta(days=1)
+    entry += f"- **QuuxCache 调度器**：推理 KV cache 调度器；P99 测试条件已核实（作者补了 8×H100 配置）。[anchored {later}]\n"
+    return (f"# {TOPIC} · 知识活文档\n\nversion: v1 · updated: {day.isoformat()} 12:00 · citations: 10\n\n"
+            "## §1 现状\n\n### §1.1 框架格局\n\n"
+            "- **vLLM**（arXiv:2309.06180）：PagedAttention，开源 serving 事实标准。[anchored 2026-07-14]\n"
+            + entry + "\n## References\n\n- arXiv:2401.08671 — DeepSpeed-FastGen（cited 2026-07-14）\n")
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def _workspace(root: Path) -> None:
+    d1, d2, d3 = D1, D1 + dt.timedelta(days=1), D1 + dt.timedelta(days=2)
+    _write(root, "organized/knowledge/inference.md", _doc(d2, anchored=True))
+    # Day 1: one question, three notes, two languages; an old item nobody mentions again.
+    _write(root, f"inbox/jay/{d1}T1000-jay-inference-serving.md",
+           f"# 推理 serving 笔记\n\n## 条目1 · FooServe: Serving at Scale（arXiv:{PAPER}）\n\n"
+           "- KV cache 调度器，vLLM 上吞吐 2.1×（单卡 A100）。\n"
+           "- ⚠️ T1 待核实 · FooServe 的 2.1× 只在单卡上测过，多卡 serving 没有数据。\n"
+           "- 直接引用可能高估多卡推理收益。\n- 建议：等作者的多卡 benchmark 再引用。\n\n"
+           "## 条目2 · QuuxCache 调度器\n\n- 推理 KV cache 调度器，P99 延迟很低。\n"
+           "- **存疑**：P99 没有给测试条件。\n\n"
+           "## ⚠️ 待核实\n\n- 待核实\n\n## 五、摘要\n\n- 今天还有几条待核实。\n\n"
+           "## Needs verification\n\n- `kv_cache_dtype`：待核实\n")
+    _write(root, f"inbox/lena/{d1}T1400-lena-inference-reading.md",
+           "# Inference reading\n\n## FooServe serving scheduler\n\n"
+           "- FooServe reports 2.1x decode throughput for LLM serving on a single A100.\n"
+           "- Needs verification: FooServe's 2.1x was only measured on one GPU. It might not hold on a multi-GPU "
+           "serving cluster. We should rerun it on 8×H100.\n\n"
+           "## Open questions\n\n- TODO verify QuuxCache P99 test conditions: the post gives no batch size "
+           "for its KV cache serving benchmark.\n\n"
+           "## Needs verification\n\n- BlipRoute P99 serving latency: blog only, no setup given.\n")
+    _write(root, f"inbox/spark/{d1}T1600-spark-inference-e1prep.md",
+           f"# Spark inference prep\n\n## Open questions\n\n"
+           f"- TODO verify: FooServe (arXiv:{PAPER}) multi-GPU serving throughput; the paper only reports one A100.\n"
+           "- QuuxCache 的推理 P99 数字待核实（没有 batch size）。\n\n"
+           "## 未解决\n\n- BlipRoute 推理路由的 P99 延迟只有博客数字，没有测试配置。\n")
+    # Day 3: an echo of an earlier briefing restating items the doc anchored since (BarKV) and one
+    # a later note of the window settles (BazRoute); plus a new hedge of the day.
+    _write(root, f"inbox/tom/{d3}-0900-inference-e1prep.md",
+           f"inference · E1 预消化简报({d2})\n\n三、值得警惕的矛盾或待核实说法\n"
+           f"⚠️ T1 待核实 · BarKV（arXiv:{ANCHORED}）KV cache 压缩的推理吞吐只有摘要级数字。\n"
+           "⚠️ T2 待核实 · BazRoute 推理路由器的 serving 延迟数字没有测试条件。\n"
+           "⚠️ T3 待核实 · GorpQ 推理量化 kernel 的 decode 延迟数字只有博客来源。\n")
+    _write(root, f"inbox/jay/{d2}T1100-jay-inference-gorpq.md",
+           "# 推理 kernel\n\n## 条目1 · GorpQ 推理量化 kernel\n\n"
+           "- GorpQ 的 decode 延迟数字已核实：作者仓库 benchmark 与博客一致。\n")
+    _write(root, f"inbox/jay/{d3}T1500-jay-inference-followup.md",
+           "# 推理跟进\n\n## 条目1 · BazRoute 推理路由器\n\n- BazRoute 的 serving 延迟数字已核实：作者仓库的 benchmark 表与博客一致。\n\n"
+           "## 条目2 · ZedAttn kernel\n\n- 推理 attention kernel，decode 吞吐 1.4×。\n"
+           "- 待核实：1.4× 只在 H100 上测过。\n\n"
+           f"## 条目3 · BarKV（arXiv:{ANCHORED}）\n\n- KV cache 压缩，推理 serving 吞吐提升；昨天已锚入 inference.md。\n")
+
+
+@pytest.fixture
+def briefs(clean_db: Engine, settings: Settings, tmp_path: Path) -> dict[dt.date, tuple[str, dict[str, Any]]]:
+    _workspace(tmp_path)
+    ref = ingest_all(settings, tmp_path)
+    (topic,) = run.topics_for(settings, tmp_path, [TOPIC])
+    out = {}
+    for day in (D1, D1 + dt.timedelta(days=2)):
+        window = run.window_of(topic, day)
+        run.derive_verifications(settings, ref, topic, window.date)
+        md, js = run.render_briefing(settings, ref, topic, window)
+        out[day] = (md, json.loads(js))
+    return out
+
+
+def _section3(md: str) -> str:
+    return md.split("## 三、", 1)[1].split("\n## ", 1)[0]
+
+
+def test_one_question_in_three_notes_is_one_item(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    _, brief = briefs[D1]
+    items = [v for v in brief["verifications"] if "fooserve" in (v["title"] + v["subject"]).lower()
+             or v["subject"] == PAPER]
+    assert len(items) == 1, [(v["subject"], v["sources"]) for v in brief["verifications"]]
+    (item,) = items
+    assert item["subject"] == PAPER and len(item["sources"]) == 3
+    assert "T1" not in item["claim"] and "⚠️" not in item["claim"] and "待核实" not in item["claim"][:6]
+    assert item["risk"] and item["advice"]  # the zh note gives both
+    # A question about a system with no id, asked in three notes (zh, en, under a generic heading).
+    (quux,) = [v for v in brief["verifications"] if "quuxcache" in v["subject"].lower()]
+    assert len(quux["sources"]) == 3, quux
+    # Items under a hedging heading ("Needs verification", "未解决") are each about their own subject.
+    (blip,) = [v for v in brief["verifications"] if "bliproute" in v["subject"].lower()]
+    assert len(blip["sources"]) == 2 and blip["title"].startswith("BlipRoute"), blip
+
+
+def test_no_item_is_named_by_a_marker_heading_or_config_key(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    for md, brief in briefs.values():
+        for v in brief["verifications"]:
+            assert not names_nothing(v["title"]), v
+            assert v["subject"][:1].isdigit() or not names_nothing(v["subject"]), v
+            assert strip_labels(v["title"]) == v["title"].strip(), v
+        heads = re.findall(r"^### .*$", _section3(md), re.M)
+        assert not any(h.endswith(("待核实", "摘要", "Needs verification", "kv_cache_dtype")) for h in heads), heads
+    subjects = {v["subject"] for v in briefs[D1][1]["verifications"]}
+    assert any("QuuxCache" in s for s in subjects)  # a real hedge next to the marker headings is kept
+
+
+def test_an_echo_does_not_raise_what_was_settled(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    _, brief = briefs[D1 + dt.timedelta(days=2)]
+    subjects = {v["subject"] for v in brief["verifications"]}
+    titles = " ".join(v["title"] for v in brief["verifications"])
+    assert ANCHORED not in subjects  # the doc anchored BarKV before the echo restated it
+    assert "BazRoute" not in titles  # a note of the same window settles it
+    assert "GorpQ" not in titles  # a note of an earlier window settled it
+    assert any("ZedAttn" in v["title"] and v["seen_in_window"] for v in brief["verifications"])
+
+
+def test_earlier_items_come_last_and_compact(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    md, brief = briefs[D1 + dt.timedelta(days=2)]
+    flags = [v["seen_in_window"] for v in brief["verifications"]]
+    assert flags == sorted(flags, reverse=True) and True in flags and False in flags  # window's first
+    section = _section3(md)
+    full = re.findall(r"^### \S+ T(\d+) ", section, re.M)
+    compact = re.findall(r"^- \S+ T(\d+) ", section, re.M)
+    assert len(full) + len(compact) == len(brief["verifications"])  # markdown and JSON carry the same set
+    assert [int(i) for i in full + compact] == list(range(1, len(flags) + 1))
+    earlier = [v for v in brief["verifications"] if not v["seen_in_window"]]
+    assert any(v["subject"] == PAPER and v["age_days"] == 2 for v in earlier)
+    assert len(compact) == len(earlier) and all(v["status"] != "resolved" for v in earlier)
+
+
+def test_the_knowledge_document_settles_an_item(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+    quux = [v for v in briefs[D1][1]["verifications"] if "QuuxCache" in v["subject"]]
+    assert [v["status"] for v in quux] == ["pending"]  # the doc's entry is dated later
+    (done,) = [v for v in briefs[D1 + dt.timedelta(days=2)][1]["verifications"] if "QuuxCache" in v["subject"]]
+    assert done["status"] == "resolved" and done["resolved_by"] == "organized/knowledge/inference.md"
+    assert "已核实" in done["evidence"]
