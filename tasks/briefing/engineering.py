@@ -93,17 +93,27 @@ def _recommendations(entries: list[EntryView]) -> list[_Candidate]:
     return out
 
 
-def _about_paper(entry: EntryView) -> bool:
-    """An entry whose heading or first line names an arXiv id is about that paper."""
+@dataclass(frozen=True)
+class _Judged:
+    increments: frozenset[str]  # the window's NET-new and adjacent papers
+    titles: dict[str, str]  # every judged paper's title
+
+
+def _about_paper(entry: EntryView, papers: _Judged) -> bool:
+    """An entry whose heading or first line names an arXiv id, or whose heading is the title of a
+    paper it names, is about that paper."""
     first = next((line for line in entry.text.splitlines() if line.strip()), "")
-    return any(i in entry.heading or i in first for i in entry.ids)
+    if any(i in entry.heading or i in first for i in entry.ids):
+        return True
+    return bool(entry.title) and any(names_match(entry.title or "", papers.titles[i])
+                                     for i in entry.ids if papers.titles.get(i))
 
 
-def _eligible(entry: EntryView, confirmed: set[str], increments: set[str]) -> bool:
+def _eligible(entry: EntryView, confirmed: set[str], papers: _Judged) -> bool:
     """Not a summary, not about a paper (nor naming one that is itself an increment), not confirmatory."""
     if is_generic(entry.title) or label_number(entry.label) in confirmed:
         return False
-    if _about_paper(entry) or increments & set(entry.ids):
+    if _about_paper(entry, papers) or papers.increments & set(entry.ids):
         return False
     return not found(CONFIRMATORY, f"{entry.title or ''}\n{entry.text}")
 
@@ -150,7 +160,7 @@ def _names_it(entry: EntryView, names: list[str], common: frozenset[str]) -> boo
     return mentions_name(entry.text, names[0])
 
 
-def _candidates(entries: list[EntryView], increments: set[str]) -> list[_Candidate]:
+def _candidates(entries: list[EntryView], papers: _Judged) -> list[_Candidate]:
     """One note's candidates: what it recommends for E1, then every other eligible entry on its own."""
     confirmed = _confirmed_numbers(entries)
     recommended = _recommendations(entries)
@@ -159,13 +169,13 @@ def _candidates(entries: list[EntryView], increments: set[str]) -> list[_Candida
               for e in entries if id(e) not in covered]
     out = []
     for cand in [*recommended, *single]:
-        cand.entries = [e for e in cand.entries if _eligible(e, confirmed, increments)]
+        cand.entries = [e for e in cand.entries if _eligible(e, confirmed, papers)]
         if cand.entries:
             out.append(cand)
     return out
 
 
-def _merged(data: WindowData, topic: Topic, increments: set[str], common: frozenset[str]) -> list[_Candidate]:
+def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[str]) -> list[_Candidate]:
     """The window's candidates, those of several sources naming the same thing merged (a
     recommended one keeps its name)."""
     by_path: dict[str, list[EntryView]] = defaultdict(list)
@@ -175,7 +185,7 @@ def _merged(data: WindowData, topic: Topic, increments: set[str], common: frozen
             by_path[entry.path].append(entry)
     merged: list[_Candidate] = []
     for path in sorted(by_path):
-        for cand in _candidates(by_path[path], increments):
+        for cand in _candidates(by_path[path], papers):
             same = next((m for m in merged if _same(m, cand, common, topic.judgment)), None)
             if same is None:
                 merged.append(cand)
@@ -204,12 +214,13 @@ def engineering_increments(
 ) -> list[Paper]:
     """The window's engineering increments, each with every source naming it and its days seen.
     `known` is kept for callers; ownership is judged over every topic the judgment knows."""
-    increments = {p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")}
+    judged = _Judged(frozenset(p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")),
+                     {p.arxiv_id: p.title for p in papers if p.arxiv_id and p.title})
     # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
     common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
     tz = data.window.tz
     out: list[Paper] = []
-    for cand in _merged(data, topic, increments, common):
+    for cand in _merged(data, topic, judged, common):
         names = _names(cand)
         if any(names_match(n, held) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
@@ -224,7 +235,7 @@ def engineering_increments(
         others = [e for e in data.entries if id(e) not in own and e.kind in NOTE_KINDS and _names_it(e, names, common)]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
         about = [e for e in others if e.title and any(names_match(e.title, n) for n in names)
-                 and _eligible(e, set(), increments)]
+                 and _eligible(e, set(), judged)]
         mentions = [e for e in others if e not in about]
         earlier = [e for e in data.history if _names_it(e, names, common)]
         days = sorted({e.item_time.astimezone(tz).date() for e in cand.entries + others + earlier if e.item_time})
