@@ -27,14 +27,14 @@ from dataclasses import dataclass, field
 from predigest.judgment import Judgment
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
-from tasks.briefing.novelty import entry_signals, external_links, signal_score
+from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
 from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
-from tasks.verify.names import head_token, is_generic, mentions_name, names_match
+from tasks.verify.names import distinctive, head_token, is_generic, mentions_name, names_match
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -135,17 +135,26 @@ def _names(candidate: _Candidate) -> list[str]:
 
 
 def _same(a: _Candidate, b: _Candidate, common: frozenset[str], j: Judgment) -> bool:
-    """Two candidates name the same thing: a fuzzy name match, the same coined head word, or a shared link."""
+    """Two candidates name the same thing: a fuzzy name match; the same coined head word with the
+    same version, or one of them that head word alone ("Kestrel 2.0 …" and "Kestrel 2.0 is out",
+    not "NVIDIA Dynamo" and "NVIDIA NIM"); or a shared link."""
     if any(names_match(x, y) for x in _names(a) for y in _names(b)):
         return True
     head = head_token(a.title)
-    if head and head not in common and head == head_token(b.title):
+    if head and head not in common and head == head_token(b.title) and (
+            versions(a.title) & versions(b.title) or {head} in (distinctive(a.title), distinctive(b.title))):
         return True
     return bool(_links(a, j) & _links(b, j))
 
 
 def _links(cand: _Candidate, j: Judgment) -> set[str]:
     return {url for e in cand.entries for url in external_links(e.text, j)}
+
+
+def _keys(cand: _Candidate, j: Judgment) -> set[str]:
+    """What two candidates must share to be compared at all: a distinctive name token or a link
+    (every rule of `_same` implies one; comparing every pair of a large window is quadratic)."""
+    return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, j)
 
 
 def _names_it(entry: EntryView, names: list[str], common: frozenset[str]) -> bool:
@@ -183,17 +192,26 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
+    j = topic.judgment
     merged: list[_Candidate] = []
+    index: dict[str, list[int]] = defaultdict(list)  # key -> the merged candidates holding it
     for path in sorted(by_path):
         for cand in _candidates(by_path[path], papers):
-            same = next((m for m in merged if _same(m, cand, common, topic.judgment)), None)
-            if same is None:
+            keys = _keys(cand, j)
+            near = sorted({k for key in keys for k in index.get(key, ())})
+            at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+            if at is None:
+                at = len(merged)
                 merged.append(cand)
-                continue
-            if cand.recommended and not same.recommended:
-                same.title, same.recommended = cand.title, True
-            same.entries += [e for e in cand.entries if e not in same.entries]
-            same.lines += cand.lines
+            else:
+                same = merged[at]
+                if cand.recommended and not same.recommended:
+                    same.title, same.recommended = cand.title, True
+                same.entries += [e for e in cand.entries if e not in same.entries]
+                same.lines += cand.lines
+            for key in keys:
+                if at not in index[key]:
+                    index[key].append(at)
     return merged
 
 

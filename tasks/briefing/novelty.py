@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from predigest.judgment import Judgment
 from tasks.judge.statements import found_word
@@ -52,6 +53,11 @@ def _on(url: str, hosts: Iterable[str]) -> bool:
     return any(url.startswith(h.lower()) or url.split("/", 1)[0].endswith("." + h.lower()) for h in hosts)
 
 
+def versions(text: str) -> set[str]:
+    """The version numbers a heading names ("v2.0" and "2.0" are the same)."""
+    return {m.group(0).lower().lstrip("v") for m in _VERSION.finditer(text)}
+
+
 def _first_lines(text: str) -> str:
     return "\n".join([line for line in text.splitlines() if line.strip()][:FIRST_LINES])
 
@@ -75,10 +81,12 @@ def named_heading(title: str) -> bool:
     return len(tokens) >= 2 or bool(_systems(title, ()))
 
 
-def external_links(text: str, j: Judgment) -> list[str]:
-    """Links of `text` that are not to a paper site (arXiv, paper lists)."""
+@lru_cache(maxsize=8192)
+def external_links(text: str, j: Judgment) -> tuple[str, ...]:
+    """Links of `text` that are not to a paper site (arXiv, paper lists); cached: merging asks it of
+    the same entries again and again."""
     paper = j.words("engineering", "paper_hosts")
-    return [url for _, url in links(text) if not _on(url, paper)]
+    return tuple(url for _, url in links(text) if not _on(url, paper))
 
 
 def _words(j: Judgment, name: str) -> tuple[str, ...]:
