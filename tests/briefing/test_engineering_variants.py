@@ -1,6 +1,7 @@
 """Contract: engineering increments (no arXiv id) are found by their signals, not by one phrasing.
 
-Each style adds notes in English, written unlike the sample, to the 2026-10-09 window of a copy of
+Each style adds notes in English (headed, numbered with bare domains) or in Chinese (pseudo-headings
+一、二、), written unlike the sample, to the 2026-10-09 window of a copy of
 examples/workspace (an evening whose hand-written briefing has no engineering increment). Found, in
 every style, and nothing else:
 - an official engineering blog post reported by two notes: one increment naming both sources;
@@ -45,6 +46,7 @@ NEGATIVES = {
     "headed_with_links": ("SlimWise 0.4 release", "Quarry 3.0 released", "Re-reading the vLLM PagedAttention docs"),
     "numbered_bare_domains": ("Mooncake Transfer Engine 0.3 release", "TaskLoom 1.0 launched",
                               "Primer on continuous batching"),
+    "zh_pseudo_headings": ("galahad-kv 0.2 发布", "智能体框架 TaskLoom 1.0 发布", "重读 vLLM PagedAttention 文档"),
 }
 STYLES: dict[str, tuple[dict[str, str], dict[str, set[str]]]] = {
     "headed_with_links": (
@@ -92,6 +94,44 @@ Source: Kestrel engineering blog, https://kestrel-serve.dev/blog/kestrel-2-0
                 "inbox/mara/2026-10-09T1130-mara-serving-notes.md", "inbox/ravi/2026-10-09T1620-ravi-links.md"},
             "Hydra vs vLLM vs SGLang on H200": {"inbox/mara/2026-10-09T1130-mara-serving-notes.md"},
             "A Taxonomy of KV-Cache Eviction Policies": {"inbox/mara/2026-10-09T1130-mara-serving-notes.md"},
+        },
+    ),
+    "zh_pseudo_headings": (
+        {
+            "inbox/mara/2026-10-09T1130-mara-reading-zh.md": """# 周三阅读 · 10/09
+
+一、Kestrel 2.0 正式发布（官方工程博客）
+来源：https://kestrel-serve.dev/blog/kestrel-2-0
+- prefill 与 decode 拆成两个池（PD 分离），KV cache 通过 RDMA 传输；70B 模型 256 并发下 TTFT p99 降 38%。
+
+二、Hydra 与 vLLM、SGLang 在 H200 上的吞吐实测
+- 突发流量下 Hydra 吞吐比 vLLM 高 22%；平稳流量下三者差距在 3% 以内，领先只在突发流量成立。
+
+三、KV Cache 驱逐策略分类法（OpenReview 预印本）
+- https://openreview.net/forum?id=Xk3vQ9aB2c ，按信号类型（注意力、时间、学习）整理 40 种 KV cache 驱逐策略，面向推理服务。
+
+四、重读 vLLM PagedAttention 文档（不是论文）
+- 给新同学的入门材料：vLLM block table、KV cache 写时复制、block size 16。
+
+五、galahad-kv 0.2 发布
+- 官方博客 https://galahad-kv.dev/blog/0-2 ：KV cache NVMe 持久化接入 vLLM，prefill 阶段复用命中的前缀块。
+""",
+            "inbox/ravi/2026-10-09T1620-ravi-links-zh.md": """# 链接
+
+### Kestrel 2.0 上线了
+- 官方公告 https://kestrel-serve.dev/blog/kestrel-2-0 ：decode 池可以独立扩缩，KV cache 走 RDMA。
+""",
+            "inbox/ravi/2026-10-09-agents-e1prep.md": """# agents 预备
+
+### 智能体框架 TaskLoom 1.0 发布
+- 官方博客 taskloom.ai/blog/1-0：多智能体 planner，工具调用，MCP 接入；推理后端用 vLLM。
+""",
+        },
+        {
+            "Kestrel 2.0 正式发布": {
+                "inbox/mara/2026-10-09T1130-mara-reading-zh.md", "inbox/ravi/2026-10-09T1620-ravi-links-zh.md"},
+            "Hydra 与 vLLM、SGLang 在 H200 上的吞吐实测": {"inbox/mara/2026-10-09T1130-mara-reading-zh.md"},
+            "KV Cache 驱逐策略分类法": {"inbox/mara/2026-10-09T1130-mara-reading-zh.md"},
         },
     ),
     "numbered_bare_domains": (
