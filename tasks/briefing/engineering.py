@@ -2,13 +2,14 @@
 that a window source presents as new.
 
 Candidates are the entries of window notes (published briefings aside) that are not about a paper
-(no arXiv id in their heading or first line, none that is itself an increment), not summaries, not
+(no arXiv id in their heading or first line, no heading that is the title of a paper they name,
+none that is itself an increment), not summaries, not
 marked confirmatory (确认性, 已锚, 不进, 背景 … in `[markers] confirmatory`) and not called so by
 their note's summary. A source's recommendation for E1 — in the entry ("建议进 E1") or in a summary
 that refers to it by number, possibly merging several entries into one named increment — is one
 signal; the others are read from the entry's shape and words (tasks.briefing.novelty). Candidates
-of several sources that name the same thing (a fuzzy name match, the same coined head word, or the
-same link) become one. A candidate is an increment when
+of several sources that name the same thing (a fuzzy name match, the same coined head word and
+version, or the same link) become one. A candidate is an increment when
 1. its signals, each further source included, reach `eng_threshold`;
 2. the briefed topic owns it, or has it as adjacent, by the evidence papers are judged by (the
    note's declared topic, owner and exclusion statements, its own entries' vocabulary);
@@ -136,15 +137,19 @@ def _names(candidate: _Candidate) -> list[str]:
 
 def _same(a: _Candidate, b: _Candidate, common: frozenset[str], j: Judgment) -> bool:
     """Two candidates name the same thing: a fuzzy name match; the same coined head word with the
-    same version, or one of them that head word alone ("Kestrel 2.0 …" and "Kestrel 2.0 is out",
-    not "NVIDIA Dynamo" and "NVIDIA NIM"); or a shared link."""
+    same version, or with one of them that head word alone and no second version ("Kestrel 2.0 …"
+    and "Kestrel 2.0 is out"; not "NVIDIA Dynamo" and "NVIDIA NIM", nor "Kestrel 2.0" and "Kestrel
+    3.1"); or a shared link."""
+    if _links(a, j) & _links(b, j):
+        return True
+    va, vb = versions(a.title), versions(b.title)
+    if va and vb and not va & vb:
+        return False  # two releases of one system are two things
     if any(names_match(x, y) for x in _names(a) for y in _names(b)):
         return True
     head = head_token(a.title)
-    if head and head not in common and head == head_token(b.title) and (
-            versions(a.title) & versions(b.title) or {head} in (distinctive(a.title), distinctive(b.title))):
-        return True
-    return bool(_links(a, j) & _links(b, j))
+    return bool(head and head not in common and head == head_token(b.title)
+                and (va & vb or {head} in (distinctive(a.title), distinctive(b.title))))
 
 
 def _links(cand: _Candidate, j: Judgment) -> set[str]:

@@ -28,7 +28,7 @@ from tasks.judge.statements import found_word
 from tasks.judge.terms import vocabulary
 from tasks.model.briefing import Evidence
 from tasks.model.window import EntryView
-from tasks.verify.markers import HEDGE, found
+from tasks.verify.markers import HEDGE, STOP_WORDS, found
 from tasks.verify.names import distinctive, is_name
 
 # Shapes, not words: a URL or a bare domain with a path, a version number, an ASCII token.
@@ -62,13 +62,21 @@ def _first_lines(text: str) -> str:
     return "\n".join([line for line in text.splitlines() if line.strip()][:FIRST_LINES])
 
 
-def _systems(text: str, terms: Sequence[str]) -> set[str]:
-    """Named systems in a clause: terms of the topic's vocabulary, and coined tokens (inner capitals
-    or digits: vLLM, SGLang, H100)."""
-    names = {t.lower() for t in vocabulary(tuple(terms)).hits(text)}
-    for m in _TOKEN.finditer(text):
+def _systems(text: str, terms: Sequence[str], heading: str = "") -> set[str]:
+    """Named systems in a clause and the entry's heading: terms of the topic's vocabulary, coined
+    tokens (inner capitals or digits: vLLM, SGLang, Qwen3), and capitalised words that both the
+    heading and the clause hold ("Hydra")."""
+    both = f"{heading}\n{text}"
+    names = {t.lower() for t in vocabulary(tuple(terms)).hits(both)}
+    headed = {t for t in _TOKEN.findall(heading) if t[0].isupper() and t.lower() not in STOP_WORDS}
+    names |= {t.lower() for t in _TOKEN.findall(text) if t in headed}
+    for m in _TOKEN.finditer(both):
         word = m.group(0)
-        if any(c.isupper() for c in word[1:]) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word)):
+        letters = sum(c.isalpha() for c in word)
+        # "P99" or "B200" is a percentile or a part number and "TTFT" a metric; "Qwen3", "SGLang" are names.
+        if word.isupper() and not any(c.isdigit() for c in word):
+            continue
+        if any(c.isupper() for c in word[1:]) and letters > 1 or (letters >= 3 and any(c.isdigit() for c in word)):
             names.add(word.lower())
     return names
 
@@ -113,7 +121,7 @@ def entry_signals(entry: EntryView, j: Judgment, topic: str, terms: Sequence[str
     preprint = preprints[0] if preprints else found_word(_words(j, "preprint"), both)
     official = external[0] if external else found_word(_words(j, "official"), text)
     measured = next((clause for clause in (str(n.get("context", "")) for n in entry.numbers)
-                     if found_word(_words(j, "comparison"), clause) and len(_systems(f"{title}\n{clause}", terms)) >= 2),
+                     if found_word(_words(j, "comparison"), clause) and len(_systems(clause, terms, title)) >= 2),
                     None)
     for kind, said in (("eng_novelty", found_word(_words(j, "novelty"), both)), ("eng_preprint", preprint),
                        ("eng_official", official), ("eng_measurement", measured and measured[:160]),

@@ -3,7 +3,8 @@
 A release, a measured comparison of two named systems and an off-arXiv preprint each reach the
 threshold on their own shape (with a named heading), in either language and whatever their
 wording; a re-read, an opinion piece or a hedged claim is held under it; links to arXiv are not
-an official source.
+an official source. Candidates of two sources merge on a fuzzy name, a coined head word with the
+same version (or alone), or a shared link (tasks.briefing.engineering).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from predigest.judgment import default_judgment
+from tasks.briefing.engineering import _Candidate, _same
 from tasks.briefing.novelty import entry_signals, links, signal_score
 from tasks.inbox.notes import parse_note
 from tasks.model.window import EntryView
@@ -82,3 +84,20 @@ def test_each_signal_counts_once_and_sources_add_up() -> None:
     note = NEW["release_en"][0]
     signals = entry_signals(_entry(note), J, "inference", TERMS)
     assert signal_score(signals + signals) == signal_score(signals)
+
+
+def _candidate(title: str, text: str = "") -> _Candidate:
+    entry = EntryView(1, f"inbox/x/{title}.md", "note", 1, None, title, title, text, (), ())
+    return _Candidate(title, [entry], recommended=False)
+
+
+@pytest.mark.parametrize(("a", "b", "same"), [
+    (("Kestrel 2.0: disaggregated prefill goes GA", ""), ("Kestrel 2.0 is out", ""), True),
+    (("Kestrel 2.0 正式发布", ""), ("Kestrel", ""), True),
+    (("NVIDIA Dynamo 2.0", ""), ("NVIDIA NIM profiles", ""), False),
+    (("Kestrel 2.0", ""), ("Kestrel 3.1 preview", ""), False),
+    (("Hydra benchmark", "see https://hydra.dev/blog/x"), ("A new engine", "via hydra.dev/blog/x"), True),
+])
+def test_candidates_merge_by_name_head_word_and_version_or_link(
+        a: tuple[str, str], b: tuple[str, str], same: bool) -> None:
+    assert _same(_candidate(*a), _candidate(*b), frozenset({"vllm"}), J) is same
