@@ -1,11 +1,20 @@
-"""Engineering increments: things without an arXiv id that a source recommends for the briefing.
+"""Engineering increments: named systems, releases, measured comparisons and non-arXiv preprints
+that a window source presents as new.
 
-An entry becomes (part of) an engineering increment when it names no arXiv id, is relevant to the
-topic, is not marked confirmatory (确认性, 已锚, 不进, 背景, 不收, 跳过 …) and its source recommends
-it for E1 — in the entry itself ("建议进 E1") or in a summary that refers to it by number ("#6 … |
-E1 工程新增", "条目#1 + #2 合成一条「名称」工程新增"). Recommendations of the same thing in several
-sources become one increment (fuzzy name match); one the knowledge document already holds as of
-the cutoff is dropped. Every entry naming it, in this window and earlier ones, is counted.
+Candidates are the entries of window notes (published briefings aside) that are not about a paper
+(no arXiv id in their heading or first line, no heading that is the title of a paper they name,
+none that is itself an increment), not summaries, not
+marked confirmatory (确认性, 已锚, 不进, 背景 … in `[markers] confirmatory`) and not called so by
+their note's summary. A source's recommendation for E1 — in the entry ("建议进 E1") or in a summary
+that refers to it by number, possibly merging several entries into one named increment — is one
+signal; the others are read from the entry's shape and words (tasks.briefing.novelty). Candidates
+of several sources that name the same thing (a fuzzy name match, the same coined head word and
+version, or the same link) become one. A candidate is an increment when
+1. its signals, each further source included, reach `eng_threshold`;
+2. the briefed topic owns it, or has it as adjacent, by the evidence papers are judged by (the
+   note's declared topic, owner and exclusion statements, its own entries' vocabulary);
+3. the knowledge document's body does not hold it as of the cutoff (a name match).
+Every entry naming it, in this window and earlier ones, is counted.
 """
 
 from __future__ import annotations
@@ -16,14 +25,17 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from predigest.judgment import Judgment
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
+from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
+from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.own_text import echo_paths
-from tasks.judge.relevance import Verdict, judge_context
-from tasks.model.briefing import EntryRef, Paper
+from tasks.judge.relevance import Verdict
+from tasks.model.briefing import EntryRef, Evidence, Paper
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
-from tasks.verify.names import head_token, is_generic, mentions_name, names_match
+from tasks.verify.names import distinctive, head_token, is_generic, mentions_name, names_match
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -33,6 +45,7 @@ class _Candidate:
     title: str
     entries: list[EntryView]
     lines: list[str] = field(default_factory=list)  # the recommending lines (also read for section hints)
+    recommended: bool = True
 
 
 def _own_lines(entry: EntryView) -> list[tuple[str, list[str] | None]]:
@@ -81,15 +94,29 @@ def _recommendations(entries: list[EntryView]) -> list[_Candidate]:
     return out
 
 
-def _eligible(entry: EntryView, confirmed: set[str], topic: Topic, known: list[str], increments: set[str]) -> bool:
-    """Not about a paper (no id in its heading, none that is itself an increment), relevant, not confirmatory."""
+@dataclass(frozen=True)
+class _Judged:
+    increments: frozenset[str]  # the window's NET-new and adjacent papers
+    titles: dict[str, str]  # every judged paper's title
+
+
+def _about_paper(entry: EntryView, papers: _Judged) -> bool:
+    """An entry whose heading or first line names an arXiv id, or whose heading is the title of a
+    paper it names, is about that paper."""
+    first = next((line for line in entry.text.splitlines() if line.strip()), "")
+    if any(i in entry.heading or i in first for i in entry.ids):
+        return True
+    return bool(entry.title) and any(names_match(entry.title or "", papers.titles[i])
+                                     for i in entry.ids if papers.titles.get(i))
+
+
+def _eligible(entry: EntryView, confirmed: set[str], papers: _Judged) -> bool:
+    """Not a summary, not about a paper (nor naming one that is itself an increment), not confirmatory."""
     if is_generic(entry.title) or label_number(entry.label) in confirmed:
         return False
-    if any(i in entry.heading for i in entry.ids) or increments & set(entry.ids):
+    if _about_paper(entry, papers) or papers.increments & set(entry.ids):
         return False
-    if found(CONFIRMATORY, f"{entry.title or ''}\n{entry.text}"):
-        return False
-    return judge_context(f"{entry.heading}\n{entry.text}", topic, known).verdict in (Verdict.RELEVANT, Verdict.ADJACENT)
+    return not found(CONFIRMATORY, f"{entry.title or ''}\n{entry.text}")
 
 
 def _confirmed_numbers(entries: list[EntryView]) -> set[str]:
@@ -108,6 +135,33 @@ def _names(candidate: _Candidate) -> list[str]:
     return [candidate.title, *(clean_title(e.title) for e in candidate.entries if e.title)]
 
 
+def _same(a: _Candidate, b: _Candidate, common: frozenset[str], j: Judgment) -> bool:
+    """Two candidates name the same thing: a fuzzy name match; the same coined head word with the
+    same version, or with one of them that head word alone and no second version ("Kestrel 2.0 …"
+    and "Kestrel 2.0 is out"; not "NVIDIA Dynamo" and "NVIDIA NIM", nor "Kestrel 2.0" and "Kestrel
+    3.1"); or a shared link."""
+    if _links(a, j) & _links(b, j):
+        return True
+    va, vb = versions(a.title), versions(b.title)
+    if va and vb and not va & vb:
+        return False  # two releases of one system are two things
+    if any(names_match(x, y) for x in _names(a) for y in _names(b)):
+        return True
+    head = head_token(a.title)
+    return bool(head and head not in common and head == head_token(b.title)
+                and (va & vb or {head} in (distinctive(a.title), distinctive(b.title))))
+
+
+def _links(cand: _Candidate, j: Judgment) -> set[str]:
+    return {url for e in cand.entries for url in external_links(e.text, j)}
+
+
+def _keys(cand: _Candidate, j: Judgment) -> set[str]:
+    """What two candidates must share to be compared at all: a distinctive name token or a link
+    (every rule of `_same` implies one; comparing every pair of a large window is quadratic)."""
+    return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, j)
+
+
 def _names_it(entry: EntryView, names: list[str], common: frozenset[str]) -> bool:
     """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text."""
     title = entry.title or ""
@@ -120,47 +174,99 @@ def _names_it(entry: EntryView, names: list[str], common: frozenset[str]) -> boo
     return mentions_name(entry.text, names[0])
 
 
-def engineering_increments(
-    data: WindowData, topic: Topic, known: list[str], doc_names: Sequence[str], papers: Sequence[Paper] = ()
-) -> list[Paper]:
-    """The window's engineering increments, each with every source naming it and its days seen."""
-    increments = {p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")}
-    # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
-    common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
+def _candidates(entries: list[EntryView], papers: _Judged) -> list[_Candidate]:
+    """One note's candidates: what it recommends for E1, then every other eligible entry on its own."""
+    confirmed = _confirmed_numbers(entries)
+    recommended = _recommendations(entries)
+    covered = {id(e) for c in recommended for e in c.entries}
+    single = [_Candidate(clean_title(e.title or e.heading), [e], recommended=False)
+              for e in entries if id(e) not in covered]
+    out = []
+    for cand in [*recommended, *single]:
+        cand.entries = [e for e in cand.entries if _eligible(e, confirmed, papers)]
+        if cand.entries:
+            out.append(cand)
+    return out
+
+
+def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[str]) -> list[_Candidate]:
+    """The window's candidates, those of several sources naming the same thing merged (a
+    recommended one keeps its name)."""
     by_path: dict[str, list[EntryView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
+    j = topic.judgment
     merged: list[_Candidate] = []
+    index: dict[str, list[int]] = defaultdict(list)  # key -> the merged candidates holding it
     for path in sorted(by_path):
-        entries = by_path[path]
-        confirmed = _confirmed_numbers(entries)
-        for cand in _recommendations(entries):
-            cand.entries = [e for e in cand.entries if _eligible(e, confirmed, topic, known, increments)]
-            if not cand.entries:
-                continue
-            same = next((m for m in merged if any(names_match(a, b) for a in _names(m) for b in _names(cand))), None)
-            if same is None:
+        for cand in _candidates(by_path[path], papers):
+            keys = _keys(cand, j)
+            near = sorted({k for key in keys for k in index.get(key, ())})
+            at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+            if at is None:
+                at = len(merged)
                 merged.append(cand)
             else:
+                same = merged[at]
+                if cand.recommended and not same.recommended:
+                    same.title, same.recommended = cand.title, True
                 same.entries += [e for e in cand.entries if e not in same.entries]
                 same.lines += cand.lines
+            for key in keys:
+                if at not in index[key]:
+                    index[key].append(at)
+    return merged
+
+
+def _signals(cand: _Candidate, topic: Topic) -> list[Evidence]:
+    j = topic.judgment
+    terms = tuple(dict.fromkeys((*topic.names, *topic.terms)))
+    out = [s for e in cand.entries for s in entry_signals(e, j, topic.name, terms)]
+    if cand.recommended:
+        out.append(Evidence(cand.entries[0].path, "eng_recommended", topic.name, j.weight("eng_recommended"),
+                            (cand.lines or [""])[0][:160]))
+    for path in list(dict.fromkeys(e.path for e in cand.entries))[1:]:
+        out.append(Evidence(path, "eng_more_sources", topic.name, j.weight("eng_more_sources"), path))
+    return out
+
+
+def engineering_increments(
+    data: WindowData, topic: Topic, known: list[str], doc_names: Sequence[str], papers: Sequence[Paper] = ()
+) -> list[Paper]:
+    """The window's engineering increments, each with every source naming it and its days seen.
+    `known` is kept for callers; ownership is judged over every topic the judgment knows."""
+    judged = _Judged(frozenset(p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")),
+                     {p.arxiv_id: p.title for p in papers if p.arxiv_id and p.title})
+    # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
+    common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
     tz = data.window.tz
     out: list[Paper] = []
-    for cand in merged:
+    for cand in _merged(data, topic, judged, common):
         names = _names(cand)
-        if any(names_match(cand.title, held) for held in doc_names):
+        if any(names_match(n, held) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
+        signals = _signals(cand, topic)
+        score = signal_score(signals)
+        if score < topic.judgment.weight("eng_threshold"):
+            continue
+        ownership = decide(gather_entries(cand.entries, data, topic), topic)
+        if ownership.verdict not in (Verdict.RELEVANT, Verdict.ADJACENT):
+            continue
         own = set(map(id, cand.entries))
         others = [e for e in data.entries if id(e) not in own and e.kind in NOTE_KINDS and _names_it(e, names, common)]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
         about = [e for e in others if e.title and any(names_match(e.title, n) for n in names)
-                 and _eligible(e, set(), topic, known, increments)]
+                 and _eligible(e, set(), judged)]
         mentions = [e for e in others if e not in about]
         earlier = [e for e in data.history if _names_it(e, names, common)]
         days = sorted({e.item_time.astimezone(tz).date() for e in cand.entries + others + earlier if e.item_time})
-        out.append(_increment(cand, cand.entries + about, mentions, earlier, days, data, topic))
+        paper = _increment(cand, cand.entries + about, mentions, earlier, days, data, topic)
+        kinds = "、".join(dict.fromkeys(s.kind.removeprefix("eng_") for s in signals))
+        paper.reason = f"{'来源建议进 E1；' if cand.recommended else ''}{ownership.reason}；信号 {score:g}（{kinds}）"
+        paper.evidence, paper.owner = (*ownership.evidence, *signals), ownership.owner
+        out.append(paper)
     return out
 
 

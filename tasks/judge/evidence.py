@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
 from predigest.topics import Topic
-from tasks.judge.own_text import OwnText, note_topics, own_texts, preambles
+from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts, preambles
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -149,6 +149,28 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
         collecting = tuple(e.topic for e in evidence
                            if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
         evidence += _text_evidence(text, extra, collecting, topic, topics)
+    return list(dict.fromkeys(evidence))
+
+
+def gather_entries(entries: Sequence[EntryView], data: WindowData, topic: Topic) -> list[Evidence]:
+    """Every piece of evidence about a thing without an arXiv id, from the note entries about it:
+    the topic each note is written for, statements in its preamble, and the statements and
+    vocabulary of each entry's own text, weighed as a paper's are."""
+    j, topics = topic.judgment, known_topics(topic)
+    extra = tuple((n, topic.name) for n in topic.names)
+    evidence: list[Evidence] = []
+    firsts = {(e.source_id, e.ordinal): e for e in data.entries if e.ordinal == 0}
+    for path in dict.fromkeys(e.path for e in entries):
+        evidence += [Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1])
+                     for name, kind in note_topics(path, j, topics)]
+    for source_id in sorted({e.source_id for e in entries}):
+        first = firsts.get((source_id, 0))
+        if first is not None and first.label == "preamble" and not first.ids:
+            evidence += _note_wide(OwnText(first.path, "", first.text), extra, topic)
+    for entry in entries:
+        collecting = tuple(e.topic for e in evidence
+                           if e.path == entry.path and e.kind in ("note_for_topic", "note_names_topic"))
+        evidence += _text_evidence(entry_own_text(entry), extra, collecting, topic, topics)
     return list(dict.fromkeys(evidence))
 
 

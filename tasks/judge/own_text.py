@@ -125,6 +125,13 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
 
 
+def entry_own_text(entry: EntryView) -> OwnText:
+    """A note entry about one thing without an arXiv id (a system, a release): its heading and body
+    are its own text; the headings of the sections it sits in are kept apart."""
+    sections, heading = _split_heading(entry)
+    return OwnText(entry.path, sections, f"{heading}\n{entry.text}".strip("\n"))
+
+
 def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
               entries: dict[tuple[int, int], EntryView]) -> Iterator[OwnText]:
     """The paper's own text in each distinct context that names it."""

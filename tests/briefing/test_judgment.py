@@ -1,9 +1,11 @@
 """Contract of the judgment pieces: engineering increments, suggested sections, ranking and density.
 
-- engineering: a no-id entry that is relevant, not confirmatory and recommended for E1 (in itself or
-  by a summary referring to its number) becomes one increment, merged across sources by name, with
-  its earlier mentions counted in days_seen; confirmatory, unrecommended or already-documented ones
-  do not (flooding is the failure to avoid);
+- engineering: a no-id entry of the topic, not confirmatory, whose signals reach the threshold (here
+  a recommendation for E1, in itself or by a summary referring to its number, with a named release)
+  becomes one increment, merged across sources by name, with its earlier mentions counted in
+  days_seen; confirmatory, weakly signalled (a bare launch line) or already-documented ones do not
+  (flooding is the failure to avoid); tests/briefing/test_engineering_variants.py covers other
+  phrasings;
 - sections: BM25 over the document as of the day, narrowed by an explicit hint (legacy §1.(n)
   mapped through the document's own table), naming the anchored neighbours;
 - ranking: NET-new, engineering, adjacent; then independent sources, credibility, votes, primary;
@@ -134,7 +136,7 @@ def test_engineering_increments_need_a_recommendation_and_are_merged(
     assert foo["independent_sources"] == 2 and foo["credibility"] == 4
     assert foo["suggested_section"].startswith("§")
     assert "🟠 工程新增 · FooCache" in markdown
-    assert brief["counts"]["engineering"] == 1  # BarTool (不进), BazRouter (no E1), QuxServe (in the doc) are not
+    assert brief["counts"]["engineering"] == 1  # BarTool (不进), BazRouter (a bare launch line), QuxServe (in the doc) are not
 
 
 def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:

@@ -1,0 +1,139 @@
+"""Whether note entries without an arXiv id present something new: the signals of an engineering increment.
+
+No one phrasing decides. Each signal is read from the shape of the entry or from a word list in
+`judgment.toml [engineering]`, and adds its weight (`[weights] eng_*`) once per candidate:
+- eng_named: the entry's own heading names one thing (a coined token such as "vLLM" or "H100x",
+  or two or more distinctive words);
+- eng_release: a release or version word, or a version number (v1.2, 2.0), in the heading;
+  eng_release_text: a release word in the entry's first lines;
+- eng_novelty: a word presenting it as new anywhere in the entry;
+- eng_official: a link to a host that is not a paper site (a blog, a GitHub release, docs), or
+  words naming an official or first-hand source;
+- eng_preprint: a link to a preprint host (OpenReview, ACL Anthology, SSRN …) or to a PDF off
+  arXiv, or a preprint word;
+- eng_measurement: a number with a unit whose clause compares two named systems;
+- eng_background (opinion, tutorial, re-read), eng_confirming ("consistent with what we have")
+  and eng_hedged (the entry doubts its own claim): negative.
+The caller adds eng_recommended (the source recommends it for E1) and eng_more_sources.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+from predigest.judgment import Judgment
+from tasks.judge.statements import found_word
+from tasks.judge.terms import vocabulary
+from tasks.model.briefing import Evidence
+from tasks.model.window import EntryView
+from tasks.verify.markers import HEDGE, STOP_WORDS, found
+from tasks.verify.names import distinctive, is_name
+
+# Shapes, not words: a URL or a bare domain with a path, a version number, an ASCII token.
+_URL = re.compile(r"https?://[^\s<>()\[\]（）「」\"'`|]+|(?<![\w@/.])(?:[a-z0-9-]+\.)+[a-z]{2,10}/[^\s<>()\[\]（）「」\"'`|]*",
+                  re.I)
+_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+(?:\.\d+){1,2})(?![\w.%％×])", re.I)
+_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+-]*[A-Za-z0-9]|[A-Z]\d+")
+FIRST_LINES = 3
+
+
+def links(text: str) -> list[tuple[str, str]]:
+    """(host, host + path) of each link in `text`, lower-cased, without scheme or "www."."""
+    out = []
+    for m in _URL.finditer(text):
+        url = re.sub(r"^https?://", "", m.group(0).lower()).removeprefix("www.").rstrip(".,;:，。；）)")
+        out.append((url.split("/", 1)[0], url))
+    return out
+
+
+def _on(url: str, hosts: Iterable[str]) -> bool:
+    """Whether a link (host + path) is on one of `hosts` ("ssrn.com" also holds "papers.ssrn.com")."""
+    return any(url.startswith(h.lower()) or url.split("/", 1)[0].endswith("." + h.lower()) for h in hosts)
+
+
+def versions(text: str) -> set[str]:
+    """The version numbers a heading names ("v2.0" and "2.0" are the same)."""
+    return {m.group(0).lower().lstrip("v") for m in _VERSION.finditer(text)}
+
+
+def _first_lines(text: str) -> str:
+    return "\n".join([line for line in text.splitlines() if line.strip()][:FIRST_LINES])
+
+
+def _systems(text: str, terms: Sequence[str], heading: str = "") -> set[str]:
+    """Named systems in a clause and the entry's heading: terms of the topic's vocabulary, coined
+    tokens (inner capitals or digits: vLLM, SGLang, Qwen3), and capitalised words that both the
+    heading and the clause hold ("Hydra")."""
+    both = f"{heading}\n{text}"
+    names = {t.lower() for t in vocabulary(tuple(terms)).hits(both)}
+    headed = {t for t in _TOKEN.findall(heading) if t[0].isupper() and t.lower() not in STOP_WORDS}
+    names |= {t.lower() for t in _TOKEN.findall(text) if t in headed}
+    for m in _TOKEN.finditer(both):
+        word = m.group(0)
+        letters = sum(c.isalpha() for c in word)
+        # "P99" or "B200" is a percentile or a part number and "TTFT" a metric; "Qwen3", "SGLang" are names.
+        if word.isupper() and not any(c.isdigit() for c in word):
+            continue
+        if any(c.isupper() for c in word[1:]) and letters > 1 or (letters >= 3 and any(c.isdigit() for c in word)):
+            names.add(word.lower())
+    return names
+
+
+def named_heading(title: str) -> bool:
+    """A heading that names one thing: two distinctive words, or one coined token (not just a capital)."""
+    if not is_name(title):
+        return False
+    tokens = distinctive(title)
+    return len(tokens) >= 2 or bool(_systems(title, ()))
+
+
+@lru_cache(maxsize=8192)
+def external_links(text: str, j: Judgment) -> tuple[str, ...]:
+    """Links of `text` that are not to a paper site (arXiv, paper lists); cached: merging asks it of
+    the same entries again and again."""
+    paper = j.words("engineering", "paper_hosts")
+    return tuple(url for _, url in links(text) if not _on(url, paper))
+
+
+def _words(j: Judgment, name: str) -> tuple[str, ...]:
+    return j.words("engineering", name)
+
+
+def entry_signals(entry: EntryView, j: Judgment, topic: str, terms: Sequence[str]) -> list[Evidence]:
+    """The signals of one entry (see the module docstring), as evidence counted for `topic`.
+    `terms`: the topic's vocabulary, whose terms name systems ("vLLM", "TensorRT-LLM")."""
+    title, text = entry.title or "", entry.text
+    both = f"{title}\n{text}"
+    out: list[tuple[str, str]] = []
+    if named_heading(title):
+        out.append(("eng_named", title))
+    version = _VERSION.search(title)
+    release = found_word(_words(j, "release"), title) or (version.group(0) if version else None)
+    release_text = found_word(_words(j, "release"), _first_lines(text))
+    if release:
+        out.append(("eng_release", release))
+    elif release_text:
+        out.append(("eng_release_text", release_text))
+    external = external_links(text, j)
+    preprints = [u for u in external if _on(u, _words(j, "preprint_hosts")) or u.split("?", 1)[0].endswith(".pdf")]
+    preprint = preprints[0] if preprints else found_word(_words(j, "preprint"), both)
+    official = external[0] if external else found_word(_words(j, "official"), text)
+    measured = next((clause for clause in (str(n.get("context", "")) for n in entry.numbers)
+                     if found_word(_words(j, "comparison"), clause) and len(_systems(clause, terms, title)) >= 2),
+                    None)
+    for kind, said in (("eng_novelty", found_word(_words(j, "novelty"), both)), ("eng_preprint", preprint),
+                       ("eng_official", official), ("eng_measurement", measured and measured[:160]),
+                       ("eng_background", found_word(_words(j, "background"), both)),
+                       ("eng_confirming", found_word(_words(j, "confirming"), text)),
+                       ("eng_hedged", "hedge" if entry.hedges or found(HEDGE, text) else None)):
+        if said:
+            out.append((kind, said))
+    return [Evidence(entry.path, kind, topic, j.weight(kind), detail) for kind, detail in out]
+
+
+def signal_score(signals: Sequence[Evidence]) -> float:
+    """Each kind of signal counts once (its weight); eng_more_sources counts per further source."""
+    once = {e.kind: e.weight for e in signals if e.kind != "eng_more_sources"}
+    return sum(once.values()) + sum(e.weight for e in signals if e.kind == "eng_more_sources")
