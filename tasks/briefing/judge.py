@@ -6,7 +6,9 @@ from collections import defaultdict
 from functools import lru_cache
 
 from predigest.topics import Topic
-from tasks.briefing.titles import clean_title as clean_title  # re-exported: engineering names its increments with it
+from tasks.briefing.titles import (
+    clean_title as clean_title,  # re-exported: engineering names its increments with it
+)
 from tasks.briefing.titles import title_for
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import judge_ownership

@@ -1,6 +1,7 @@
 """A paper's title: from the best source that gives one, cleaned of the notes' markers.
 
-Order: its paper card, the arXiv metadata looked up by the cutoff, a feed entry, the work queue,
+Order: its paper card, the arXiv metadata looked up by the cutoff, a feed entry, the work queue
+(its title column, or else the row's first cell that is not a rank, an id or a category),
 then the cleaned heading of an entry headed by it (the fullest of those that name it alike), the
 knowledge document's bold name, an entry about it alone, and last the bare id.
 
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from predigest.judgment import default_judgment
+from tasks.inbox.outline import only_ids, rank_cell, row_cells
 from tasks.judge.statements import word_pattern
 from tasks.model.window import MentionView, WindowData
 from tasks.verify.markers import TRAILING_PROGRESS
@@ -92,6 +94,15 @@ def _given(values: Sequence[str | None]) -> str | None:
     return None
 
 
+def _row_title(row: str, categories: set[str]) -> str | None:
+    """A queue row's title when its columns were not recognised: its first cell that is not a rank,
+    an id, a category of the paper or empty."""
+    for cell in row_cells(row):
+        if cell.strip(" -—") and not rank_cell(cell) and not only_ids(cell) and cell.lower() not in categories:
+            return cell
+    return None
+
+
 def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
               per_item: dict[tuple[int, int], set[str]]) -> str:
     """The paper's name, from the best source that gives one (see the module docstring)."""
@@ -104,8 +115,10 @@ def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
     card = _given([c.title for c in data.cards.get(arxiv_id, [])])
     if card:
         return card
+    categories = {c.lower() for pair in data.queue_categories.get(arxiv_id, []) for c in pair if c}
     given = _given([lookup.title if lookup is not None and lookup.status == "found" else None,
-                    *(m.title for m in feeds), *(m.title for m in mentions if m.kind == "work_queue")])
+                    *(m.title for m in feeds),
+                    *(m.title or _row_title(m.context, categories) for m in mentions if m.kind == "work_queue")])
     if given:
         # A queue or feed may give only a short name that a heading spells out in full.
         fuller = [clean_title(h) for h in headed if names_match(clean_title(h), given)]

@@ -81,7 +81,7 @@ def _cap(text: str) -> str:
     return text if len(text) <= MAX_POINT_CHARS else text[: MAX_POINT_CHARS - 1].rstrip() + "…"
 
 
-def _joined(head: str, items: list[str]) -> str:
+def joined(head: str, items: list[str]) -> str:
     body = "；".join(i.rstrip(_ENDS + " ") for i in items if i.strip(_ENDS + " "))
     if not head:
         return body
@@ -151,9 +151,10 @@ def _fragments(texts: list[str], join_below: int) -> bool:
 
 def _points(items: list[_Item], join_below: int) -> list[Point]:
     points: list[Point] = []
-    texts = [_joined(plain(" ".join(i.parts)), i.children) for i in items]
-    # A bare lead-in item ("各引擎最优配置：" above a table) is no point.
-    kept = [(i, t) for i, t in zip(items, texts, strict=True) if t and not t.rstrip().endswith(("：", ":"))]
+    texts = [joined(plain(" ".join(i.parts)), i.children) for i in items]
+    # A bare lead-in item ("各引擎最优配置：" above a table) and a bare id are no points.
+    kept = [(i, t) for i, t in zip(items, texts, strict=True)
+            if t and not t.rstrip().endswith(("：", ":")) and not only_ids(t)]
     by_group: dict[int, list[str]] = {}
     for item, text in kept:
         by_group.setdefault(item.group, []).append(text)
@@ -162,7 +163,7 @@ def _points(items: list[_Item], join_below: int) -> list[Point]:
         if item.group in done:
             continue
         if item.group and _fragments(by_group[item.group], join_below):
-            points.append(Point(_cap(_joined(item.lead, by_group[item.group])), item.lead, item.group))
+            points.append(Point(_cap(joined(item.lead, by_group[item.group])), item.lead, item.group))
             done.add(item.group)
             continue
         points.append(Point(_cap(text), item.lead, item.group))
@@ -171,7 +172,8 @@ def _points(items: list[_Item], join_below: int) -> list[Point]:
 
 def units(text: str) -> list[str]:
     """Top-level units of a text: an item with its continuation and nested items, a labelled line with
-    its continuation, a paragraph, a table row (each row alone)."""
+    its continuation (without its label: "R3 " is the digest's numbering, not the paper's text), a
+    paragraph, a table row (each row alone)."""
     lines = text.split("\n")
     code = _code_flags(lines)
     labelled = sequence_starts(lines, code)
@@ -185,7 +187,7 @@ def units(text: str) -> list[str]:
         m = None if code[k] else ITEM.match(line)
         starts = k in labelled or is_table(line) or (m is not None and len(m.group(1)) <= top + 1)
         if starts or not out or not out[-1] or is_table(out[-1][-1]):
-            out.append([line])
+            out.append([line[labelled[k][1]:] if k in labelled else line])
         else:
             out[-1].append(line)
     return ["\n".join(u) for u in out if u]
@@ -202,7 +204,13 @@ def numbers_in(text: str) -> list[dict[str, str]]:
     return find_numbers(text, [False] * len(rows), found, by_line)
 
 
-def _substantive(cell: str) -> bool:
+def only_ids(text: str) -> bool:
+    """Whether the text names arXiv ids and says nothing else ("arXiv:2610.03430", "2610.1 / 2610.2")."""
+    ids = find_id_spans(text)[0]
+    return bool(ids) and not any(c.isalnum() for c in _without(text, ids).replace("arXiv", "").replace("arxiv", ""))
+
+
+def substantive(cell: str) -> bool:
     """A cell that says something: three or more words, eight or more CJK characters, or a number
     with a unit (not a rank, a category, a name or a one-word note)."""
     words = sum(1 for w in cell.split() if any(c.isalnum() for c in w) and not _is_cjk(w[0]))
@@ -227,13 +235,44 @@ def row_point(row: str, skip: tuple[str, ...] = ()) -> str | None:
     alone is never a point."""
     kept = []
     for cell in row_cells(row):
-        if not cell or any(cell == s or (len(cell) > 3 and cell in s) for s in skip) or not _substantive(cell):
+        if not cell or any(cell == s or (len(cell) > 3 and cell in s) for s in skip) or not substantive(cell):
             continue
-        ids = find_id_spans(cell)[0]
-        if ids and not plain(re.sub(r"[\s·:：,，;；/|()（）-]", "", _without(cell, ids))):
-            continue  # an id and nothing else
-        kept.append(cell)
+        if not only_ids(cell):
+            kept.append(cell)
     return _cap("；".join(c.rstrip(_ENDS + " ") for c in kept)) if kept else None
+
+
+def rank_cell(cell: str) -> bool:
+    """A rank or a row label ("3", "#3", "R3", "(3)"): short, with a digit."""
+    return len(cell) <= 5 and any(c.isdigit() for c in cell)
+
+
+def listed(text: str) -> list[str]:
+    """What a text lists, one name per line: a top-level list item's or labelled line's text, a
+    table row's first cell that is more than a rank, a row label or an id (each table's header row
+    and rule aside)."""
+    lines = text.split("\n")
+    code = _code_flags(lines)
+    labelled = sequence_starts(lines, code)
+    out: list[str] = []
+    in_table = False
+    for k, line in enumerate(lines):
+        if code[k] or not is_table(line):
+            in_table = False
+        if code[k]:
+            continue
+        if is_table(line):
+            cells = row_cells(line)
+            if in_table and cells:
+                name = next((c for c in cells if c.strip() and not rank_cell(c) and not only_ids(c)), "")
+                out += [name[:120]] if name else []
+            in_table = True  # the first row is the header; a rule row has no cells
+            continue
+        m = ITEM.match(line)
+        body = line[labelled[k][1]:] if k in labelled else line[m.end():] if m and len(m.group(1)) <= 1 else ""
+        if body.strip():
+            out.append(plain(body)[:120])
+    return out
 
 
 def _without(cell: str, ids: list[tuple[str, str | None, int | None, int, int]]) -> str:

@@ -149,7 +149,8 @@ def scan(lines: list[str], body: str) -> tuple[list[bool], list[bool], dict[int,
     return code, hr, heads
 
 
-def _seq_match(line: str) -> re.Match[str] | None:
+def label_match(line: str) -> re.Match[str] | None:
+    """The label a line opens with ("R1 ", "**C3**：", "(4) ", "4、"), if it can open a labelled run."""
     m = _SEQ.match(line)
     if m is None or (m.group("prefix") in ("(", "（", "[")) != bool(m.group("close")):
         return None
@@ -171,7 +172,7 @@ def sequence_starts(lines: list[str], code: list[bool] | None = None) -> dict[in
     for i, line in enumerate(lines):
         if code is not None and code[i]:
             continue
-        m = _seq_match(line) if line[:1] in " -*+#＃(（[" or line[:1].isalnum() else None
+        m = label_match(line) if line[:1] in " -*+#＃(（[" or line[:1].isalnum() else None
         if m is not None:
             style = m.group("prefix") + ("、" if "、" in m.group("sep") and not m.group("prefix") else "")
             runs.setdefault(style, []).append((i, int(m.group("n")), m))
@@ -214,8 +215,7 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
     starts: list[tuple[int, int, str | None]] = []  # (line, where its text starts, its label)
     for j in range(a, b):
         if j - a in labelled:
-            label, at = labelled[j - a]
-            starts.append((j, at, label))
+            starts.append((j, labelled[j - a][1], labelled[j - a][0]))
             continue
         m = None if code[j] or is_hr(lines[j]) else ITEM.match(lines[j])
         if m and len(m.group(1)) <= 1 and (m.group(2) or not numbered):
@@ -231,8 +231,8 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
             heading, label, rest = lines[s].strip(), number, lines[s][at:].strip()
         else:
             heading = lines[s][at:].strip()
-            label, rest = split_label(heading)
-            label = number or label
+            own, rest = split_label(heading)
+            label = number or own
         blocks.append(Block(label, heading, heading, s, s + 1, end, rest))
         if end < n:
             blocks.append(Block(None, None, "", end, end, n))

@@ -3,8 +3,8 @@
 Own text (as in tasks.judge.own_text): a card's TL;DR; a queue or table row alone; an entry headed
 by the paper or naming only it, whole (its tables aside); in an entry about several papers, the
 units that name it (an item with everything nested under it, a labelled "R3 …" line, a paragraph).
-The best of these gives the points: an entry of its own first, then its card, then a digest's
-line, then a table row, then a queue row; more points first. Nothing comes from a neighbouring
+The best of these that gives any points gives them: an entry of its own first, then its card,
+then a digest's line, then a table row, then a queue row; more points first. Nothing comes from a neighbouring
 row, line or entry.
 
 Relation lines are the points that name a document section (§) or the topic's document, and the
@@ -17,11 +17,23 @@ item stands without its parent.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from predigest.judgment import Judgment
-from tasks.inbox.outline import Point, has_number, numbers_in, outline, row_point, units
+from tasks.inbox.outline import (
+    Point,
+    has_number,
+    joined,
+    numbers_in,
+    only_ids,
+    outline,
+    row_point,
+    substantive,
+    units,
+)
 from tasks.inbox.segment import is_table
 from tasks.judge.own_text import ids_named
 from tasks.judge.statements import found_word
@@ -66,11 +78,39 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
         elif entry is not None:
             known = frozenset(entry.ids) | {arxiv_id}
             if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
-                out.append(_Candidate(4, outline(entry.text, join)))
+                out.append(_Candidate(4, _line(entry, title, join) or outline(entry.text, join)))
             else:
-                own = [u for u in units(entry.text) if not is_table(u) and arxiv_id in ids_named(u, known)]
+                cut, by_id = _units_by_id(entry.text, frozenset(entry.ids))
+                own = [cut[k] for k in by_id.get(arxiv_id, ())]
                 out.append(_Candidate(2, outline("\n\n".join(own), join)))
     return out
+
+
+@lru_cache(maxsize=64)
+def _units_by_id(text: str, ids: frozenset[str]) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """An entry's units other than table rows, and the units naming each id: indexed once per entry,
+    not once per paper (a digest's entry can name hundreds)."""
+    cut = tuple(u for u in units(text) if not is_table(u))
+    by_id: dict[str, list[int]] = {}
+    for k, unit in enumerate(cut):
+        for arxiv_id in ids_named(unit, ids):
+            by_id.setdefault(arxiv_id, []).append(k)
+    return cut, {i: tuple(v) for i, v in by_id.items()}
+
+
+def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:
+    """An entry that is a list item or a digest's labelled line ("R3 FooServe（arXiv:…）— 2.1× on
+    H100"): its first line is content, not a heading, and what is indented under it is nested in it.
+    One point, the line with its nested items joined, when the line says more than the paper's name."""
+    lines = [x for x in entry.text.split("\n") if x.strip()]
+    if any(not x[:1].isspace() for x in lines):
+        return ()  # a body of its own: the first line was a heading
+    line = entry.title or ""
+    rest = line.replace(title, "", 1) if title else line
+    if not line or only_ids(line) or not (substantive(rest) or lines):
+        return ()
+    nested = [p.text for p in outline(textwrap.dedent(entry.text), join)] if lines else []
+    return (Point(joined(line, nested)),)
 
 
 def _is_relation(text: str, topic: str) -> bool:
@@ -125,32 +165,47 @@ def _with_leads(points: Sequence[Point], kept: list[int]) -> list[str]:
     return out
 
 
+def _settings(j: Judgment) -> tuple[int, int]:
+    settings = j.config.get("points", {})
+    return int(settings.get("max", 6)), int(settings.get("join_below_chars", 60))
+
+
 def key_points(arxiv_id: str, title: str, mentions: Sequence[MentionView],
                entries: dict[tuple[int, int], EntryView], topic: str, j: Judgment) -> KeyPoints:
     """The paper's key points and relation lines from its best own text (see the module docstring)."""
-    settings = j.config.get("points", {})
-    limit, join = int(settings.get("max", 6)), int(settings.get("join_below_chars", 60))
-    candidates = _candidates(arxiv_id, title, mentions, entries, join)
+    candidates = _candidates(arxiv_id, title, mentions, entries, _settings(j)[1])
     if not candidates:
         return KeyPoints()
-    best = max(candidates, key=lambda c: (c.rank, len(c.points)))  # max keeps the earliest of equals
+    # Any text with points before none; max keeps the earliest of equals.
+    best = max(candidates, key=lambda c: (bool(c.points), c.rank, len(c.points)))
+    card = next((c.points[0].text for c in candidates if c.rank == 3 and c.points), "")
+    return _finish(best.points, card, topic, j)
+
+
+def entry_key_points(entry: EntryView, title: str, topic: str, j: Judgment) -> KeyPoints:
+    """The key points of something one entry is about as a whole (an engineering increment's entry)."""
+    join = _settings(j)[1]
+    return _finish(_line(entry, title, join) or outline(entry.text, join), "", topic, j)
+
+
+def _finish(points: Sequence[Point], card: str, topic: str, j: Judgment) -> KeyPoints:
+    """Relation lines apart, the cut made and marked, the thesis and headline found."""
     # A lead-in's group whose first point names the document is a relation group ("和现有脉络的关系").
     firsts: dict[int, Point] = {}
-    for p in best.points:
+    for p in points:
         firsts.setdefault(p.group, p)
     related = {g for g, p in firsts.items() if g and _is_relation(p.text, topic)}
-    relation = [p.text for p in best.points if p.group in related or _is_relation(p.text, topic)]
-    own = [p for p in best.points if not (p.group in related or _is_relation(p.text, topic))
+    relation = [p.text for p in points if p.group in related or _is_relation(p.text, topic)]
+    own = [p for p in points if not (p.group in related or _is_relation(p.text, topic))
            and not p.text.rstrip().endswith(("：", ":"))]
     words = _words(j)
     thesis = [_is_thesis(p, words) for p in own]
-    kept = choose(own, limit, thesis)
+    kept = choose(own, _settings(j)[0], thesis)
     texts = _with_leads(own, kept)
-    card = next((c for c in candidates if c.rank == 3 and c.points), None)
     stated = next((own[k].text for k in kept if thesis[k]), "")
     with_number = next((texts[i] for i, k in enumerate(kept) if has_number(own[k].text)), "")
     fallback = max(texts[:3], key=len, default="")
-    main = stated or (card.points[0].text if card else "") or with_number or fallback
+    main = stated or card or with_number or fallback
     numbered = [n for k in kept for n in numbers_in(own[k].text) if n["unit"] not in ("▲", "★")]
     headline = numbered[0]["context"] if numbered else ""
     return KeyPoints(texts, relation, len(own) - len(kept), _short(main),
