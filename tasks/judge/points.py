@@ -1,7 +1,8 @@
 """A paper's key points and relation lines, from its own text only; the cut, its thesis and headline.
 
 Own text (as in tasks.judge.own_text): a card's TL;DR; a queue or table row alone; an entry headed
-by the paper or naming only it, whole (its tables aside); in an entry about several papers, the
+by the paper or naming only it, whole (its tables aside), with the sub-sections under its heading
+that name no other paper; in an entry about several papers, the
 units that name it (an item with everything nested under it, a labelled "R3 …" line, a paragraph).
 The best of these that gives any points gives them: an entry of its own first, then its card,
 then a digest's line, then a table row, then a queue row; more points first. Nothing comes from a neighbouring
@@ -35,7 +36,7 @@ from tasks.inbox.outline import (
     units,
 )
 from tasks.inbox.segment import is_table
-from tasks.judge.own_text import ids_named
+from tasks.judge.own_text import PATH_SEP, ids_named
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
 
@@ -78,12 +79,26 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
         elif entry is not None:
             known = frozenset(entry.ids) | {arxiv_id}
             if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
-                out.append(_Candidate(4, _line(entry, title, join) or outline(entry.text, join)))
+                text = _with_subsections(entry, arxiv_id, entries)
+                out.append(_Candidate(4, _line(entry, title, join) or outline(text, join)))
             else:
                 cut, by_id = _units_by_id(entry.text, frozenset(entry.ids))
                 own = [cut[k] for k in by_id.get(arxiv_id, ())]
                 out.append(_Candidate(2, outline("\n\n".join(own), join)))
     return out
+
+
+def _with_subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> str:
+    """The entry's text and that of the sub-sections under its heading ("### 核心观点"), each under its
+    own heading; a sub-section naming another paper is that paper's."""
+    parts = [entry.text]
+    prefix = entry.heading + PATH_SEP
+    k = entry.ordinal + 1
+    while (child := entries.get((entry.source_id, k))) is not None and child.heading.startswith(prefix):
+        if set(child.ids) <= {arxiv_id}:
+            parts.append(f"#### {child.heading[len(prefix):].split(PATH_SEP)[-1]}\n{child.text}")
+        k += 1
+    return "\n\n".join(parts)
 
 
 @lru_cache(maxsize=64)

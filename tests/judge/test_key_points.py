@@ -6,9 +6,11 @@
 - nested items stay under their parent (joined into it); a lead-in's list of fragments is one point
   ("演化路径：Orca；vLLM；…"); the first point kept of a lead-in's group carries the lead-in;
 - a table cell alone, a bare id or a bare lead-in is never a key point;
-- when more than `[points] max` remain, the cut is counted and the thesis and the points carrying
-  numbers are kept first, in the entry's order;
-- an R-numbered digest without headings is 15 entries, and a source lists what it holds.
+- when more than `[points] max` remain, the cut is counted and the thesis (under a lead-in of
+  `[points] thesis`, bold, colon-ended or a sub-heading of the paper's entry; zh or en) and the
+  points carrying numbers are kept first, in the entry's order;
+- a labelled run ("R1 …", "C2 …", "#3 …", "(4) …", "5、…") opens one entry per line, whatever its
+  first number, while "H100 …/H200 …" lines do not; a source lists what it holds.
 """
 
 from __future__ import annotations
@@ -163,3 +165,34 @@ def test_queue_row_is_never_a_lone_cell() -> None:
     mentions, entries = views("organized/queue/work-queue.md", "## 2026-11-03 22:00\n\n" + text, kind="work_queue")
     got = key_points("2610.08571", "RAG-PIBench", [m for m in mentions if m.arxiv_id], entries, "inference", J)
     assert got.points == []
+
+
+THESIS_LEADS = {"zh": ["核心观点", "核心结论", "主要结论"], "en": ["Key idea", "Takeaway", "Main result"]}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("style", ["bold", "colon", "heading"])
+def test_thesis_and_numbers_survive_any_cut(lang: str, style: str) -> None:
+    for lead in THESIS_LEADS[lang]:
+        filler = "\n".join(f"- {'背景说明' if lang == 'zh' else 'background note'} {k} " + "x" * (40 + k) for k in range(8))
+        head = {"bold": f"**{lead}**", "colon": f"{lead}:", "heading": f"### {lead}"}[style]
+        claim = "分页调度让长上下文推理更省显存。" if lang == "zh" else "Paged scheduling makes long-context serving cheaper."
+        text = f"## FooServe (arXiv:2611.00001)\n\n{filler}\n- measured 2.4× throughput on A100\n\n{head}\n- {claim}\n"
+        mentions, entries = views(PATH, text)
+        got = key_points("2611.00001", "FooServe", mentions, entries, "inference", J)
+        assert got.cut == 4 and len(got.points) == 6
+        assert f"{lead}：{claim}" in got.points and any("2.4×" in p for p in got.points)
+        assert got.thesis == claim
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["R", "C", "P", "#", "(", "、"]), st.integers(1, 30), st.integers(2, 12))
+def test_labelled_runs_open_entries_in_any_label_style(prefix: str, start: int, count: int) -> None:
+    def label(n: int) -> str:
+        return {"(": f"({n}) ", "、": f"{n}、"}.get(prefix, f"{prefix}{n} ")
+    text = "\n".join(f"{label(start + k)}Item{k} arXiv:2611.{20000 + k}" for k in range(count)) + "\n"
+    entries = [e for e in parse_note(text).entries if e.label != "preamble"]
+    if count >= (2 if start <= 2 else 3):
+        assert [e.title for e in entries] == [f"Item{k}" for k in range(count)]
+    else:
+        assert not entries
