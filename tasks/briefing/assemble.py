@@ -12,7 +12,7 @@ from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
 from tasks.briefing.sources import source_checks
 from tasks.judge.density import DensityRule, density_report
-from tasks.judge.rank import rank_increments
+from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
 from tasks.model.briefing import BriefingContent, Paper, SourceCheck
 from tasks.model.window import WindowData
@@ -93,5 +93,5 @@ def build_content(
         knowledge_version=as_of.version, knowledge_updated=as_of.updated_at, knowledge_citations=as_of.citations,
         density=report.level, sources=checks, papers=papers, verifications=verifications,
         malformed=sorted({(m.raw, m.path) for m in data.mentions if m.malformed}), increments=increments,
-        report=report, stale_after_days=stale_after_days,
+        report=report, stale_after_days=stale_after_days, highlight=highlight(increments),
     )

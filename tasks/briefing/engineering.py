@@ -31,6 +31,7 @@ from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
 from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.own_text import echo_paths
+from tasks.judge.points import entry_key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
@@ -273,17 +274,19 @@ def engineering_increments(
 def _increment(cand: _Candidate, naming: list[EntryView], mentions: list[EntryView], earlier: list[EntryView],
                days: list[dt.date], data: WindowData, topic: Topic) -> Paper:
     sources = list(dict.fromkeys(e.path for e in naming))
+    own = entry_key_points(cand.entries[0], cand.title, topic.name, topic.judgment)  # tasks.judge.points
     if len(cand.entries) == 1:
-        points = list(cand.entries[0].key_points)
+        points, relation = own.points, own.relation
     else:  # a merged increment: one line per part
         points = [f"{clean_title(e.title or e.heading)}：{'；'.join(p.rstrip('。；;') for p in e.key_points[:2])}"[:240]
                   for e in cand.entries]
-    points, relation = split_points(points, topic.name)
+        points, relation = split_points(points, topic.name)
     return Paper(
         arxiv_id=None, title=cand.title, status="engineering", reason="来源建议进 E1", sources=sources,
         entries=list(dict.fromkeys(EntryRef(e.path, e.label, e.heading) for e in naming + mentions)),
         mentioned_in=[p for p in dict.fromkeys(e.path for e in mentions) if p not in sources],
-        key_points=points[:6], first_seen=days[0] if days else None, days_seen=len(days),
+        key_points=points[:6], key_points_cut=own.cut if len(cand.entries) == 1 else max(0, len(points) - 6),
+        thesis=own.thesis, headline=own.headline, first_seen=days[0] if days else None, days_seen=len(days),
         earlier_sources=list(dict.fromkeys(e.path for e in earlier)),
         credibility=max((stars(e.text) for e in cand.entries), default=0), independent=origins(sources, data),
         relation=relation[:3], hint_texts=[*(e.text for e in cand.entries), *cand.lines],

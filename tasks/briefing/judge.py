@@ -2,44 +2,25 @@
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from functools import lru_cache
 
 from predigest.topics import Topic
+from tasks.briefing.titles import (
+    clean_title as clean_title,  # re-exported: engineering names its increments with it
+)
+from tasks.briefing.titles import title_for
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import judge_ownership
 from tasks.judge.own_text import echo_paths
+from tasks.judge.points import key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
-from tasks.verify.markers import STARS, TRAILING_PROGRESS
-from tasks.verify.names import names_match
+from tasks.verify.markers import STARS
 
-_BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
-_REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
-_COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
-# Words a note appends to a paper's name about its own progress ("Foo Attack 承接", "FOO — 找到了").
-_TRAILING_CJK = re.compile(rf"\s+(?:{TRAILING_PROGRESS})$")
 STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
                 "off_topic": 5}
-
-
-def clean_title(title: str) -> str:
-    """A heading without its trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""
-    t = _COMMENT.sub("", title).strip()
-    if re.search(r"[A-Za-z]", t):
-        t = _TRAILING_CJK.sub("", t)
-    return t.strip(" ·:：—-") or title
-
-
-def _latin_weight(title: str) -> int:
-    return len(re.findall(r"[A-Za-z][A-Za-z0-9-]*", title))
-
-
-def _best(titles: list[str]) -> str | None:
-    cleaned = [clean_title(t) for t in titles if t]
-    return max(cleaned, key=lambda t: (_latin_weight(t), -cleaned.index(t))) if cleaned else None
 
 
 def ids_per_item(data: WindowData) -> dict[tuple[int, int], set[str]]:
@@ -49,31 +30,6 @@ def ids_per_item(data: WindowData) -> dict[tuple[int, int], set[str]]:
         if m.arxiv_id:
             out[(m.source_id, m.item_ordinal)].add(m.arxiv_id)
     return out
-
-
-def _title_for(arxiv_id: str, mentions: list[MentionView], data: WindowData,
-               per_item: dict[tuple[int, int], set[str]] | None = None) -> str:
-    """The paper's name: its card, an entry headed by it, the knowledge document, an entry about it alone, the queue."""
-    for card in data.cards.get(arxiv_id, []):
-        if card.title:
-            return card.title
-    notes = [m for m in mentions if m.kind != "work_queue" and m.label != "preamble" and m.title]
-    named = per_item if per_item is not None else ids_per_item(data)
-    alone = [m.title or "" for m in notes if named.get((m.source_id, m.item_ordinal)) == {arxiv_id}]
-    headed = [m.title or "" for m in notes if m.raw in m.heading]
-    # An entry about it alone that names it like a headed one may carry the fuller title.
-    best = _best(headed + [t for t in alone if any(names_match(clean_title(t), clean_title(h)) for h in headed)])
-    if best:
-        return best
-    if data.knowledge:
-        for anchor in data.knowledge.anchors:
-            if anchor.arxiv_id == arxiv_id:
-                found = _BOLD.search(anchor.entry) or _REF_TITLE.search(anchor.entry)
-                if found:
-                    return found.group(1).strip()
-    if alone:
-        return _best(alone) or arxiv_id
-    return next((m.title for m in mentions if m.kind == "work_queue" and m.title), arxiv_id)
 
 
 @lru_cache(maxsize=1024)  # asked once per paper of an entry: a digest's entry names hundreds
@@ -94,7 +50,8 @@ def origins(paths: list[str], data: WindowData) -> int:
 
 
 def split_points(points: list[str], topic: str) -> tuple[list[str], list[str]]:
-    """(key points, relation lines): lines naming a document section or the document are relations."""
+    """(key points, relation lines): lines naming a document section or the document are relations;
+    a bare lead-in ("做了什么：") is neither."""
     relation = [p for p in points if "§" in p or f"{topic}.md" in p]
     kept = [p for p in points if p not in relation and not p.rstrip().endswith(("：", ":"))]
     return kept, relation
@@ -127,25 +84,23 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
         else:
             status = "off_topic"
         sources = list(dict.fromkeys(m.path for m in mentions))
-        best = max(mentions, key=lambda m: (m.raw in m.heading, len(m.key_points)))
-        points, relation = split_points(list(best.key_points), topic.name)
-        if not points and best.kind == "work_queue":  # a queue row: its note says why it is queued
-            cells = [c.strip() for c in best.context.strip().strip("|").split("|")]
-            points = [cells[-1]] if len(cells) > 1 and cells[-1] else points
+        title = title_for(arxiv_id, mentions, data, per_item)
+        own = key_points(arxiv_id, title, mentions, entries, topic.name, topic.judgment)
         cards = data.cards.get(arxiv_id, [])
         days = data.mention_days.get(arxiv_id, ())
         texts = [entries[(m.source_id, m.item_ordinal)].text for m in mentions if (m.source_id, m.item_ordinal) in entries]
         papers.append(Paper(
-            arxiv_id=arxiv_id, title=_title_for(arxiv_id, mentions, data, per_item), status=status, reason=reason,
+            arxiv_id=arxiv_id, title=title, status=status, reason=reason,
             sources=sources, entries=list(dict.fromkeys(EntryRef(m.path, m.label, m.heading) for m in mentions)),
             anchored_on=anchor.anchored_on if anchor else None, cited_on=anchor.cited_on if anchor else None,
-            sections=anchor.sections if anchor else (), key_points=points[:6],
+            sections=anchor.sections if anchor else (), key_points=own.points, key_points_cut=own.cut,
+            thesis=own.thesis, headline=own.headline,
             hedges=[h for m in mentions for h in m.hedges if m.arxiv_id == arxiv_id],
             primary=cards[0].primary if cards else None,
             votes=max((c.votes for c in cards if c.votes is not None), default=None),
             first_seen=days[0] if days else None, days_seen=len(days),
             credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
-            relation=relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
+            relation=own.relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
             evidence=tuple(ownership.evidence), owner=ownership.owner,
         ))
     papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id or ""))

@@ -41,6 +41,7 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
     lines = [L["increment"].format(i=i, tag=tag, label=p.label), _refs(p, L)]
     if p.key_points:
         lines += [L["points"], *(f"- {_cell(point)}" for point in p.key_points)]
+        lines += [f"- {L['points_more'].format(n=p.key_points_cut)}"] if p.key_points_cut else []
     lines.append(L["relation"].format(topic=c.topic))
     lines += [f"- {_cell(r)}" for r in p.relation]
     if p.status == "adjacent":
@@ -138,8 +139,10 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
            L["sum_ids"].format(n=ids, net_new=count["net_new"], adjacent=count["adjacent"],
                                anchored=count["already_anchored"], refs=count["reference_list_only"])]
     if c.increments:
-        top = c.increments[0]
-        out.append(L["sum_top"].format(label=top.label, why=_cell(top.key_points[0] if top.key_points else top.reason)))
+        if (h := c.highlight) is not None:
+            thesis = L["sep"].join(x for x in (h.thesis, h.headline) if x)
+            why = L["sum_top_why"].format(tag=L[f"tag_{h.status}"], n=h.sources, k=h.independent, thesis=_cell(thesis))
+            out.append(L["sum_top"].format(label=h.label, why=why))
         nodes = list(dict.fromkeys(f"{short_title(p.title)} → {p.suggested_section}" for p in c.increments
                                    if p.status != "adjacent" and p.suggested_section))
         out.append(L["sum_nodes"].format(nodes=L["sep"].join(nodes) or L["none"]))

@@ -6,6 +6,7 @@ from collections import Counter
 
 from predigest.topics import Topic
 from tasks.briefing.labels import short_title
+from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, SourceCheck
 from tasks.model.window import SourceView, WindowData
@@ -51,8 +52,12 @@ def _contents(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
             continue
         tagged = [i for i in entry.ids if i in by_id]
         parts.append(title + (f"（arXiv:{'/'.join(tagged)}）" if tagged else ""))
+    if not parts:  # no headed entry: a digest may still list its papers in rows, lines or bullets
+        texts = [e.text for e in data.entries if e.source_id == source.id]
+        parts = [name for text in texts for name in listed(text)]
     if not parts:
-        return "无条目"
+        headed = any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
+        return "无条目（" + ("只有小结、待办一类的标题" if headed else "正文没有标题、编号行、列表或表格行") + "）"
     return "；".join(parts[:5]) + (f"；另 {len(parts) - 5} 条" if len(parts) > 5 else "")
 
 

@@ -28,6 +28,12 @@ class Block:
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 ITEM = re.compile(r"( {0,12})(?:[-*+]|(\d{1,3})[.)])[ \t]+(?:\[[ xX]\][ \t]+)?(?=\S)")
+# A line led by a lettered, hashed, bracketed or 、-numbered label: "R1 …", "**C12**：…", "#4 …", "(4) …",
+# "（4）…", "[4] …", "4、…". Such lines start entries only as a run (see sequence_starts).
+_SEQ = re.compile(
+    r" {0,3}(?:[-*+][ \t]+)?(?:\*\*)?(?P<label>(?P<prefix>[A-Za-z]{1,3}|[#＃]|[(（\[]|)(?P<n>\d{1,3})(?P<close>[)）\]]?))"
+    r"(?:\*\*)?(?P<sep>[ \t]*(?:[.)、:：·—–|-][ \t]*)*)(?=\S)"
+)
 _FM_LINE = re.compile(r"\s*(?:#|-\s|[A-Za-z_][\w-]*\s*[:：])|\s+\S")
 _PSEUDO = (
     (2, re.compile(r"[一二三四五六七八九十]{1,3}、\S")),
@@ -143,6 +149,46 @@ def scan(lines: list[str], body: str) -> tuple[list[bool], list[bool], dict[int,
     return code, hr, heads
 
 
+def label_match(line: str) -> re.Match[str] | None:
+    """The label a line opens with ("R1 ", "**C3**：", "(4) ", "4、"), if it can open a labelled run."""
+    m = _SEQ.match(line)
+    if m is None or (m.group("prefix") in ("(", "（", "[")) != bool(m.group("close")):
+        return None
+    if not m.group("prefix") and "、" not in m.group("sep"):
+        return None  # "1." and "1)" are list items; a bare "12 GB …" is text
+    if not m.group("sep") and not m.group("close"):
+        return None  # "R1x", "#4th": a word, not a label
+    return m
+
+
+def sequence_starts(lines: list[str], code: list[bool] | None = None) -> dict[int, tuple[str, int]]:
+    """Lines that open entries of a labelled run, as {line: (label, where its text starts)}.
+
+    A run is two or more lines with the same label style ("R", "#", "(", "、") whose numbers go up by
+    one or two each time (three or more when the first number is past 2): "R1 … R2 … R3 …" is a
+    digest's list, "H100 …" then "H200 …" is not.
+    """
+    runs: dict[str, list[tuple[int, int, re.Match[str]]]] = {}
+    for i, line in enumerate(lines):
+        if code is not None and code[i]:
+            continue
+        m = label_match(line) if line[:1] in " -*+#＃(（[" or line[:1].isalnum() else None
+        if m is not None:
+            style = m.group("prefix") + ("、" if "、" in m.group("sep") and not m.group("prefix") else "")
+            runs.setdefault(style, []).append((i, int(m.group("n")), m))
+    out: dict[int, tuple[str, int]] = {}
+    for found in runs.values():
+        run: list[tuple[int, int, re.Match[str]]] = []
+        for item in [*found, None]:
+            if item is not None and run and 0 < item[1] - run[-1][1] <= 2:
+                run.append(item)
+                continue
+            if run and len(run) >= (2 if run[0][1] <= 2 else 3):
+                out.update({i: (m.group("label"), m.end()) for i, _, m in run})
+            run = [item] if item is not None else []
+    return out
+
+
 def split_label(heading: str) -> tuple[str | None, str]:
     m = _LABEL.match(heading)
     return (m.group("label"), heading[m.end():]) if m else (None, heading)
@@ -165,21 +211,29 @@ def front_matter(text: str) -> tuple[dict[str, str], int, str]:
 
 def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -> list[Block] | None:
     """One block per top-level list item in lines[a:b], plus preamble and text between lists."""
-    starts: list[tuple[int, re.Match[str]]] = []
+    labelled = sequence_starts(lines[a:b], code[a:b])
+    starts: list[tuple[int, int, str | None]] = []  # (line, where its text starts, its label)
     for j in range(a, b):
+        if j - a in labelled:
+            starts.append((j, labelled[j - a][1], labelled[j - a][0]))
+            continue
         m = None if code[j] or is_hr(lines[j]) else ITEM.match(lines[j])
         if m and len(m.group(1)) <= 1 and (m.group(2) or not numbered):
-            starts.append((j, m))
+            starts.append((j, m.end(), m.group(2)))
     if not starts or (numbered and len(starts) < 2):
         return None
     blocks = [Block("preamble", None, "", a, a, starts[0][0])]
-    for k, (s, m) in enumerate(starts):
+    for k, (s, at, number) in enumerate(starts):
         n = starts[k + 1][0] if k + 1 < len(starts) else b
         # A blank line then unindented text ends the list; that text stands alone.
         end = next((j for j in range(s + 1, n) if lines[j][:1].strip() and not lines[j - 1].strip()), n)
-        heading = lines[s][m.end():].strip()
-        label, rest = split_label(heading)
-        blocks.append(Block(m.group(2) or label, heading, heading, s, s + 1, end, rest))
+        if s - a in labelled:
+            heading, label, rest = lines[s].strip(), number, lines[s][at:].strip()
+        else:
+            heading = lines[s][at:].strip()
+            own, rest = split_label(heading)
+            label = number or own
+        blocks.append(Block(label, heading, heading, s, s + 1, end, rest))
         if end < n:
             blocks.append(Block(None, None, "", end, end, n))
     return blocks

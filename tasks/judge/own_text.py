@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
+from tasks.inbox.segment import sequence_starts
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
 
@@ -84,12 +85,14 @@ def _named_blocks(text: str, ids: frozenset[str]) -> _NamedBlocks:
 def _blocks(text: str) -> list[str]:
     """A note body as blocks: list items with their continuation lines, paragraphs, table rows."""
     blocks: list[list[str]] = []
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    labelled = sequence_starts(lines)  # "R1 …", "R2 …": a digest's lines, each its own block
+    for k, line in enumerate(lines):
         stripped = line.strip()
         if not stripped:
             blocks.append([])
             continue
-        starts = bool(_BLOCK_START.match(line)) or stripped.startswith("|")
+        starts = bool(_BLOCK_START.match(line)) or stripped.startswith("|") or k in labelled
         if starts or not blocks or not blocks[-1] or blocks[-1][-1].strip().startswith("|"):
             blocks.append([line])
         else:

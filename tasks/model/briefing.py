@@ -50,6 +50,9 @@ class Paper:
     cited_on: dt.date | None = None
     sections: tuple[str, ...] = ()
     key_points: list[str] = field(default_factory=list)
+    key_points_cut: int = 0  # key points left out (the briefing says how many)
+    thesis: str = ""  # its main claim, as its own text states it (tasks.judge.points)
+    headline: str = ""  # the clause of its first number with a unit, when the thesis has none
     hedges: list[dict[str, Any]] = field(default_factory=list)
     primary: str | None = None
     votes: int | None = None
@@ -72,6 +75,18 @@ class Paper:
     def label(self) -> str:
         """How the briefing names it: "Title（arXiv:id）" or the title alone."""
         return f"{self.title}（arXiv:{self.arxiv_id}）" if self.arxiv_id else self.title
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """The 最高价值条目: the top-ranked increment and its one-line reason's parts (tasks.judge.rank)."""
+
+    label: str
+    status: str
+    sources: int
+    independent: int
+    thesis: str  # its main claim, from its own text
+    headline: str = ""  # its headline number's clause, when the thesis does not hold it
 
 
 @dataclass(frozen=True)
@@ -107,6 +122,7 @@ class BriefingContent:
     increments: list[Paper] = field(default_factory=list)  # ranked: NET-new, engineering, adjacent
     report: DensityReport | None = None
     stale_after_days: int = 7
+    highlight: Highlight | None = None  # the 最高价值条目, chosen by the ranking
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

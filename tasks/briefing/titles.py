@@ -1,0 +1,136 @@
+"""A paper's title: from the best source that gives one, cleaned of the notes' markers.
+
+Order: its paper card, the arXiv metadata looked up by the cutoff, a feed entry, the work queue
+(its title column, or else the row's first cell that is not a rank, an id or a category),
+then the cleaned heading of an entry headed by it (the fullest of those that name it alike), the
+knowledge document's bold name, an entry about it alone, and last the bare id.
+
+Cleaning: pictographs (emoji, ⭐, 🟢) go; a leading or trailing segment (split at "·", "|", a
+spaced dash, a colon) or bracket that holds nothing but `[titles] markers` words ("NET-new arXiv",
+"承接级", "邻接", …) goes; then the note's own trailing comments ("… — 找到了", "Foo 承接").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+
+from predigest.judgment import default_judgment
+from tasks.inbox.outline import only_ids, rank_cell, row_cells
+from tasks.judge.statements import word_pattern
+from tasks.model.window import MentionView, WindowData
+from tasks.verify.markers import TRAILING_PROGRESS
+from tasks.verify.names import names_match
+
+_BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
+_REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
+_COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
+_TRAILING_CJK = re.compile(rf"\s+(?:{TRAILING_PROGRESS})$")
+_MARKERS = word_pattern(default_judgment().words("titles", "markers"))
+# Separators a note puts between its markers and the name; the colon only when it ends a segment.
+_SEP = re.compile(r"\s*[·|｜]\s*|\s+[—–-]{1,2}\s+|\s*[:：]\s*")
+_LEAD_BRACKET = re.compile(r"^[\[【(（〔「]([^\]】)）〕」]{1,60})[\]】)）〕」]")
+_TAIL_BRACKET = re.compile(r"[\[【(（〔「]([^\[【(（〔「]{1,60})[\]】)）〕」]$")
+_JOINERS = "\u200d\ufe0e\ufe0f\u20e3"  # zero-width joiner, variation selectors, keycap
+
+
+def without_pictographs(text: str) -> str:
+    """The text without emoji and other pictographic symbols (Unicode category So)."""
+    kept = "".join(c for c in text if c not in _JOINERS and unicodedata.category(c) != "So")
+    return " ".join(kept.split())
+
+
+def _only_markers(segment: str) -> bool:
+    if not any(c.isalnum() for c in segment):
+        return False
+    return not any(c.isalnum() for c in _MARKERS.sub("", segment))
+
+
+@lru_cache(maxsize=4096)
+def strip_markers(title: str) -> str:
+    """The title without pictographs and without edge segments or brackets made only of markers."""
+    t = without_pictographs(title).strip(" ·|—–-:：,，")
+    while True:
+        before = t
+        lead, tail = _LEAD_BRACKET.match(t), _TAIL_BRACKET.search(t)
+        seps = list(_SEP.finditer(t))
+        if lead and _only_markers(lead.group(1)):
+            t = t[lead.end():]
+        elif tail and _only_markers(tail.group(1)):
+            t = t[: tail.start()]
+        elif seps and seps[0].start() > 0 and _only_markers(t[: seps[0].start()]):
+            t = t[seps[0].end():]
+        elif seps and seps[-1].end() < len(t) and _only_markers(t[seps[-1].end():]):
+            t = t[: seps[-1].start()]
+        t = t.strip(" ·|—–-:：,，")
+        if t == before:
+            break
+    return t if any(c.isalnum() for c in t) else without_pictographs(title)
+
+
+def clean_title(title: str) -> str:
+    """A heading without markers and trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""
+    t = _COMMENT.sub("", strip_markers(title)).strip()
+    if re.search(r"[A-Za-z]", t):
+        t = _TRAILING_CJK.sub("", t)
+    return t.strip(" ·:：—-") or strip_markers(title) or title
+
+
+def _latin_weight(title: str) -> int:
+    return len(re.findall(r"[A-Za-z][A-Za-z0-9-]*", title))
+
+
+def best_title(titles: Sequence[str]) -> str | None:
+    cleaned = [clean_title(t) for t in titles if t]
+    return max(cleaned, key=lambda t: (_latin_weight(t), -cleaned.index(t))) if cleaned else None
+
+
+def _given(values: Sequence[str | None]) -> str | None:
+    for value in values:
+        if value and clean_title(value).strip():
+            return clean_title(value)
+    return None
+
+
+def _row_title(row: str, categories: set[str]) -> str | None:
+    """A queue row's title when its columns were not recognised: its first cell that is not a rank,
+    an id, a category of the paper or empty."""
+    for cell in row_cells(row):
+        if cell.strip(" -—") and not rank_cell(cell) and not only_ids(cell) and cell.lower() not in categories:
+            return cell
+    return None
+
+
+def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
+              per_item: dict[tuple[int, int], set[str]]) -> str:
+    """The paper's name, from the best source that gives one (see the module docstring)."""
+    lookup = data.lookups.get(arxiv_id)
+    feeds = [m for m in mentions if m.path.startswith(("http://", "https://"))]
+    notes = [m for m in mentions if m.kind not in ("work_queue", "paper_card") and m not in feeds
+             and m.label != "preamble" and m.title]
+    alone = [m.title or "" for m in notes if per_item.get((m.source_id, m.item_ordinal)) == {arxiv_id}]
+    headed = [m.title or "" for m in notes if m.raw in m.heading]
+    card = _given([c.title for c in data.cards.get(arxiv_id, [])])
+    if card:
+        return card
+    categories = {c.lower() for pair in data.queue_categories.get(arxiv_id, []) for c in pair if c}
+    given = _given([lookup.title if lookup is not None and lookup.status == "found" else None,
+                    *(m.title for m in feeds),
+                    *(m.title or _row_title(m.context, categories) for m in mentions if m.kind == "work_queue")])
+    if given:
+        # A queue or feed may give only a short name that a heading spells out in full.
+        fuller = [clean_title(h) for h in headed if names_match(clean_title(h), given)]
+        return max([given, *fuller], key=len)
+    # An entry about it alone that names it like a headed one may carry the fuller title.
+    best = best_title(headed + [t for t in alone if any(names_match(clean_title(t), clean_title(h)) for h in headed)])
+    if best:
+        return best
+    if data.knowledge:
+        for anchor in data.knowledge.anchors:
+            if anchor.arxiv_id == arxiv_id:
+                found = _BOLD.search(anchor.entry) or _REF_TITLE.search(anchor.entry)
+                if found:
+                    return clean_title(found.group(1).strip())
+    return best_title(alone) or arxiv_id

@@ -1,0 +1,227 @@
+"""A paper's key points and relation lines, from its own text only; the cut, its thesis and headline.
+
+Own text (as in tasks.judge.own_text): a card's TL;DR; a queue or table row alone; an entry headed
+by the paper or naming only it, whole (its tables aside), with the sub-sections under its heading
+that name no other paper; in an entry about several papers, the
+units that name it (an item with everything nested under it, a labelled "R3 …" line, a paragraph).
+The best of these that gives any points gives them: an entry of its own first, then its card,
+then a digest's line, then a table row, then a queue row; more points first. Nothing comes from a neighbouring
+row, line or entry.
+
+Relation lines are the points that name a document section (§) or the topic's document, and the
+whole group of a lead-in whose first point does ("和现有脉络的关系"). When more than `[points] max` points remain, the
+cut keeps the thesis (a lead-in or opening from `[points] thesis`) and the points carrying a
+number with a unit first, then the fullest of the rest, in the entry's order, and counts what it
+left out. The first point kept from a lead-in's group carries the lead-in ("核心论点：…"), so no
+item stands without its parent.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from predigest.judgment import Judgment
+from tasks.inbox.outline import (
+    Point,
+    has_number,
+    joined,
+    numbers_in,
+    only_ids,
+    outline,
+    row_point,
+    substantive,
+    units,
+)
+from tasks.inbox.segment import is_table
+from tasks.judge.own_text import PATH_SEP, ids_named
+from tasks.judge.statements import found_word
+from tasks.model.window import EntryView, MentionView
+
+THESIS_OPENING = 16  # a thesis word must open a point within this many characters
+REASON_CHARS = 120  # a thesis or headline quoted in a one-line reason is cut here
+
+
+@dataclass(frozen=True)
+class KeyPoints:
+    points: list[str] = field(default_factory=list)
+    relation: list[str] = field(default_factory=list)
+    cut: int = 0  # points left out
+    thesis: str = ""
+    headline: str = ""  # the clause holding its first number with a unit
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    rank: int  # 4 own entry, 3 card, 2 digest line, 1 table row, 0 queue row
+    points: tuple[Point, ...]
+
+
+def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
+                entries: dict[tuple[int, int], EntryView], join: int) -> list[_Candidate]:
+    out: list[_Candidate] = []
+    seen: set[tuple[int, int, str]] = set()
+    skip = tuple(x for x in (arxiv_id, title) if x)
+    for m in mentions:
+        row = m.context.strip() if is_table(m.context) else ""
+        key = (m.source_id, m.item_ordinal, row)
+        if key in seen:
+            continue
+        seen.add(key)
+        entry = entries.get((m.source_id, m.item_ordinal))
+        if m.kind == "work_queue" or row:
+            point = row_point(row or m.context, (*skip, m.raw, m.title or ""))
+            out.append(_Candidate(0 if m.kind == "work_queue" else 1, (Point(point),) if point else ()))
+        elif m.kind == "paper_card":
+            out.append(_Candidate(3, outline(entry.text if entry else m.context, join)))
+        elif entry is not None:
+            known = frozenset(entry.ids) | {arxiv_id}
+            if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
+                text = _with_subsections(entry, arxiv_id, entries)
+                out.append(_Candidate(4, _line(entry, title, join) or outline(text, join)))
+            else:
+                cut, by_id = _units_by_id(entry.text, frozenset(entry.ids))
+                own = [cut[k] for k in by_id.get(arxiv_id, ())]
+                out.append(_Candidate(2, outline("\n\n".join(own), join)))
+    return out
+
+
+def _with_subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> str:
+    """The entry's text and that of the sub-sections under its heading ("### 核心观点"), each under its
+    own heading; a sub-section naming another paper is that paper's."""
+    parts = [entry.text]
+    prefix = entry.heading + PATH_SEP
+    k = entry.ordinal + 1
+    while (child := entries.get((entry.source_id, k))) is not None and child.heading.startswith(prefix):
+        if set(child.ids) <= {arxiv_id}:
+            parts.append(f"#### {child.heading[len(prefix):].split(PATH_SEP)[-1]}\n{child.text}")
+        k += 1
+    return "\n\n".join(parts)
+
+
+@lru_cache(maxsize=64)
+def _units_by_id(text: str, ids: frozenset[str]) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """An entry's units other than table rows, and the units naming each id: indexed once per entry,
+    not once per paper (a digest's entry can name hundreds)."""
+    cut = tuple(u for u in units(text) if not is_table(u))
+    by_id: dict[str, list[int]] = {}
+    for k, unit in enumerate(cut):
+        for arxiv_id in ids_named(unit, ids):
+            by_id.setdefault(arxiv_id, []).append(k)
+    return cut, {i: tuple(v) for i, v in by_id.items()}
+
+
+def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:
+    """An entry that is a list item or a digest's labelled line ("R3 FooServe（arXiv:…）— 2.1× on
+    H100"): its first line is content, not a heading, and what is indented under it is nested in it.
+    One point, the line with its nested items joined, when the line says more than the paper's name."""
+    lines = [x for x in entry.text.split("\n") if x.strip()]
+    if any(not x[:1].isspace() for x in lines):
+        return ()  # a body of its own: the first line was a heading
+    line = entry.title or ""
+    rest = line.replace(title, "", 1) if title else line
+    if not line or only_ids(line) or not (substantive(rest) or lines):
+        return ()
+    nested = [p.text for p in outline(textwrap.dedent(entry.text), join)] if lines else []
+    return (Point(joined(line, nested)),)
+
+
+def _is_relation(text: str, topic: str) -> bool:
+    return "§" in text or f"{topic}.md" in text
+
+
+def _words(j: Judgment) -> tuple[str, ...]:
+    return j.words("points", "thesis")
+
+
+def _is_thesis(p: Point, words: tuple[str, ...]) -> bool:
+    return bool(words) and (found_word(words, p.lead) is not None
+                            or found_word(words, p.text[:THESIS_OPENING]) is not None)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1].rstrip() + "…"
+
+
+def choose(points: Sequence[Point], limit: int, thesis: Sequence[bool]) -> list[int]:
+    """Indices of the points kept (ascending): thesis points carrying numbers, the first thesis
+    point, points carrying numbers, other thesis points, then the fullest of the rest."""
+    if len(points) <= limit:
+        return list(range(len(points)))
+    numbered = [has_number(p.text) for p in points]
+    first = next((k for k, t in enumerate(thesis) if t), -1)
+
+    def priority(k: int) -> tuple[int, int, int]:
+        if thesis[k] and numbered[k]:
+            return (0, 0, k)
+        if k == first:
+            return (1, 0, k)
+        if numbered[k]:
+            return (2, 0, k)
+        if thesis[k]:
+            return (3, 0, k)
+        return (4, -len(points[k].text), k)
+
+    return sorted(sorted(range(len(points)), key=priority)[:limit])
+
+
+def _with_leads(points: Sequence[Point], kept: list[int]) -> list[str]:
+    """The kept points' texts; the first kept point of a lead-in's group opens with the lead-in."""
+    out, led = [], set()
+    for k in kept:
+        p = points[k]
+        text = p.text
+        if p.lead and p.group not in led and not text.startswith(p.lead):
+            text = f"{p.lead}：{text}"
+        led.add(p.group)
+        out.append(text)
+    return out
+
+
+def _settings(j: Judgment) -> tuple[int, int]:
+    settings = j.config.get("points", {})
+    return int(settings.get("max", 6)), int(settings.get("join_below_chars", 60))
+
+
+def key_points(arxiv_id: str, title: str, mentions: Sequence[MentionView],
+               entries: dict[tuple[int, int], EntryView], topic: str, j: Judgment) -> KeyPoints:
+    """The paper's key points and relation lines from its best own text (see the module docstring)."""
+    candidates = _candidates(arxiv_id, title, mentions, entries, _settings(j)[1])
+    if not candidates:
+        return KeyPoints()
+    # Any text with points before none; max keeps the earliest of equals.
+    best = max(candidates, key=lambda c: (bool(c.points), c.rank, len(c.points)))
+    card = next((c.points[0].text for c in candidates if c.rank == 3 and c.points), "")
+    return _finish(best.points, card, topic, j)
+
+
+def entry_key_points(entry: EntryView, title: str, topic: str, j: Judgment) -> KeyPoints:
+    """The key points of something one entry is about as a whole (an engineering increment's entry)."""
+    join = _settings(j)[1]
+    return _finish(_line(entry, title, join) or outline(entry.text, join), "", topic, j)
+
+
+def _finish(points: Sequence[Point], card: str, topic: str, j: Judgment) -> KeyPoints:
+    """Relation lines apart, the cut made and marked, the thesis and headline found."""
+    # A lead-in's group whose first point names the document is a relation group ("和现有脉络的关系").
+    firsts: dict[int, Point] = {}
+    for p in points:
+        firsts.setdefault(p.group, p)
+    related = {g for g, p in firsts.items() if g and _is_relation(p.text, topic)}
+    relation = [p.text for p in points if p.group in related or _is_relation(p.text, topic)]
+    own = [p for p in points if not (p.group in related or _is_relation(p.text, topic))
+           and not p.text.rstrip().endswith(("：", ":"))]
+    words = _words(j)
+    thesis = [_is_thesis(p, words) for p in own]
+    kept = choose(own, _settings(j)[0], thesis)
+    texts = _with_leads(own, kept)
+    stated = next((own[k].text for k in kept if thesis[k]), "")
+    with_number = next((texts[i] for i, k in enumerate(kept) if has_number(own[k].text)), "")
+    fallback = max(texts[:3], key=len, default="")
+    main = stated or card or with_number or fallback
+    numbered = [n for k in kept for n in numbers_in(own[k].text) if n["unit"] not in ("▲", "★")]
+    headline = numbered[0]["context"] if numbered else ""
+    return KeyPoints(texts, relation, len(own) - len(kept), _short(main),
+                     "" if headline and headline in main else _short(headline))
