@@ -85,12 +85,14 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
             status = "off_topic"
         sources = list(dict.fromkeys(m.path for m in mentions))
         title = title_for(arxiv_id, mentions, data, per_item)
+        lookup = data.lookups.get(arxiv_id)
+        given = title_for(arxiv_id, mentions, data, per_item, use_lookup=False) if lookup and lookup.title else title
         own = key_points(arxiv_id, title, mentions, entries, topic.name, topic.judgment)
         cards = data.cards.get(arxiv_id, [])
         days = data.mention_days.get(arxiv_id, ())
         texts = [entries[(m.source_id, m.item_ordinal)].text for m in mentions if (m.source_id, m.item_ordinal) in entries]
         papers.append(Paper(
-            arxiv_id=arxiv_id, title=title, status=status, reason=reason,
+            arxiv_id=arxiv_id, title=title, given_title=given, status=status, reason=reason,
             sources=sources, entries=list(dict.fromkeys(EntryRef(m.path, m.label, m.heading) for m in mentions)),
             anchored_on=anchor.anchored_on if anchor else None, cited_on=anchor.cited_on if anchor else None,
             sections=anchor.sections if anchor else (), key_points=own.points, key_points_cut=own.cut,

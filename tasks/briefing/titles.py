@@ -104,9 +104,11 @@ def _row_title(row: str, categories: set[str]) -> str | None:
 
 
 def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
-              per_item: dict[tuple[int, int], set[str]]) -> str:
-    """The paper's name, from the best source that gives one (see the module docstring)."""
-    lookup = data.lookups.get(arxiv_id)
+              per_item: dict[tuple[int, int], set[str]], use_lookup: bool = True) -> str:
+    """The paper's name, from the best source that gives one (see the module docstring).
+
+    `use_lookup=False`: the name the workspace gives, without arXiv's (what a title check compares)."""
+    lookup = data.lookups.get(arxiv_id) if use_lookup else None
     feeds = [m for m in mentions if m.path.startswith(("http://", "https://"))]
     notes = [m for m in mentions if m.kind not in ("work_queue", "paper_card") and m not in feeds
              and m.label != "preamble" and m.title]

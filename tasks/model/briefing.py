@@ -48,6 +48,7 @@ class Paper:
     entries: list[EntryRef]
     anchored_on: dt.date | None = None
     cited_on: dt.date | None = None
+    given_title: str | None = None  # the title the workspace gives, where arXiv's may have replaced it
     sections: tuple[str, ...] = ()
     key_points: list[str] = field(default_factory=list)
     key_points_cut: int = 0  # key points left out (the briefing says how many)

@@ -30,7 +30,8 @@ def titles_agree(ours: str, theirs: str) -> bool | None:
 def observe_lookups(ctx: Context, tracked: list[Tracked]) -> None:
     """Raise unknown ids and title mismatches from arXiv lookups made by the cutoff; resolve on a match."""
     open_items = {t.key: t for t in tracked if is_open(t, ctx.day)}
-    titles = {arxiv_id: paper.title for arxiv_id, paper in ctx.papers.items()}
+    # What the workspace calls each paper (the briefing may show arXiv's title instead).
+    titles = {arxiv_id: paper.given_title or paper.title for arxiv_id, paper in ctx.papers.items()}
     for item in open_items.values():  # an id raised earlier may be looked up again without being mentioned
         if item.kind in ("unknown_id", "title_mismatch") and item.subject not in titles:
             titles[item.subject] = str(item.events[0].data().get("title") or item.subject)
