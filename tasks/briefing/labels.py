@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 ZH: dict[str, str] = {
     "title": "{topic} · E1 预消化简报({date})",
@@ -47,7 +48,7 @@ ZH: dict[str, str] = {
     "s3_none": "本窗口及此前没有未解决的待核实项。",
     "v_head": "### {icon} T{i} {kind} · {title}",
     "v_status_pending": "状态：待核实 · 已挂 {age} 天（{raised} 提出，最近 {last} 再现；{limit} 天未决即过期）",
-    "v_status_stale": "状态：已过期（stale）· 已挂 {age} 天（{raised} 提出，超过 {limit} 天阈值），仍未核实",
+    "v_status_stale": "状态：已过期 · 已挂 {age} 天（{raised} 提出，超过 {limit} 天阈值），仍未核实",
     "v_status_resolved": "状态：已于 {resolved} 解决（{raised} 提出）",
     "v_claim": "现象：{claim}",
     "v_sources": "来源：{sources}",
@@ -63,7 +64,7 @@ ZH: dict[str, str] = {
     "st_net_new": "NET-new",
     "st_adjacent": "邻接·待定",
     "st_already_anchored": "已锚定（{date}）",
-    "st_reference_list_only": "仅在引用列表（cited {date}）",
+    "st_reference_list_only": "仅在引用列表（引用于 {date}）",
     "s5": "## 五、摘要",
     "sum_count": "增量条数：{n} 条（{net_new} 条 NET-new arXiv + {engineering} 条工程新增 + {adjacent} 条邻接）",
     "sum_ids": "涉及 arXiv 号：{n} 件（{net_new} 件 NET-new + {adjacent} 件邻接 + {anchored} 件延续锚定 + {refs} 件仅引用列表）",
@@ -86,6 +87,69 @@ ZH: dict[str, str] = {
     "footer": "predigest · {cutoff} · {topic} · E1 预消化轮完成",
     "sep": "；",
     "names": "（{names}）",
+    "list_sep": "、",
+    "paper_label": "{title}（arXiv:{arxiv_id}）",
+    "follow": "{title}：{advice}",
+    "v_item": "T{i} {title}（{status}）",
+    "paren": "（{text}）",
+    "vs_pending": "待核实",
+    "vs_stale": "已过期",
+    "vs_resolved": "已解决",
+    "time_filename": "文件名",
+    "time_header": "文件头",
+    "time_feed": "订阅源",
+    # The density rule, from its numbers (tasks.judge.density.DensityRule).
+    "density_rule": "得分 = NET-new + {engineering_weight:g}×工程新增 + {adjacent_weight:g}×邻接 + "
+                    "{deepening_weight:g}×引用列表深化；≥{high:g} 高，≥{medium:g} 中，≥{medium_low:g} 中低，否则低",
+    # Credibility (tasks.briefing.credibility): the rule line under section 一 and each row's cell.
+    "cred_rule": "可信度规则：来源自评的 ⭐ 原样保留；否则按来源类型定基准（{bases}），{checks}，最低 ⭐；"
+                 "卡片、队列与 HF Daily 为参考，知识文档为基线。",
+    "cred_base": "{kind} {stars}",
+    "cred_check_malformed": "含格式错误的 arXiv 号 −{n}",
+    "cred_check_unknown_id": "含 arXiv 查无此号 −{n}",
+    "cred_check_hedged": "超过 {share:.0%} 的条目待核实 −{n}",
+    "cred_reference": "参考",
+    "cred_baseline": "基线",
+    "cred_error": "—（读取失败）",
+    "cred_empty": "未评（来源为空，无可评内容）",
+    "cred_self": "{stars}（自评）",
+    "cred_range": "{low}–{high}（逐条自评）",
+    "cred_kind": "{stars}（{kind}{checks}）",
+    "cred_checks": "；{checks}",
+    "ck_official": "官方/论文",
+    "ck_firsthand": "一手实测",
+    "ck_digest": "汇总",
+    "ck_repost": "转载/二手",
+    "ck_unknown": "未判明类型",
+    "cc_malformed": "格式错误号",
+    "cc_unknown_id": "arXiv 查无此号",
+    "cc_hedged": "过半待核实",
+    # Source rows (tasks.briefing.sources).
+    "src_later": "仅存截止后的版本（最早一版首见于 {seen}），按该版读取；",
+    "src_error": "读取失败：{error}",
+    "src_queue": "快照 Top {n}：{ids}",
+    "src_ids": "（arXiv:{ids}）",
+    "src_empty": "无条目",
+    "src_more": "；另 {n} 条",
+    "rel_item": "{title}（{tag}）",
+    "rel_more": "；另 {n} 项",
+    "rt_net_new": "NET-new",
+    "rt_engineering": "工程新增",
+    "rt_adjacent": "邻接",
+    "rt_already_anchored": "已锚",
+    "rt_reference_list_only": "引用列表",
+    "rt_confirmatory": "确认性",
+    "rt_background": "背景",
+    "c_error": "未能检查（{error}）",
+    "c_part": "{n} 条{label}（{names}）",
+    "c_confirm_anchored": "确认性（仅涉及已锚定或引用列表中的条目）",
+    "c_confirm": "确认性 / 背景，无新增量",
+    "c_off_topic_papers": "无本主题增量（所涉论文属其他主题）",
+    "c_off_topic": "无本主题内容",
+    "c_baseline": "对照基线",
+    "b_summary": "{version}；截至 {day} 锚定 arXiv {anchored} 件，References {cited} 件",
+    "b_version_later": "截止时版本不明（文档头为 {version}，晚于截止）",
+    "b_version_none": "版本未标",
 }
 
 EN: dict[str, str] = {
@@ -169,6 +233,67 @@ EN: dict[str, str] = {
     "footer": "predigest · {cutoff} · {topic} · E1 pre-digest done",
     "sep": "; ",
     "names": " ({names})",
+    "list_sep": ", ",
+    "paper_label": "{title} (arXiv:{arxiv_id})",
+    "follow": "{title}: {advice}",
+    "v_item": "T{i} {title} ({status})",
+    "paren": " ({text})",
+    "vs_pending": "pending",
+    "vs_stale": "stale",
+    "vs_resolved": "resolved",
+    "time_filename": "file name",
+    "time_header": "header",
+    "time_feed": "feed",
+    "density_rule": "score = NET-new + {engineering_weight:g}×engineering + {adjacent_weight:g}×adjacent + "
+                    "{deepening_weight:g}×reference-list deepening; ≥{high:g} high, ≥{medium:g} medium, "
+                    "≥{medium_low:g} medium-low, else low",
+    "cred_rule": "Credibility rule: a source's own ⭐ rating is kept; otherwise the base is what the source is "
+                 "({bases}); {checks}; never below ⭐. Paper cards, the queue and HF Daily are reference; the "
+                 "knowledge document is the baseline.",
+    "cred_base": "{kind} {stars}",
+    "cred_check_malformed": "a malformed arXiv id −{n}",
+    "cred_check_unknown_id": "an id arXiv does not know −{n}",
+    "cred_check_hedged": "more than {share:.0%} of entries pending verification −{n}",
+    "cred_reference": "reference",
+    "cred_baseline": "baseline",
+    "cred_error": "— (unreadable)",
+    "cred_empty": "unrated (empty source, nothing to rate)",
+    "cred_self": "{stars} (self-rated)",
+    "cred_range": "{low}–{high} (self-rated per entry)",
+    "cred_kind": "{stars} ({kind}{checks})",
+    "cred_checks": "; {checks}",
+    "ck_official": "official / paper",
+    "ck_firsthand": "firsthand measurement",
+    "ck_digest": "digest",
+    "ck_repost": "repost / second-hand",
+    "ck_unknown": "kind not told",
+    "cc_malformed": "malformed id",
+    "cc_unknown_id": "id unknown to arXiv",
+    "cc_hedged": "mostly pending",
+    "src_later": "only a version first seen after the cutoff exists (earliest seen {seen}); read as that version; ",
+    "src_error": "unreadable: {error}",
+    "src_queue": "snapshot top {n}: {ids}",
+    "src_ids": " (arXiv:{ids})",
+    "src_empty": "no entries found",
+    "src_more": "; {n} more",
+    "rel_item": "{title} ({tag})",
+    "rel_more": "; {n} more",
+    "rt_engineering": "engineering",
+    "rt_adjacent": "adjacent",
+    "rt_already_anchored": "anchored",
+    "rt_reference_list_only": "reference list",
+    "rt_confirmatory": "confirmatory",
+    "rt_background": "background",
+    "c_error": "not checked ({error})",
+    "c_part": "{n} {label} ({names})",
+    "c_confirm_anchored": "confirmatory (only already anchored or reference-list papers)",
+    "c_confirm": "confirmatory / background, no new increment",
+    "c_off_topic_papers": "no increment for this topic (its papers belong to other topics)",
+    "c_off_topic": "nothing on this topic",
+    "c_baseline": "baseline for comparison",
+    "b_summary": "{version}; as of {day}: {anchored} arXiv ids anchored, {cited} in References",
+    "b_version_later": "version at the cutoff unknown (the header says {version}, written after the cutoff)",
+    "b_version_none": "no version given",
 }
 
 LABELS: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
@@ -176,6 +301,11 @@ DENSITY: dict[str, dict[str, str]] = {
     "zh": {"high": "高", "medium": "中", "medium-low": "中低", "low": "低"},
     "en": {"high": "high", "medium": "medium", "medium-low": "medium-low", "low": "low"},
 }
+
+
+def rule_text(numbers: Mapping[str, float], L: Mapping[str, str]) -> str:
+    """The density rule in the briefing's language, from its numbers (`DensityRule.numbers()`)."""
+    return L["density_rule"].format(**numbers) if numbers else ""
 
 
 def short_title(title: str) -> str:

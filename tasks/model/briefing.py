@@ -75,6 +75,31 @@ class Paper:
 
 
 @dataclass(frozen=True)
+class Rating:
+    """A source's credibility (tasks.briefing.credibility): ⭐ count and what it rests on."""
+
+    stars: int | None  # 1..5; None when the source is reference, baseline or unrated
+    basis: str  # self, kind, reference, baseline, error, empty
+    low: int | None = None  # self-rated entry by entry: the lowest rating (stars is the highest)
+    kind: str | None = None  # official, firsthand, digest, repost, unknown (basis "kind")
+    checks: tuple[str, ...] = ()  # failed checks that lowered it: malformed, unknown_id, hedged
+
+    def as_dict(self) -> dict[str, object]:
+        return {"stars": self.stars, "basis": self.basis, "low": self.low, "kind": self.kind,
+                "checks": list(self.checks)}
+
+
+@dataclass(frozen=True)
+class SourceTexts:
+    """A source row's wording in one language."""
+
+    credibility: str
+    summary: str
+    relevance: str
+    conclusion: str
+
+
+@dataclass(frozen=True)
 class SourceCheck:
     path: str
     kind: str
@@ -86,6 +111,13 @@ class SourceCheck:
     error: str | None
     relevance: str = ""
     outcome: str = ""  # increments, confirmatory, off_topic, error, baseline
+    rating: Rating | None = None
+    # The row's wording per language (tasks.briefing.sources); the fields above are the fallback.
+    wording: dict[str, SourceTexts] = field(default_factory=dict, compare=False)
+
+    def texts(self, lang: str) -> SourceTexts:
+        found = self.wording.get(lang)
+        return found or SourceTexts(self.credibility, self.summary, self.relevance, self.conclusion)
 
 
 @dataclass
