@@ -214,3 +214,14 @@ def test_suggested_sections_follow_the_sources(briefings: dict[str, dict[str, An
     placed = {i["arxiv_id"]: i["suggested_section"] for i in briefings[day]["increments"]}
     for arxiv_id, section in SEED_SECTIONS[day].items():
         assert placed[arxiv_id].split()[0].startswith(section), (arxiv_id, placed[arxiv_id])
+
+
+@pytest.mark.parametrize("day", EVENINGS)
+def test_every_note_source_is_rated(briefings: dict[str, dict[str, Any]], day: str) -> None:
+    for source in briefings[day]["sources"]:
+        rating = source["rating"]
+        if source["kind"] == "note" and rating["basis"] not in ("error", "empty"):
+            assert rating["stars"] in range(1, 6) and source["credibility"].startswith("⭐"), source["path"]
+        assert "未自评" not in source["credibility"]
+    markdown, doc = TWINS[day][0]
+    assert doc["credibility_rule"] in markdown  # the rule is stated in the briefing
