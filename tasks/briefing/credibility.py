@@ -1,6 +1,7 @@
 """How far each checked source can be trusted, by one rule the briefing states under section 一.
 
-1. A note that rates itself (⭐ after a credibility word, `[markers] credibility`) keeps its rating;
+1. A note that rates itself (⭐ after a credibility word, `[markers] credibility`, or a rating in its
+   front matter, `[credibility] front_matter_keys`: ⭐ marks or a number of stars) keeps its rating;
    ratings that differ from entry to entry are shown as a range.
 2. Otherwise its base is what the note is: official / paper, firsthand measurement, digest, repost
    (`[credibility.words]`, several languages). The note's own description (its file name and
@@ -97,6 +98,22 @@ def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule) -> s
     return _lowest({k for k, n in tally.items() if n == most}, rule)
 
 
+def _front_matter_rating(pairs: tuple[tuple[str, str], ...]) -> list[int]:
+    """A rating the front matter gives: ⭐ marks, or a whole number of stars from 1 to 5."""
+    keys = {str(k).lower() for k in default_judgment().config.get("credibility", {}).get("front_matter_keys", ())}
+    out = []
+    for key, value in pairs:
+        if key.strip().lower() not in keys:
+            continue
+        stars = value.count("⭐")
+        number = value.strip().split("/")[0].strip()
+        if stars:
+            out.append(min(stars, 5))
+        elif number.isdigit() and 1 <= int(number) <= 5:
+            out.append(int(number))
+    return out
+
+
 def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = None) -> Rating:
     """The source's rating and what it rests on."""
     rule = rule or CredibilityRule.default()
@@ -109,7 +126,8 @@ def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = No
     entries = [e for e in data.entries if e.source_id == source.id]
     if not any(e.text.strip() or e.heading.strip() for e in entries):
         return Rating(None, "empty")
-    own = [len(m.group(1)) for e in entries for m in STARS.finditer(e.text)]
+    own = [n for e in entries for n in _front_matter_rating(e.front_matter)]
+    own += [min(len(m.group(1)), 5) for e in entries for m in STARS.finditer(e.text)]
     if own:
         return Rating(max(own), "self", low=min(own))
     kind = source_kind(source.path, entries, rule)

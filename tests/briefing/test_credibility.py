@@ -1,6 +1,8 @@
 """Contract of credibility per source (tasks.briefing.credibility, the rule under section 一).
 
-- A note that rates itself keeps its rating (one rating, or the range of its entries' ratings).
+- A note that rates itself keeps its rating (one rating, or the range of its entries' ratings),
+  whether in its text or in its front matter (⭐ marks or a number of stars); the front matter
+  survives ingest (a note ingested into the database is rated by it).
 - Otherwise the base comes from what the note is, told by its own description (file name,
   preamble) before its entries, in Chinese, English and other languages: official blog or paper
   (an entry naming a well-formed arXiv id counts), firsthand measurement, digest, repost; a negated
@@ -14,16 +16,22 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
+import shutil
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from predigest.settings import Settings
 from predigest.windows import window_for
+from tasks import run
 from tasks.briefing.credibility import CredibilityRule, rate
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import credibility_text
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
+from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
 RULE = CredibilityRule.default()
 NOON = dt.datetime(2026, 10, 9, 4, tzinfo=dt.UTC)
@@ -31,14 +39,16 @@ Entry = tuple[str, str, tuple[str, ...], bool]  # heading ("" = preamble), text,
 
 
 def _data(path: str, entries: list[Entry], kind: str = "note", error: str | None = None,
-          malformed: bool = False, unknown: tuple[str, ...] = ()) -> tuple[SourceView, WindowData]:
+          malformed: bool = False, unknown: tuple[str, ...] = (),
+          front: tuple[tuple[str, str], ...] = ()) -> tuple[SourceView, WindowData]:
     data = WindowData(window_for(dt.date(2026, 10, 9), "20 22 * * *", "Asia/Shanghai"))
     source = SourceView(1, path, kind, "alice", NOON, "filename", error)
     data.sources.append(source)
     for k, (heading, text, ids, hedged) in enumerate(entries):
         label = "preamble" if not heading else f"#{k}"
         hedges = ({"marker": "x", "text": text},) if hedged else ()
-        data.entries.append(EntryView(1, path, kind, k, label, heading, heading or None, text, (), hedges, ids=ids))
+        data.entries.append(EntryView(1, path, kind, k, label, heading, heading or None, text, (), hedges, ids=ids,
+                                      front_matter=front if k == 0 else ()))
     if malformed:
         data.mentions.append(MentionView(1, path, kind, 0, None, "", None, None, "arXiv:2610.0x", True, "", NOON))
     for i in unknown:
@@ -60,6 +70,15 @@ def test_a_self_rating_is_kept_and_a_spread_is_shown_as_a_range() -> None:
     assert credibility_text(r, LABELS["zh"]) == "⭐⭐–⭐⭐⭐⭐⭐（逐条自评）"
     single = rate(*_data(PLAIN, [("X", "转载自某处。可信度 ⭐⭐⭐⭐", (), True)], malformed=True))
     assert (single.basis, single.stars, single.checks) == ("self", 4, ())  # kept, whatever the checks
+
+
+@pytest.mark.parametrize(("front", "stars"), [
+    ((("credibility", "4"),), 4), ((("可信度", "⭐⭐⭐"),), 3), ((("Rating", "2/5"),), 2),
+    ((("rating", "9"),), None), ((("author", "⭐⭐⭐⭐⭐"),), None),
+])
+def test_a_front_matter_rating_is_kept(front: tuple[tuple[str, str], ...], stars: int | None) -> None:
+    r = rate(*_data(PLAIN, [("", "Reposted from somewhere.", (), False)], front=front))
+    assert (r.basis, r.stars) == (("self", stars) if stars else ("kind", RULE.repost))
 
 
 @pytest.mark.parametrize(("preamble", "kind"), [
@@ -134,3 +153,17 @@ def test_every_note_with_text_is_rated_one_to_five_stars(entries: list[tuple[str
     r = rate(*_data(PLAIN, rows, malformed=malformed))
     assert r.stars is not None and 1 <= r.stars <= 5
     assert credibility_text(r, LABELS["zh"]).startswith("⭐")
+
+
+def test_front_matter_survives_ingest(clean_db: object, settings: Settings, tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
+    note = "inbox/zoe/2026-10-09-1200-zoe-notes.md"
+    (root / note).parent.mkdir(parents=True)
+    (root / note).write_text("---\nauthor: zoe\ncredibility: 2\n---\n\n# Notes\n\n## One\n\nSome text.\n",
+                             encoding="utf-8")
+    ref = ingest_all(settings, root)
+    (topic,) = run.topics_for(settings, root, ["inference"])
+    doc = json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, 9)))[1])
+    (row,) = [s for s in doc["sources"] if s["path"] == note]
+    assert (row["rating"]["basis"], row["rating"]["stars"]) == ("self", 2)
