@@ -115,15 +115,30 @@ def _front_matter_rating(pairs: tuple[tuple[str, str], ...]) -> list[int]:
 
 
 def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = None) -> Rating:
-    """The source's rating and what it rests on."""
+    """The source's rating and what it rests on (`rate_all` rates a whole window at once)."""
+    entries = [e for e in data.entries if e.source_id == source.id]
+    malformed = any(m.malformed and m.source_id == source.id for m in data.mentions)
+    return _rate(source, entries, malformed, data, rule or CredibilityRule.default())
+
+
+def rate_all(data: WindowData, rule: CredibilityRule | None = None) -> dict[int, Rating]:
+    """Every window source's rating, by source id (entries and mentions read once)."""
     rule = rule or CredibilityRule.default()
+    entries: dict[int, list[EntryView]] = {}
+    for e in data.entries:
+        entries.setdefault(e.source_id, []).append(e)
+    malformed = {m.source_id for m in data.mentions if m.malformed}
+    return {s.id: _rate(s, entries.get(s.id, []), s.id in malformed, data, rule) for s in data.sources}
+
+
+def _rate(source: SourceView, entries: list[EntryView], malformed: bool, data: WindowData,
+          rule: CredibilityRule) -> Rating:
     if source.error:
         return Rating(None, "error")
     if source.kind == "knowledge":
         return Rating(None, "baseline")
     if source.kind in REFERENCE_KINDS:
         return Rating(None, "reference")
-    entries = [e for e in data.entries if e.source_id == source.id]
     if not any(e.text.strip() or e.heading.strip() for e in entries):
         return Rating(None, "empty")
     own = [n for e in entries for n in _front_matter_rating(e.front_matter)]
@@ -132,7 +147,7 @@ def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = No
         return Rating(max(own), "self", low=min(own))
     kind = source_kind(source.path, entries, rule)
     checks: list[str] = []
-    if any(m.malformed and m.source_id == source.id for m in data.mentions):
+    if malformed:
         checks.append("malformed")
     ids = {i for e in entries for i in e.ids}
     if any(data.lookups[i].status == "unknown" for i in ids if i in data.lookups):

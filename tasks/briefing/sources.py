@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections import Counter
 
 from predigest.topics import Topic
-from tasks.briefing.credibility import CredibilityRule, rate
+from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts
-from tasks.model.window import SourceView, WindowData
+from tasks.model.window import EntryView, SourceView, WindowData
 from tasks.verify.markers import CONFIRMATORY, found
 from tasks.verify.names import is_generic
 
@@ -45,39 +45,43 @@ def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
     return L["cred_rule"].format(bases=bases, checks=checks)
 
 
-def _summary(source: SourceView, data: WindowData, papers: list[Paper], L: Labels) -> str:
+def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
+             L: Labels) -> str:
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
-        return L["src_later"].format(seen=seen) + _contents(source, data, papers, L)
-    return _contents(source, data, papers, L)
+        return L["src_later"].format(seen=seen) + _contents(source, contents, queue, L)
+    return _contents(source, contents, queue, L)
 
 
-def _contents(source: SourceView, data: WindowData, papers: list[Paper], L: Labels) -> str:
+def _entries_named(entries: list[EntryView], papers: list[Paper]) -> list[tuple[str, list[str]]]:
+    """(title, the window papers' ids it names) of each entry that names one thing."""
+    known = {p.arxiv_id for p in papers if p.arxiv_id}
+    out: list[tuple[str, list[str]]] = []
+    for entry in (e for e in entries if e.label != "preamble"):
+        title = entry.title or entry.heading
+        if title and not is_generic(title):
+            out.append((title, [i for i in entry.ids if i in known]))
+    return out
+
+
+def _contents(source: SourceView, contents: list[tuple[str, list[str]]], queue: list[str], L: Labels) -> str:
     if source.error:
         return L["src_error"].format(error=source.error)
     if source.kind == "work_queue":
-        ids = [p.arxiv_id for p in papers if p.arxiv_id and source.path in p.sources]
-        return L["src_queue"].format(n=len(ids), ids=L["list_sep"].join(ids[:6]) + ("…" if len(ids) > 6 else ""))
-    by_id = {p.arxiv_id: p for p in papers if p.arxiv_id}
-    parts: list[str] = []
-    for entry in (e for e in data.entries if e.source_id == source.id and e.label != "preamble"):
-        title = entry.title or entry.heading
-        if not title or is_generic(title):
-            continue
-        tagged = [i for i in entry.ids if i in by_id]
-        parts.append(title + (L["src_ids"].format(ids="/".join(tagged)) if tagged else ""))
+        return L["src_queue"].format(n=len(queue), ids=L["list_sep"].join(queue[:6]) + ("…" if len(queue) > 6 else ""))
+    parts = [title + (L["src_ids"].format(ids="/".join(ids)) if ids else "") for title, ids in contents]
     if not parts:
         return L["src_empty"]
     return L["sep"].join(parts[:5]) + (L["src_more"].format(n=len(parts) - 5) if len(parts) > 5 else "")
 
 
-def _relevance(source: SourceView, data: WindowData, papers: list[Paper], topic: Topic,
+def _relevance(source: SourceView, entries: list[EntryView], papers: list[Paper], topic: Topic,
                known: list[str]) -> list[tuple[str, str]]:
     """What in the source concerns the topic, each with its standing (NET-new, anchored, confirmatory …)."""
     mine = [p for p in papers if source.path in p.sources and p.status in TAGS]
     parts = [(short_title(p.title), p.status) for p in mine]
     named = {e.path + str(e.label) for p in mine for e in p.entries}
-    for entry in (e for e in data.entries if e.source_id == source.id and not e.ids and e.label != "preamble"):
+    for entry in (e for e in entries if not e.ids and e.label != "preamble"):
         title = entry.title
         if not title or is_generic(title) or entry.path + str(entry.label) in named:
             continue
@@ -125,13 +129,18 @@ def _conclusion(source: SourceView, papers: list[Paper], outcome: str, has_relev
 def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> list[SourceCheck]:
     """One row per window source (errors included), in window order, worded in every language."""
     checks = []
-    rule = CredibilityRule.default()
+    ratings = rate_all(data, CredibilityRule.default())
+    by_source: dict[int, list[EntryView]] = {}
+    for e in data.entries:
+        by_source.setdefault(e.source_id, []).append(e)
     for s in data.sources:
-        rating = rate(s, data, rule)
-        parts = [] if s.error else _relevance(s, data, papers, topic, known)
+        rating, entries = ratings[s.id], by_source.get(s.id, [])
+        parts = [] if s.error else _relevance(s, entries, papers, topic, known)
         outcome = _outcome(s, papers, bool(parts))
+        contents = _entries_named(entries, papers)
+        queue = [p.arxiv_id for p in papers if p.arxiv_id and s.path in p.sources] if s.kind == "work_queue" else []
         wording = {
-            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, papers, L),
+            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L),
                               "—" if s.error else _relevance_text(parts, L),
                               _conclusion(s, papers, outcome, bool(parts), L))
             for lang, L in LABELS.items()

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 from predigest.settings import Settings
 from predigest.windows import window_for
 from tasks import run
-from tasks.briefing.credibility import CredibilityRule, rate
+from tasks.briefing.credibility import CredibilityRule, rate, rate_all
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import credibility_text
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
@@ -150,8 +150,10 @@ def test_unreadable_and_empty_notes_are_unrated_with_the_reason() -> None:
                 max_size=6), st.booleans())
 def test_every_note_with_text_is_rated_one_to_five_stars(entries: list[tuple[str, str, bool]], malformed: bool) -> None:
     rows: list[Entry] = [(h, t, (), hedged) for h, t, hedged in entries]
-    r = rate(*_data(PLAIN, rows, malformed=malformed))
+    source, data = _data(PLAIN, rows, malformed=malformed)
+    r = rate(source, data)
     assert r.stars is not None and 1 <= r.stars <= 5
+    assert rate_all(data) == {source.id: r}  # a whole window rated at once says the same
     assert credibility_text(r, LABELS["zh"]).startswith("⭐")
 
 
