@@ -185,7 +185,9 @@ EN: dict[str, str] = {
     "points": "Key points:",
     "relation": "Relation to knowledge/{topic}.md:",
     "rel_new": "Not anchored in the knowledge document as of {date}{what}.",
-    "rel_adj": "Registered by its source as adjacent ({reason}); not counted as NET-new.",
+    # The judge words its reason in Chinese (tasks/judge/evidence.py); until it carries a key the
+    # English line leaves it out (the JSON keeps it as `reason`).
+    "rel_adj": "Registered by its source as adjacent; not counted as NET-new.",
     "rel_neighbours": "next to {names}, anchored in {section}",
     "rel_section": "closest to {section} (nothing anchored there is close to it as of {date})",
     "suggest": "Suggested section: {section} ({basis})",

@@ -13,9 +13,6 @@ from tasks.common.urls import defang_plain
 from tasks.model.briefing import BriefingContent, Paper, SourceCheck
 from tasks.verify.status import StatusAsOf
 
-# The ids of the markdown's section 四, in its order (the two renderings carry the same ids).
-CITABLE = ("net_new", "adjacent", "already_anchored", "reference_list_only")
-
 
 def _local(moment: dt.datetime | None, tz: str) -> str | None:
     return moment.astimezone(ZoneInfo(tz)).isoformat() if moment else None
@@ -101,7 +98,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),
              "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources,
              "suggested_section": p.suggested_section, **_judged(p)}
-            for p in content.with_status(*CITABLE)
+            for p in content.citable()
         ],
         "off_topic": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p)}

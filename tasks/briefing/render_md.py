@@ -5,7 +5,6 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, rule_text, short_title
-from tasks.briefing.render_json import CITABLE
 from tasks.briefing.sources import credibility_rule
 from tasks.common.urls import defang_markdown
 from tasks.model.briefing import BriefingContent, Paper
@@ -159,7 +158,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     for i, v in enumerate(c.verifications, 1):
         out += _verification(i, v, c, L) + [""]
     out += ["", L["s4"], "", L["s4_head"]]
-    for p in c.with_status(*CITABLE):
+    for p in c.citable():
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())
         out.append(f"| {p.arxiv_id} | {_cell(p.title)} | {status} | {_cell(p.suggested_section or '—')} |")
     out += ["", L["s5"], "", *_summary(c, L)]

@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from tasks.verify.status import StatusAsOf
 
 
+# Statuses whose ids a briefing lists as citable, whichever rendering.
+CITABLE = ("net_new", "adjacent", "already_anchored", "reference_list_only")
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One piece of evidence about a paper's topic: where it was read, its kind, the topic it counts for."""
@@ -142,3 +146,7 @@ class BriefingContent:
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]
+
+    def citable(self) -> list[Paper]:
+        """The citable ids (section 四 of the markdown, `citations` of the JSON), in one order."""
+        return self.with_status(*CITABLE)

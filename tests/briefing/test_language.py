@@ -68,6 +68,8 @@ ENGLISH_WINDOW = {
         ("FooServe: fast prefill scheduling for inference", "- arXiv:2610.20001\n- 2x throughput on H100 GPU decode",
          ("2610.20001",)),
         ("BarCache official blog", "The official blog reports 30% lower latency for KV cache serving.", ()),
+        ("QuuxKV: KV cache compression for decode", "- arXiv:2610.20003\n- adjacent to inference: GPU memory, "
+         "needs verification", ("2610.20003",)),
     ],
     "inbox/alice/2026-10-09-1400-alice-bench.md": [
         ("Engine bench", "We measured vLLM against SGLang on H100: latency within 2%.", ()),
@@ -78,6 +80,7 @@ CHINESE_WINDOW = {
         ("", "今天的推理合集，通勤路上攒的。", ()),
         ("某某调度：面向推理的预填充调度", "- 吞吐提升两倍，显存占用下降", ("2610.20001",)),
         ("某某缓存官方博客", "官方博客称缓存服务延迟降低三成。", ()),
+        ("某某压缩：解码时的缓存压缩", "- 推理邻接，显存占用下降，待核实", ("2610.20003",)),
     ],
     "inbox/alice/2026-10-09-1400-alice-实测.md": [("引擎实测", "我们实测了两个推理引擎，延迟相差百分之二。", ())],
 }
