@@ -102,7 +102,8 @@ ZH: dict[str, str] = {
     "density_rule": "得分 = NET-new + {engineering_weight:g}×工程新增 + {adjacent_weight:g}×邻接 + "
                     "{deepening_weight:g}×引用列表深化；≥{high:g} 高，≥{medium:g} 中，≥{medium_low:g} 中低，否则低",
     # Credibility (tasks.briefing.credibility): the rule line under section 一 and each row's cell.
-    "cred_rule": "可信度规则：来源自评的 ⭐ 原样保留；否则按来源类型定基准（{bases}），{checks}，最低 ⭐；"
+    # No ⭐ near the word 可信度: a briefing dropped into the inbox must not read as rating itself.
+    "cred_rule": "可信度规则：来源在正文或文件头字段中自评的，原样保留；否则按来源类型定基准（{bases}），{checks}，最低一星；"
                  "卡片、队列与 HF Daily 为参考，知识文档为基线。",
     "cred_base": "{kind} {stars}",
     "cred_check_malformed": "含格式错误的 arXiv 号 −{n}",
@@ -249,9 +250,9 @@ EN: dict[str, str] = {
     "density_rule": "score = NET-new + {engineering_weight:g}×engineering + {adjacent_weight:g}×adjacent + "
                     "{deepening_weight:g}×reference-list deepening; ≥{high:g} high, ≥{medium:g} medium, "
                     "≥{medium_low:g} medium-low, else low",
-    "cred_rule": "Credibility rule: a source's own ⭐ rating is kept; otherwise the base is what the source is "
-                 "({bases}); {checks}; never below ⭐. Paper cards, the queue and HF Daily are reference; the "
-                 "knowledge document is the baseline.",
+    "cred_rule": "Credibility rule: a source's own rating (in its text or front matter) is kept; otherwise the base "
+                 "is what the source is ({bases}); {checks}; never below one star. Paper cards, the queue and HF "
+                 "Daily are reference; the knowledge document is the baseline.",
     "cred_base": "{kind} {stars}",
     "cred_check_malformed": "a malformed arXiv id −{n}",
     "cred_check_unknown_id": "an id arXiv does not know −{n}",

@@ -7,7 +7,7 @@
   (NET-new, arXiv, References, HF Daily, E1, predigest, Top, the knowledge path), and a zh briefing of
   an all-Chinese window holds no other ASCII word than those and what the window itself wrote.
 - The density rule and the credibility rule are worded from their numbers: changing a weight
-  changes the stated rule in both languages.
+  changes the stated rule in both languages; the credibility rule never reads as a self-rating.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from tasks.briefing.render_md import render_markdown
 from tasks.briefing.sources import credibility_rule
 from tasks.judge.density import DensityRule
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
+from tasks.verify.markers import STARS
 from tests.helpers import SAMPLE_WORKSPACE
 
 CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
@@ -131,3 +132,5 @@ def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
     harsher = CredibilityRule(**{**base.__dict__, "repost": 2, "malformed_penalty": 2})
     assert credibility_rule(L, harsher) != credibility_rule(L, base)
     assert "−2" in credibility_rule(L, harsher) and "−2" not in credibility_rule(L, base)
+    # A briefing dropped into the inbox must not read as rating itself through its rule line.
+    assert STARS.findall(credibility_rule(L)) == []
