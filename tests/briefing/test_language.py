@@ -79,9 +79,9 @@ ENGLISH_WINDOW = {
 CHINESE_WINDOW = {
     "inbox/alice/2026-10-09-1000-alice-推理合集.md": [
         ("", "今天的推理合集，通勤路上攒的。", ()),
-        ("某某调度：面向推理的预填充调度", "- 吞吐提升两倍，显存占用下降", ("2610.20001",)),
+        ("某某调度：面向推理服务的投机解码调度器", "- 推理引擎吞吐提升两倍，延迟下降，前缀缓存复用", ("2610.20001",)),
         ("某某缓存官方博客", "官方博客称缓存服务延迟降低三成。", ()),
-        ("某某压缩：解码时的缓存压缩", "- 推理邻接，显存占用下降，待核实", ("2610.20003",)),
+        ("某某压缩：推理服务的 KV 缓存压缩", "- 推理邻接，推理调度与吞吐，待核实", ("2610.20003",)),
     ],
     "inbox/alice/2026-10-09-1400-alice-实测.md": [("引擎实测", "我们实测了两个推理引擎，延迟相差百分之二。", ())],
 }
@@ -106,6 +106,7 @@ def test_an_english_window_rendered_in_en_has_no_cjk_at_all() -> None:
         item.pop("reason"), item.pop("evidence")
     assert CJK.findall(json.dumps(doc, ensure_ascii=False)) == []
     assert doc["lang"] == "en" and "Credibility rule" in markdown and "score = NET-new" in markdown
+    assert {i["status"] for i in doc["increments"]} == {"net_new", "adjacent"}  # their lines are exercised
     assert all(s["credibility"] for s in doc["sources"])
 
 
@@ -118,6 +119,7 @@ def test_a_chinese_window_rendered_in_zh_has_no_english_fixed_wording() -> None:
     allowed = TEAM_TERMS | written | {TOPIC.name, "CST", "Asia", "Shanghai", "T"}
     assert sorted({w for w in WORD.findall(markdown) if w not in allowed}) == []
     doc = json.loads(text)
+    assert {i["status"] for i in doc["increments"]} == {"net_new", "adjacent"}
     assert {w for s in doc["sources"] for w in WORD.findall(s["conclusion"] + s["credibility"])} <= allowed
 
 
