@@ -88,6 +88,7 @@ CHINESE_WINDOW = {
 
 
 def test_the_english_table_holds_no_cjk() -> None:
+    assert set(EN) == set(ZH)
     assert {k: v for k, v in EN.items() if CJK.search(v)} == {}
 
 
