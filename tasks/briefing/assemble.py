@@ -10,11 +10,12 @@ from predigest.topics import Topic
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
+from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import source_checks
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
-from tasks.model.briefing import BriefingContent, Paper, SourceCheck
+from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.window import WindowData
 from tasks.verify.items import one_per_subject
 from tasks.verify.observe import observe_window
@@ -41,15 +42,18 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
     doc = data.knowledge
     if doc is None:
         return None
-    version = as_of.version or (f"截止时版本不明（文档头为 {doc.version}，晚于截止）" if doc.version else "版本未标")
     day = data.window.cutoff_local.date()
     anchored = {a.arxiv_id for a in doc.anchors if not a.reference_only and a.anchored_on and a.anchored_on <= day}
     cited = {a.arxiv_id for a in doc.anchors if a.reference_only and a.cited_on and a.cited_on <= day} - anchored
-    return SourceCheck(
-        doc.path, "knowledge", as_of.updated_at or data.window.end, "header", "基线",
-        f"{version}；截至 {day.isoformat()} 锚定 arXiv {len(anchored)} 件，References {len(cited)} 件",
-        "对照基线", None, "基线", "baseline",
-    )
+    wording = {}
+    for lang, L in LABELS.items():
+        version = as_of.version or (L["b_version_later"].format(version=doc.version) if doc.version
+                                    else L["b_version_none"])
+        summary = L["b_summary"].format(version=version, day=day.isoformat(), anchored=len(anchored), cited=len(cited))
+        wording[lang] = SourceTexts(L["cred_baseline"], summary, L["cred_baseline"], L["c_baseline"])
+    zh = wording["zh"]
+    return SourceCheck(doc.path, "knowledge", as_of.updated_at or data.window.end, "header", zh.credibility,
+                       zh.summary, zh.conclusion, None, zh.relevance, "baseline", Rating(None, "baseline"), wording)
 
 
 def build_content(

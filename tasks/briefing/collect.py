@@ -161,6 +161,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
             select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
                    Item.title, Item.text, cast(Item.key_points, Text).label("key_points"),
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
+                   cast(Item.extra, Text).label("extra"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
             .where(versions.condition(), *own, item_time > since, item_time <= window.end,
@@ -181,12 +182,20 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 # and building their views was a third of collecting a window. Views are frozen and never changed.
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
-           text: str, key_points: str | None, hedges: str | None, numbers: str | None, when: dt.datetime,
-           tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
+           text: str, key_points: str | None, hedges: str | None, numbers: str | None, extra: str | None,
+           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(str(k) for k in _json(key_points)), tuple(_json(hedges)), tuple(_json(numbers)), when,
-                     tuple(dict.fromkeys(i for i in ids if i)))
+                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra))
+
+
+def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:
+    """A note's front matter (stored on its first entry), as sorted (key, value) pairs."""
+    if not extra or extra == "{}":
+        return ()
+    fields = json.loads(extra).get("front_matter") or {}
+    return tuple(sorted((str(k), str(v)) for k, v in fields.items()))
 
 
 def _json(value: str | None) -> list[Any]:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+
+from tasks.briefing.labels_rows import EN_ROWS, ZH_ROWS
 
 ZH: dict[str, str] = {
     "title": "{topic} · E1 预消化简报({date})",
@@ -48,7 +51,7 @@ ZH: dict[str, str] = {
     "s3_none": "本窗口及此前没有未解决的待核实项。",
     "v_head": "### {icon} T{i} {kind} · {title}",
     "v_status_pending": "状态：待核实 · 已挂 {age} 天（{raised} 提出，最近 {last} 再现；{limit} 天未决即过期）",
-    "v_status_stale": "状态：已过期（stale）· 已挂 {age} 天（{raised} 提出，超过 {limit} 天阈值），仍未核实",
+    "v_status_stale": "状态：已过期 · 已挂 {age} 天（{raised} 提出，超过 {limit} 天阈值），仍未核实",
     "v_status_resolved": "状态：已于 {resolved} 解决（{raised} 提出）",
     "v_claim": "现象：{claim}",
     "v_sources": "来源：{sources}",
@@ -69,7 +72,7 @@ ZH: dict[str, str] = {
     "st_net_new": "NET-new",
     "st_adjacent": "邻接·待定",
     "st_already_anchored": "已锚定（{date}）",
-    "st_reference_list_only": "仅在引用列表（cited {date}）",
+    "st_reference_list_only": "仅在引用列表（引用于 {date}）",
     "s5": "## 五、摘要",
     "sum_count": "增量条数：{n} 条（{net_new} 条 NET-new arXiv + {engineering} 条工程新增 + {adjacent} 条邻接）",
     "sum_ids": "涉及 arXiv 号：{n} 件（{net_new} 件 NET-new + {adjacent} 件邻接 + {anchored} 件延续锚定 + {refs} 件仅引用列表）",
@@ -93,6 +96,17 @@ ZH: dict[str, str] = {
     "footer": "predigest · {cutoff} · {topic} · E1 预消化轮完成",
     "sep": "；",
     "names": "（{names}）",
+    "list_sep": "、",
+    "paper_label": "{title}（arXiv:{arxiv_id}）",
+    "follow": "{title}：{advice}",
+    "v_item": "T{i} {title}（{status}）",
+    "paren": "（{text}）",
+    "vs_pending": "待核实",
+    "vs_stale": "已过期",
+    "vs_resolved": "已解决",
+    "time_filename": "文件名",
+    "time_header": "文件头",
+    "time_feed": "订阅源",
 }
 
 EN: dict[str, str] = {
@@ -129,7 +143,9 @@ EN: dict[str, str] = {
     "points_more": "… ({n} more)",
     "relation": "Relation to knowledge/{topic}.md:",
     "rel_new": "Not anchored in the knowledge document as of {date}{what}.",
-    "rel_adj": "Registered by its source as adjacent ({reason}); not counted as NET-new.",
+    # The judge words its reason in Chinese (tasks/judge/evidence.py); until it carries a key the
+    # English line leaves it out (the JSON keeps it as `reason`).
+    "rel_adj": "Registered by its source as adjacent; not counted as NET-new.",
     "rel_neighbours": "next to {names}, anchored in {section}",
     "rel_section": "closest to {section} (nothing anchored there is close to it as of {date})",
     "suggest": "Suggested section: {section} ({basis})",
@@ -183,13 +199,31 @@ EN: dict[str, str] = {
     "footer": "predigest · {cutoff} · {topic} · E1 pre-digest done",
     "sep": "; ",
     "names": " ({names})",
+    "list_sep": ", ",
+    "paper_label": "{title} (arXiv:{arxiv_id})",
+    "follow": "{title}: {advice}",
+    "v_item": "T{i} {title} ({status})",
+    "paren": " ({text})",
+    "vs_pending": "pending",
+    "vs_stale": "stale",
+    "vs_resolved": "resolved",
+    "time_filename": "file name",
+    "time_header": "header",
+    "time_feed": "feed",
 }
 
+ZH.update(ZH_ROWS)
+EN.update({**ZH_ROWS, **EN_ROWS})  # as EN = {**ZH, ...}: a key without English wording is shared
 LABELS: dict[str, dict[str, str]] = {"zh": ZH, "en": EN}
 DENSITY: dict[str, dict[str, str]] = {
     "zh": {"high": "高", "medium": "中", "medium-low": "中低", "low": "低"},
     "en": {"high": "high", "medium": "medium", "medium-low": "medium-low", "low": "low"},
 }
+
+
+def rule_text(numbers: Mapping[str, float], L: Mapping[str, str]) -> str:
+    """The density rule in the briefing's language, from its numbers (`DensityRule.numbers()`)."""
+    return L["density_rule"].format(**numbers) if numbers else ""
 
 
 def short_title(title: str) -> str:

@@ -7,11 +7,11 @@ import json
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tasks.briefing.labels import LABELS, rule_text
+from tasks.briefing.sources import credibility_rule
 from tasks.common.urls import defang_plain
-from tasks.model.briefing import BriefingContent, Paper
+from tasks.model.briefing import BriefingContent, Paper, SourceCheck
 from tasks.verify.status import StatusAsOf
-
-CITABLE = ("net_new", "already_anchored", "reference_list_only")
 
 
 def _local(moment: dt.datetime | None, tz: str) -> str | None:
@@ -65,11 +65,14 @@ def _verification(v: StatusAsOf) -> dict[str, Any]:
     }
 
 
-def briefing_dict(content: BriefingContent) -> dict[str, Any]:
-    """Plain dict of the briefing; every list is in a stable order."""
+def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
+    """Plain dict of the briefing, its wording in `lang` (as the markdown's); every list in a stable order."""
+    lang = lang if lang in LABELS else "zh"
+    L = LABELS[lang]
     tz = content.timezone
     report = content.report
     return {
+        "lang": lang,
         "topic": content.topic,
         "date": content.date.isoformat(),
         "cutoff": _local(content.cutoff, tz),
@@ -81,20 +84,15 @@ def briefing_dict(content: BriefingContent) -> dict[str, Any]:
             "citations": content.knowledge_citations,
         },
         "density": content.density,
-        "density_rule": report.rule if report else None,
+        "density_rule": (rule_text(report.numbers, L) or report.rule) if report else None,
+        "density_numbers": dict(report.numbers) if report else None,
+        "credibility_rule": credibility_rule(L),
         "density_score": report.score if report else None,
         "counts": {
             status: sum(1 for p in content.papers if p.status == status)
             for status in ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only", "off_topic")
         },
-        "sources": [
-            {
-                "path": s.path, "kind": s.kind if s.kind != "other" else "note", "observed_at": _local(s.observed_at, tz),
-                "time_basis": s.time_basis, "credibility": s.credibility, "summary": s.summary,
-                "relevance": s.relevance, "conclusion": s.conclusion, "outcome": s.outcome, "error": s.error,
-            }
-            for s in content.sources
-        ],
+        "sources": [_source(s, lang, tz) for s in content.sources],
         "increments": [_increment(p, k) for k, p in enumerate(content.increments, 1)],
         "verifications": [_verification(v) for v in content.verifications],
         "stale_after_days": content.stale_after_days,
@@ -102,20 +100,29 @@ def briefing_dict(content: BriefingContent) -> dict[str, Any]:
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),
              "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources,
              "suggested_section": p.suggested_section, **_judged(p)}
-            for p in content.papers if p.status in CITABLE
+            for p in content.citable()
         ],
         "off_topic": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p)}
             for p in content.papers if p.status == "off_topic"
         ],
-        "malformed_ids": sorted({raw for raw, _ in content.malformed}),
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],
     }
 
 
-def render_json(content: BriefingContent) -> str:
-    """Deterministic JSON text (sorted keys, UTF-8, trailing newline)."""
-    return json.dumps(_defanged(briefing_dict(content)), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+def _source(s: SourceCheck, lang: str, tz: str) -> dict[str, Any]:
+    t = s.texts(lang)
+    return {
+        "path": s.path, "kind": s.kind if s.kind != "other" else "note", "observed_at": _local(s.observed_at, tz),
+        "time_basis": s.time_basis, "credibility": t.credibility, "rating": s.rating.as_dict() if s.rating else None,
+        "summary": t.summary, "relevance": t.relevance, "conclusion": t.conclusion, "outcome": s.outcome,
+        "error": s.error,
+    }
+
+
+def render_json(content: BriefingContent, lang: str = "zh") -> str:
+    """Deterministic JSON text (sorted keys, UTF-8, trailing newline), worded in `lang`."""
+    return json.dumps(_defanged(briefing_dict(content, lang)), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
 
 def _defanged(value: Any) -> Any:

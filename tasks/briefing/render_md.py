@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import DENSITY, LABELS, short_title
+from tasks.briefing.labels import DENSITY, LABELS, rule_text, short_title
+from tasks.briefing.sources import credibility_rule
 from tasks.common.urls import defang_markdown
 from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
@@ -22,23 +23,28 @@ def _names(papers: list[Paper], L: dict[str, str]) -> str:
     return L["names"].format(names="/".join(short_title(p.title) for p in papers)) if papers else ""
 
 
+def _label(p: Paper, L: dict[str, str]) -> str:
+    """How the briefing names a paper: "Title（arXiv:id）" (in the language's brackets) or the title alone."""
+    return L["paper_label"].format(title=p.title, arxiv_id=p.arxiv_id) if p.arxiv_id else p.title
+
+
 def _refs(p: Paper, L: dict[str, str]) -> str:
     labels: dict[str, list[str]] = {}
     for e in p.entries:
         labels.setdefault(e.path, [])
         if e.label and e.label != "preamble" and e.label not in labels[e.path]:
             labels[e.path].append(e.label)
-    refs = L["sep"].join(f"{path} {'、'.join(ls)}".rstrip() for path, ls in labels.items() if path in p.sources)
-    earlier = L["earlier"].format(paths="、".join(p.earlier_sources)) if p.earlier_sources else ""
+    refs = L["sep"].join(f"{path} {L['list_sep'].join(ls)}".rstrip() for path, ls in labels.items() if path in p.sources)
+    earlier = L["earlier"].format(paths=L["list_sep"].join(p.earlier_sources)) if p.earlier_sources else ""
     seen = L["seen"].format(n=len(p.sources), k=p.independent, first=p.first_seen.isoformat() if p.first_seen else "?",
                             days=p.days_seen, earlier=earlier)
-    also = L["also"].format(paths="、".join(p.mentioned_in)) if p.mentioned_in else ""
+    also = L["also"].format(paths=L["list_sep"].join(p.mentioned_in)) if p.mentioned_in else ""
     return L["from"].format(refs=refs) + seen + also
 
 
 def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[str]:
     tag = L["tag_adjacent_hedged"] if p.status == "adjacent" and p.hedges else L[f"tag_{p.status}"]
-    lines = [L["increment"].format(i=i, tag=tag, label=p.label), _refs(p, L)]
+    lines = [L["increment"].format(i=i, tag=tag, label=_label(p, L)), _refs(p, L)]
     if p.key_points:
         lines += [L["points"], *(f"- {_cell(point)}" for point in p.key_points)]
         lines += [f"- {L['points_more'].format(n=p.key_points_cut)}"] if p.key_points_cut else []
@@ -49,7 +55,7 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
     else:
         lines.append("- " + L["rel_new"].format(date=c.date.isoformat(), what=""))
     if p.suggested_section and p.neighbours:
-        lines.append("- " + L["rel_neighbours"].format(section=p.suggested_section, names="、".join(p.neighbours)))
+        lines.append("- " + L["rel_neighbours"].format(section=p.suggested_section, names=L["list_sep"].join(p.neighbours)))
     elif p.suggested_section:
         lines.append("- " + L["rel_section"].format(section=p.suggested_section, date=c.date.isoformat()))
     if p.suggested_section:
@@ -121,7 +127,7 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
         for outcome in ("increments", "confirmatory", "off_topic", "error"):
             n = r.outcomes.get(outcome, 0)
             if n:
-                parts.append(L[f"outcome_{outcome}"].format(n=n, paths="、".join(r.errors)))
+                parts.append(L[f"outcome_{outcome}"].format(n=n, paths=L["list_sep"].join(r.errors)))
     checked = L["checked"].format(n=r.checked if r else 0, parts=L["sep"].join(parts) or L["none"])
     cards = L["cards"].format(n=r.cards, k=r.topic_cards, topic=c.topic) if r and r.cards else ""
     main = L["main"].format(path=r.main_source) if r and r.main_source else ""
@@ -146,15 +152,17 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
         nodes = list(dict.fromkeys(f"{short_title(p.title)} → {p.suggested_section}" for p in c.increments
                                    if p.status != "adjacent" and p.suggested_section))
         out.append(L["sum_nodes"].format(nodes=L["sep"].join(nodes) or L["none"]))
-    items = [f"T{i} {short_title(v.title)}（{v.status}）" for i, v in enumerate(c.verifications, 1)]
+    items = [L["v_item"].format(i=i, title=short_title(v.title), status=L[f"vs_{v.status}"])
+             for i, v in enumerate(c.verifications, 1)]
     out.append(L["sum_checks"].format(items=L["sep"].join(items) or L["none"]))
-    follow = [f"{short_title(v.title)}：{_cell(v.advice)}" for v in c.verifications if v.status != "resolved" and v.advice]
+    follow = [L["follow"].format(title=short_title(v.title), advice=_cell(v.advice))
+              for v in c.verifications if v.status != "resolved" and v.advice]
     out.append(L["sum_next"].format(items=L["sep"].join(follow[:4]) or L["none"]))
     off = c.with_status("off_topic")
     if off:
-        out.append(L["off_topic"].format(n=len(off), ids="、".join(p.arxiv_id or p.title for p in off)))
+        out.append(L["off_topic"].format(n=len(off), ids=L["list_sep"].join(p.arxiv_id or p.title for p in off)))
     if c.malformed:
-        out.append(L["malformed"].format(items=L["sep"].join(f"`{raw}`（{path}）" for raw, path in c.malformed)))
+        out.append(L["malformed"].format(items=L["sep"].join(f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed)))
     return out
 
 
@@ -166,7 +174,9 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     cutoff = c.cutoff.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     out = _header(c, L, lang, tz, cutoff)
     out += ["", L["s1"], "", L["s1_head"]]
-    out += [f"| {_cell(s.path)} | {_cell(s.summary)} | {s.credibility} |" for s in c.sources]
+    rows = [(s, s.texts(lang)) for s in c.sources]
+    out += [f"| {_cell(s.path)} | {_cell(t.summary)} | {_cell(t.credibility)} |" for s, t in rows]
+    out += ["", credibility_rule(L)]
     out += ["", L["s2"].format(n=len(c.increments)), ""]
     if not c.increments:
         out.append(L["s2_none"])
@@ -177,17 +187,17 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
         out.append(L["s3_none"])
     out += _verifications(c, L)
     out += ["", L["s4"], "", L["s4_head"]]
-    for p in c.with_status("net_new", "adjacent", "already_anchored", "reference_list_only"):
+    for p in c.citable():
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())
         out.append(f"| {p.arxiv_id} | {_cell(p.title)} | {status} | {_cell(p.suggested_section or '—')} |")
     out += ["", L["s5"], "", *_summary(c, L)]
     out += ["", L["s6"], "", L["s6_intro"].format(date=c.date.isoformat(), topic=c.topic, density=DENSITY[lang][c.density]),
             "", L["s6_head"].format(topic=c.topic)]
-    for s in c.sources:
+    for s, t in rows:
         basis = L.get(f"time_{s.time_basis}", s.time_basis)
-        out.append(f"| {_cell(s.path)} | {_cell(s.relevance or '—')} | {_cell(s.conclusion)} | {basis} |")
+        out.append(f"| {_cell(s.path)} | {_cell(t.relevance or '—')} | {_cell(t.conclusion)} | {basis} |")
     if c.report is not None:
-        out += ["", L["s6_rule"].format(rule=c.report.rule, score=c.report.score)]
+        out += ["", L["s6_rule"].format(rule=rule_text(c.report.numbers, L) or c.report.rule, score=c.report.score)]
     net_new = len(c.with_status("net_new"))
     main = L["s6_main"].format(n=len(c.increments), net_new=net_new) if c.increments else L["s6_main_empty"]
     out += [L["s6_end"].format(main=main), "", L["footer"].format(cutoff=cutoff, topic=c.topic), ""]

@@ -1,109 +1,156 @@
-"""Each checked source's row: credibility, summary, what in it concerns the topic, and its conclusion."""
+"""Each checked source's row: credibility, summary, what in it concerns the topic, and its conclusion.
+
+Every fixed word comes from the label tables (`tasks.briefing.labels`): a row is worded once per
+language, and the renderers pick the briefing's (`SourceCheck.texts`).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from predigest.topics import Topic
-from tasks.briefing.labels import short_title
+from tasks.briefing.credibility import CredibilityRule, rate_all
+from tasks.briefing.labels import LABELS, short_title
 from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
-from tasks.model.briefing import Paper, SourceCheck
-from tasks.model.window import SourceView, WindowData
-from tasks.verify.markers import CONFIRMATORY, STARS, found
+from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts
+from tasks.model.window import EntryView, SourceView, WindowData
+from tasks.verify.markers import CONFIRMATORY, found
 from tasks.verify.names import is_generic
 
-_STARS = STARS
-READ_ONLY_KINDS = {"paper_card": "参考", "work_queue": "参考", "hf_daily": "参考", "knowledge": "基线"}
-TAGS = {"net_new": "NET-new", "engineering": "工程新增", "adjacent": "邻接", "already_anchored": "已锚",
-        "reference_list_only": "引用列表"}
+TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only")
+Labels = dict[str, str]
 
 
-def _credibility(source: SourceView, data: WindowData) -> str:
-    if source.error:
-        return "—"
-    if source.kind in READ_ONLY_KINDS:
-        return READ_ONLY_KINDS[source.kind]
-    ratings = [len(m.group(1)) for e in data.entries if e.source_id == source.id for m in _STARS.finditer(e.text)]
-    if not ratings:
-        return "未自评"
-    low, high = min(ratings), max(ratings)
-    return "⭐" * high if low == high else f"{'⭐' * low}–{'⭐' * high}（逐条自评）"
+def credibility_text(r: Rating, L: Labels) -> str:
+    """The rating as the table cell shows it: stars and what they rest on."""
+    if r.stars is None:
+        return L[f"cred_{r.basis}"]
+    if r.basis == "self":
+        low = r.low if r.low is not None else r.stars
+        return L["cred_self"].format(stars="⭐" * r.stars) if low == r.stars else \
+            L["cred_range"].format(low="⭐" * low, high="⭐" * r.stars)
+    checks = L["cred_checks"].format(checks=L["list_sep"].join(L[f"cc_{c}"] for c in r.checks)) if r.checks else ""
+    return L["cred_kind"].format(stars="⭐" * r.stars, kind=L[f"ck_{r.kind or 'unknown'}"], checks=checks)
 
 
-def _summary(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
+def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
+    """The rule line under section 一, from the rule's numbers."""
+    rule = rule or CredibilityRule.default()
+    bases = L["list_sep"].join(L["cred_base"].format(kind=L[f"ck_{k}"], stars="⭐" * rule.base(k))
+                               for k in ("official", "firsthand", "digest", "repost", "unknown"))
+    checks = L["list_sep"].join([
+        L["cred_check_malformed"].format(n=rule.malformed_penalty),
+        L["cred_check_unknown_id"].format(n=rule.unknown_id_penalty),
+        L["cred_check_hedged"].format(n=rule.hedge_penalty, share=rule.hedge_share)])
+    return L["cred_rule"].format(bases=bases, checks=checks)
+
+
+def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
+             L: Labels) -> str:
+    headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
-        return f"仅存截止后的版本（最早一版首见于 {seen}），按该版读取；" + _contents(source, data, papers)
-    return _contents(source, data, papers)
+        return L["src_later"].format(seen=seen) + _contents(source, contents, queue, L, headed)
+    return _contents(source, contents, queue, L, headed)
 
 
-def _contents(source: SourceView, data: WindowData, papers: list[Paper]) -> str:
-    if source.error:
-        return f"读取失败：{source.error}"
-    if source.kind == "work_queue":
-        ids = [p.arxiv_id for p in papers if p.arxiv_id and source.path in p.sources]
-        return f"快照 Top {len(ids)}：" + "、".join(ids[:6]) + ("…" if len(ids) > 6 else "")
-    by_id = {p.arxiv_id: p for p in papers if p.arxiv_id}
-    parts: list[str] = []
-    for entry in (e for e in data.entries if e.source_id == source.id and e.label != "preamble"):
+def _entries_named(entries: list[EntryView], papers: list[Paper]) -> list[tuple[str, list[str]]]:
+    """(title, the window papers' ids it names) of each entry that names one thing."""
+    known = {p.arxiv_id for p in papers if p.arxiv_id}
+    out: list[tuple[str, list[str]]] = []
+    for entry in (e for e in entries if e.label != "preamble"):
         title = entry.title or entry.heading
-        if not title or is_generic(title):
-            continue
-        tagged = [i for i in entry.ids if i in by_id]
-        parts.append(title + (f"（arXiv:{'/'.join(tagged)}）" if tagged else ""))
-    if not parts:  # no headed entry: a digest may still list its papers in rows, lines or bullets
-        texts = [e.text for e in data.entries if e.source_id == source.id]
-        parts = [name for text in texts for name in listed(text)]
-    if not parts:
-        headed = any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
-        return "无条目（" + ("只有小结、待办一类的标题" if headed else "正文没有标题、编号行、列表或表格行") + "）"
-    return "；".join(parts[:5]) + (f"；另 {len(parts) - 5} 条" if len(parts) > 5 else "")
+        if title and not is_generic(title):
+            out.append((title, [i for i in entry.ids if i in known]))
+    if not out:  # no headed entry: a digest may still list its papers in rows, lines or bullets
+        out = [(name, []) for e in entries for name in listed(e.text)]
+    return out
 
 
-def _relevance(source: SourceView, data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> str:
-    """What in the source concerns the topic, each with its standing (NET-new, 已锚, 确认性 …)."""
+def _contents(source: SourceView, contents: list[tuple[str, list[str]]], queue: list[str], L: Labels,
+              headed: bool = False) -> str:
+    if source.error:
+        return L["src_error"].format(error=source.error)
+    if source.kind == "work_queue":
+        return L["src_queue"].format(n=len(queue), ids=L["list_sep"].join(queue[:6]) + ("…" if len(queue) > 6 else ""))
+    parts = [title + (L["src_ids"].format(ids="/".join(ids)) if ids else "") for title, ids in contents]
+    if not parts:  # say why: only summary/to-do headings, or nothing an entry could be read from
+        return L["src_empty_headed" if headed else "src_empty"]
+    return L["sep"].join(parts[:5]) + (L["src_more"].format(n=len(parts) - 5) if len(parts) > 5 else "")
+
+
+def _relevance(source: SourceView, entries: list[EntryView], papers: list[Paper], topic: Topic,
+               known: list[str]) -> list[tuple[str, str]]:
+    """What in the source concerns the topic, each with its standing (NET-new, anchored, confirmatory …)."""
     mine = [p for p in papers if source.path in p.sources and p.status in TAGS]
-    parts = [f"{short_title(p.title)}（{TAGS[p.status]}）" for p in mine]
+    parts = [(short_title(p.title), p.status) for p in mine]
     named = {e.path + str(e.label) for p in mine for e in p.entries}
-    for entry in (e for e in data.entries if e.source_id == source.id and not e.ids and e.label != "preamble"):
+    for entry in (e for e in entries if not e.ids and e.label != "preamble"):
         title = entry.title
         if not title or is_generic(title) or entry.path + str(entry.label) in named:
             continue
         if judge_context(f"{entry.heading}\n{entry.text}", topic, known).verdict is Verdict.RELEVANT:
-            tag = "确认性" if found(CONFIRMATORY, entry.text) else "背景"
-            parts.append(f"{short_title(title)}（{tag}）")
-    return "；".join(parts[:6]) + (f"；另 {len(parts) - 6} 项" if len(parts) > 6 else "") if parts else "无"
+            parts.append((short_title(title), "confirmatory" if found(CONFIRMATORY, entry.text) else "background"))
+    return parts
 
 
-def _conclusion(source: SourceView, papers: list[Paper], relevance: str) -> tuple[str, str]:
-    """(conclusion, outcome): N increments / confirmatory only / off-topic / error."""
+def _relevance_text(parts: list[tuple[str, str]], L: Labels) -> str:
+    if not parts:
+        return L["none"]
+    words = [L["rel_item"].format(title=title, tag=L[f"rt_{tag}"]) for title, tag in parts]
+    return L["sep"].join(words[:6]) + (L["rel_more"].format(n=len(words) - 6) if len(words) > 6 else "")
+
+
+def _outcome(source: SourceView, papers: list[Paper], has_relevance: bool) -> str:
+    """increments, confirmatory, off_topic or error."""
     if source.error:
-        return f"未能检查（{source.error}）", "error"
+        return "error"
+    counts = Counter(p.status for p in papers if source.path in p.sources)
+    if counts["net_new"] or counts["engineering"] or counts["adjacent"]:
+        return "increments"
+    if counts["already_anchored"] or counts["reference_list_only"] or has_relevance:
+        return "confirmatory"
+    return "off_topic"
+
+
+def _conclusion(source: SourceView, papers: list[Paper], outcome: str, has_relevance: bool, L: Labels) -> str:
+    if source.error:
+        return L["c_error"].format(error=source.error)
     mine = [p for p in papers if source.path in p.sources]
     counts = Counter(p.status for p in mine)
-    parts = []
-    for status, label in (("net_new", "NET-new"), ("engineering", "工程新增"), ("adjacent", "邻接")):
-        if counts[status]:
-            names = "/".join(p.arxiv_id or short_title(p.title) for p in mine if p.status == status)
-            parts.append(f"{counts[status]} 条{label}（{names}）")
-    if parts:
-        return "；".join(parts), "increments"
+    if outcome == "increments":
+        parts = [L["c_part"].format(n=counts[status], label=L[f"rt_{status}"],
+                                    names="/".join(p.arxiv_id or short_title(p.title) for p in mine if p.status == status))
+                 for status in ("net_new", "engineering", "adjacent") if counts[status]]
+        return L["sep"].join(parts)
     if counts["already_anchored"] or counts["reference_list_only"]:
-        return "确认性（仅涉及已锚定或引用列表中的条目）", "confirmatory"
-    if relevance != "无":
-        return "确认性 / 背景，无新增量", "confirmatory"
-    if counts["off_topic"]:
-        return "无本主题增量（所涉论文属其他主题）", "off_topic"
-    return "无本主题内容", "off_topic"
+        return L["c_confirm_anchored"]
+    if has_relevance:
+        return L["c_confirm"]
+    return L["c_off_topic_papers"] if counts["off_topic"] else L["c_off_topic"]
 
 
 def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> list[SourceCheck]:
-    """One row per window source (errors included), in window order."""
+    """One row per window source (errors included), in window order, worded in every language."""
     checks = []
+    ratings = rate_all(data, CredibilityRule.default())
+    by_source: dict[int, list[EntryView]] = {}
+    for e in data.entries:
+        by_source.setdefault(e.source_id, []).append(e)
     for s in data.sources:
-        relevance = "—" if s.error else _relevance(s, data, papers, topic, known)
-        conclusion, outcome = _conclusion(s, papers, relevance)
-        checks.append(SourceCheck(s.path, s.kind, s.observed_at, s.time_basis, _credibility(s, data),
-                                  _summary(s, data, papers), conclusion, s.error, relevance, outcome))
+        rating, entries = ratings[s.id], by_source.get(s.id, [])
+        parts = [] if s.error else _relevance(s, entries, papers, topic, known)
+        outcome = _outcome(s, papers, bool(parts))
+        contents = _entries_named(entries, papers)
+        queue = [p.arxiv_id for p in papers if p.arxiv_id and s.path in p.sources] if s.kind == "work_queue" else []
+        wording = {
+            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L),
+                              "—" if s.error else _relevance_text(parts, L),
+                              _conclusion(s, papers, outcome, bool(parts), L))
+            for lang, L in LABELS.items()
+        }
+        zh = wording["zh"]
+        checks.append(SourceCheck(s.path, s.kind, s.observed_at, s.time_basis, zh.credibility, zh.summary,
+                                  zh.conclusion, s.error, zh.relevance, outcome, rating, wording))
     return checks

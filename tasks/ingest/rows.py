@@ -199,7 +199,7 @@ class _Lines:
         self.items.append(template([
             str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text), json_field(x.key_points),
             json_field(x.numbers), json_field(x.hedges), json_field(x.links),
-            NULL if x.observed_at is None else str(x.observed_at), "{}",
+            NULL if x.observed_at is None else str(x.observed_at), json_field(x.extra) if x.extra else "{}",
         ], 2))
         # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
         contexts: dict[str, str] = {}

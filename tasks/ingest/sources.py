@@ -36,17 +36,20 @@ class ExtractedItem:
     mentions: list[ExtractedMention] = field(default_factory=list)
     observed_at: dt.datetime | None = None
     queue_row: QueueRow | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # the note's front matter, on its first entry
 
 
 def note_items(text: str) -> Iterator[ExtractedItem]:
     """One item per entry of a note, in order."""
     note = parse_note(text)
-    for entry in note.entries:
+    for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
             key_points=list(entry.key_points), numbers=list(entry.numbers), hedges=list(entry.hedges),
             links=list(entry.links),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
+            # Kept for what a note says about itself (its own credibility rating, tasks/briefing/credibility).
+            extra={"front_matter": dict(note.front_matter)} if k == 0 and note.front_matter else {},
         )
 
 

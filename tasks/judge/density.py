@@ -1,6 +1,7 @@
 """How dense the day was, as a documented function of the counts (never padded).
 
-Rule (weights and thresholds in predigest/judgment.toml `[density]`; a topic may override them
+Rule (the briefing states it under section 六, worded by its label tables from `DensityRule.numbers()`;
+weights and thresholds in predigest/judgment.toml `[density]`; a topic may override them
 under `density` in its topics TOML entry or `[defaults.density]`):
 score = NET-new + engineering_weight × engineering + adjacent_weight × adjacent
         + deepening_weight × reference-list papers the window discusses;
@@ -47,8 +48,12 @@ class DensityRule:
         return round(net_new + self.engineering_weight * engineering + self.adjacent_weight * adjacent
                      + self.deepening_weight * deepening, 6)
 
+    def numbers(self) -> dict[str, float]:
+        """The rule's thresholds and weights by name: what a briefing's label tables word the rule from."""
+        return {f.name: float(getattr(self, f.name)) for f in fields(self)}
+
     def describe(self) -> str:
-        """The rule in one line (for the briefing's footnote)."""
+        """The rule in one line, in English (logs and `explain`; briefings word it from `numbers()`)."""
         return (f"score = NET-new + {self.engineering_weight:g}×engineering + {self.adjacent_weight:g}×adjacent"
                 f" + {self.deepening_weight:g}×reference-list deepening; "
                 f"≥{self.high:g} high, ≥{self.medium:g} medium, ≥{self.medium_low:g} medium-low, else low")
@@ -87,6 +92,7 @@ class DensityReport:
     topic_cards: int = 0  # window paper cards whose primary category is the topic
     cards: int = 0
     main_source: str | None = None  # the source behind most increments
+    numbers: dict[str, float] = field(default_factory=dict)  # the rule's thresholds and weights (DensityRule)
 
 
 def density_report(
@@ -107,5 +113,5 @@ def density_report(
         checked=len(outcomes), outcomes=dict(sorted(tally.items())),
         empty=tuple(p for p, o in outcomes if o in ("confirmatory", "off_topic")),
         errors=tuple(p for p, o in outcomes if o == "error"), topic_cards=topic_cards, cards=cards,
-        main_source=main_source,
+        main_source=main_source, numbers=rule.numbers(),
     )

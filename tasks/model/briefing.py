@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from tasks.verify.status import StatusAsOf
 
 
+# Statuses whose ids a briefing lists as citable, whichever rendering.
+CITABLE = ("net_new", "adjacent", "already_anchored", "reference_list_only")
+
+
 @dataclass(frozen=True)
 class Evidence:
     """One piece of evidence about a paper's topic: where it was read, its kind, the topic it counts for."""
@@ -91,6 +95,31 @@ class Highlight:
 
 
 @dataclass(frozen=True)
+class Rating:
+    """A source's credibility (tasks.briefing.credibility): ⭐ count and what it rests on."""
+
+    stars: int | None  # 1..5; None when the source is reference, baseline or unrated
+    basis: str  # self, kind, reference, baseline, error, empty
+    low: int | None = None  # self-rated entry by entry: the lowest rating (stars is the highest)
+    kind: str | None = None  # official, firsthand, digest, repost, unknown (basis "kind")
+    checks: tuple[str, ...] = ()  # failed checks that lowered it: malformed, unknown_id, hedged
+
+    def as_dict(self) -> dict[str, object]:
+        return {"stars": self.stars, "basis": self.basis, "low": self.low, "kind": self.kind,
+                "checks": list(self.checks)}
+
+
+@dataclass(frozen=True)
+class SourceTexts:
+    """A source row's wording in one language."""
+
+    credibility: str
+    summary: str
+    relevance: str
+    conclusion: str
+
+
+@dataclass(frozen=True)
 class SourceCheck:
     path: str
     kind: str
@@ -102,6 +131,13 @@ class SourceCheck:
     error: str | None
     relevance: str = ""
     outcome: str = ""  # increments, confirmatory, off_topic, error, baseline
+    rating: Rating | None = None
+    # The row's wording per language (tasks.briefing.sources); the fields above are the fallback.
+    wording: dict[str, SourceTexts] = field(default_factory=dict, compare=False)
+
+    def texts(self, lang: str) -> SourceTexts:
+        found = self.wording.get(lang)
+        return found or SourceTexts(self.credibility, self.summary, self.relevance, self.conclusion)
 
 
 @dataclass
@@ -127,3 +163,7 @@ class BriefingContent:
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]
+
+    def citable(self) -> list[Paper]:
+        """The citable ids (section 四 of the markdown, `citations` of the JSON), in one order."""
+        return self.with_status(*CITABLE)

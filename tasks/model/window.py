@@ -59,6 +59,7 @@ class EntryView:
     numbers: tuple[dict[str, Any], ...] = ()
     item_time: dt.datetime | None = None
     ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
+    front_matter: tuple[tuple[str, str], ...] = ()  # the note's (key, value) pairs, on its first entry only
 
 
 @dataclass(frozen=True)

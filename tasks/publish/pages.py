@@ -83,7 +83,7 @@ def statement(summary: Mapping[str, Any], lang: str) -> str:
     counts = L["counts"].format(net_new=len(by_status["net_new"]), net_names=names("net_new"),
                                 engineering=len(by_status["engineering"]), eng_names=names("engineering"),
                                 adjacent=len(by_status["adjacent"]), adj_names=names("adjacent"))
-    parts = [L[f"outcome_{o}"].format(n=summary["outcomes"][o], paths="、".join(summary["errors"]))
+    parts = [L[f"outcome_{o}"].format(n=summary["outcomes"][o], paths=L["list_sep"].join(summary["errors"]))
              for o in ("increments", "confirmatory", "off_topic", "error") if summary["outcomes"].get(o)]
     checked = L["checked"].format(n=summary["checked"], parts=L["sep"].join(parts) or L["none"])
     text = L["honesty"].format(density=density.get(str(summary["density"]), str(summary["density"])),

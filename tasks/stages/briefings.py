@@ -99,7 +99,7 @@ def render_collected(
         add_lookups(session, data, lookup_subjects(tracked))
     papers = judged if judged is not None else judge_window(data, topic, known)
     content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers)
-    return render_markdown(content, settings.lang), render_json(content)
+    return render_markdown(content, settings.lang), render_json(content, settings.lang)
 
 
 def brief(settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date,

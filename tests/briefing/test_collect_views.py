@@ -79,7 +79,8 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
                     ids.setdefault((source_id, ordinal), []).append(arxiv_id)
         return [EntryView(i.source_id, path, kind, i.ordinal, i.label, i.heading, i.title, i.text,
                           tuple(str(k) for k in i.key_points or ()), tuple(i.hedges or ()), tuple(i.numbers or ()),
-                          when, tuple(dict.fromkeys(ids.get((i.source_id, i.ordinal), ()))))
+                          when, tuple(dict.fromkeys(ids.get((i.source_id, i.ordinal), ()))),
+                          tuple(sorted((str(k), str(v)) for k, v in ((i.extra or {}).get("front_matter") or {}).items())))
                 for i, path, kind, when in rows]
 
     data.entries = entries(in_window, data.mentions)

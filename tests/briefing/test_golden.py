@@ -1,9 +1,11 @@
 """Golden contract: briefings of the sample workspace match shared/corpus/expected for 2026-10-07 and 2026-10-09.
 
 Checked keys: window files, sources checked, net_new, already_anchored (with anchor dates),
-reference_list_only, multi_source, malformed_ids, off_topic_ids, density, pending_verification
+reference_list_only, multi_source, malformed_ids (the JSON's `malformed`, with paths), off_topic_ids, density,
+pending_verification
 (recall >= 0.9: our subject equals the expected one or our title fuzzy-matches it, and the expected
-source is among ours), increment_count, engineering_new, and the JSON schema. Verifications are
+source is among ours), increment_count, engineering_new, the JSON schema, and that the markdown and the
+JSON carry the same sources, items, ids and counts on every evening, in zh and in en. Verifications are
 recorded evening by evening (2026-10-06 .. 2026-10-09) before rendering, as the daily flow does.
 """
 
@@ -19,6 +21,7 @@ from rapidfuzz import fuzz
 
 from tasks import run
 from tasks.verify.names import normalise
+from tests.briefing.twins import assert_twins
 from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
 
 DAYS = ["2026-10-07", "2026-10-09"]
@@ -42,11 +45,26 @@ def briefings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}
+    english = settings.model_copy(update={"lang": "en"})
     for day in EVENINGS:
         window = run.window_of(topic, dt.date.fromisoformat(day))
         run.derive_verifications(settings, ref, topic, window.date)
-        out[day] = json.loads(run.render_briefing(settings, ref, topic, window)[1])
+        markdown, text = run.render_briefing(settings, ref, topic, window)
+        out[day] = json.loads(text)
+        # Both renderings, in both languages, must carry the same content (tests/briefing/twins.py).
+        TWINS[day] = [(markdown, out[day]), *((m, json.loads(t)) for m, t in
+                                               [run.render_briefing(english, ref, topic, window)])]
     return out
+
+
+TWINS: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+
+
+@pytest.mark.parametrize("day", EVENINGS)
+def test_markdown_and_json_agree_in_both_languages(briefings: dict[str, dict[str, Any]], day: str) -> None:
+    assert [doc["lang"] for _, doc in TWINS[day]] == ["zh", "en"]
+    for markdown, doc in TWINS[day]:
+        assert_twins(markdown, doc)
 
 
 def _ids(brief: dict[str, Any], status: str) -> set[str]:
@@ -103,7 +121,9 @@ def test_multi_source_increments_list_every_source(briefings: dict[str, dict[str
 
 @pytest.mark.parametrize("day", DAYS)
 def test_malformed_ids_reported_raw(briefings: dict[str, dict[str, Any]], day: str) -> None:
-    assert briefings[day]["malformed_ids"] == sorted(expected(day)["malformed_ids"])
+    found = briefings[day]["malformed"]
+    assert sorted({m["raw"] for m in found}) == sorted(expected(day)["malformed_ids"])
+    assert all(m["path"] in expected(day)["window_files"] for m in found)
 
 
 @pytest.mark.parametrize("day", DAYS)
@@ -194,3 +214,14 @@ def test_suggested_sections_follow_the_sources(briefings: dict[str, dict[str, An
     placed = {i["arxiv_id"]: i["suggested_section"] for i in briefings[day]["increments"]}
     for arxiv_id, section in SEED_SECTIONS[day].items():
         assert placed[arxiv_id].split()[0].startswith(section), (arxiv_id, placed[arxiv_id])
+
+
+@pytest.mark.parametrize("day", EVENINGS)
+def test_every_note_source_is_rated(briefings: dict[str, dict[str, Any]], day: str) -> None:
+    for source in briefings[day]["sources"]:
+        rating = source["rating"]
+        if source["kind"] == "note" and rating["basis"] not in ("error", "empty"):
+            assert rating["stars"] in range(1, 6) and source["credibility"].startswith("⭐"), source["path"]
+        assert "未自评" not in source["credibility"]
+    markdown, doc = TWINS[day][0]
+    assert doc["credibility_rule"] in markdown  # the rule is stated in the briefing

@@ -7,7 +7,9 @@ paper of another topic may be NET-new. The variants are (a)-(g) of issue 11 and 
 class seen on unseen evenings (another topic's prep note claiming the paper; a queue row with
 another primary and a secondary the other topic has taken; a mixed digest, one vocabulary word a
 line; a card of another primary amid inference prose); the reverse case (a card with another
-primary and secondary inference, anchored nowhere) must add exactly that paper as NET-new.
+primary and secondary inference, anchored nowhere) must add exactly that paper as NET-new. On every
+variant the markdown and the JSON twin carry the same sources, items, ids and counts
+(tests/briefing/twins.py).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlalchemy import Engine
 
 from predigest.settings import Settings
 from tasks import run
+from tests.briefing.twins import assert_twins
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge import variants
 
@@ -48,8 +51,12 @@ def _workspace(tmp_path: Path) -> Path:
 def _briefings(settings: Settings, root: Path, days: list[str] = DAYS) -> dict[str, dict[str, Any]]:
     ref = ingest_all(settings, root)
     (topic,) = run.topics_for(settings, root, ["inference"])
-    return {day: json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date.fromisoformat(day)))[1])
-            for day in days}
+    out = {}
+    for day in days:
+        markdown, text = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date.fromisoformat(day)))
+        out[day] = json.loads(text)
+        assert_twins(markdown, out[day])  # the two renderings carry the same content on every variant
+    return out
 
 
 def _ids(brief: dict[str, Any], status: str) -> set[str]:

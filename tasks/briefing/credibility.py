@@ -1,0 +1,161 @@
+"""How far each checked source can be trusted, by one rule the briefing states under section 一.
+
+1. A note that rates itself (⭐ after a credibility word, `[markers] credibility`, or a rating in its
+   front matter, `[credibility] front_matter_keys`: ⭐ marks or a number of stars) keeps its rating;
+   ratings that differ from entry to entry are shown as a range.
+2. Otherwise its base is what the note is: official / paper, firsthand measurement, digest, repost
+   (`[credibility.words]`, several languages). The note's own description (its file name and
+   preamble) decides first; else the kind named by most of its entries, where an entry naming a
+   well-formed arXiv id counts as a paper, a summary or to-do section not at all. Ties go to the lower base; nothing found is `unknown`.
+3. Checks lower the base (never below one star): a malformed id, an id arXiv does not know, more
+   than `hedge_share` of its entries pending verification.
+4. Paper cards, the queue and HF Daily are reference (参考); the knowledge document is the baseline
+   (基线); an unreadable or empty source is unrated, with the reason.
+Numbers and words are data: predigest/judgment.toml `[credibility]`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import PurePosixPath
+from typing import Any
+
+from predigest.judgment import default_judgment
+from tasks.judge.statements import word_pattern
+from tasks.model.briefing import Rating
+from tasks.model.window import EntryView, SourceView, WindowData
+from tasks.verify.markers import STARS, found
+from tasks.verify.names import is_generic
+
+KINDS = ("official", "firsthand", "digest", "repost")
+# Sources that hold no author's judgment of their own: rated by what they are.
+REFERENCE_KINDS = ("paper_card", "work_queue", "hf_daily", "arxiv_feed")
+
+
+@dataclass(frozen=True)
+class CredibilityRule:
+    """Base ⭐ per kind and what each failed check costs (`CredibilityRule.default()`)."""
+
+    official: int
+    firsthand: int
+    digest: int
+    repost: int
+    unknown: int
+    malformed_penalty: int
+    unknown_id_penalty: int
+    hedge_penalty: int
+    hedge_share: float
+
+    @classmethod
+    def from_mapping(cls, values: dict[str, Any]) -> CredibilityRule:
+        kept: dict[str, Any] = {}
+        for f in fields(cls):
+            kept[f.name] = float(values[f.name]) if f.name == "hedge_share" else int(values[f.name])
+        return cls(**kept)
+
+    @classmethod
+    def default(cls) -> CredibilityRule:
+        return cls.from_mapping(default_judgment().config["credibility"])
+
+    def base(self, kind: str) -> int:
+        return int(getattr(self, kind))
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> dict[str, re.Pattern[str]]:
+    words = default_judgment().config.get("credibility", {}).get("words", {})
+    return {kind: word_pattern(tuple(str(w) for w in words.get(kind, ()))) for kind in KINDS}
+
+
+def _kinds_named(text: str) -> set[str]:
+    return {kind for kind, pattern in _patterns().items() if found(pattern, text)}
+
+
+def _lowest(kinds: set[str], rule: CredibilityRule) -> str:
+    return min(sorted(kinds), key=rule.base)
+
+
+def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule) -> str:
+    """official, firsthand, digest, repost or unknown (see the module's rule, point 2)."""
+    stem = PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
+    own = " ".join([stem, *(e.text for e in entries if e.label == "preamble")])
+    named = _kinds_named(own)
+    if named:
+        return _lowest(named, rule)
+    tally: dict[str, int] = {}
+    # A summary or to-do section restates the entries: it is not one more vote.
+    for entry in (e for e in entries if e.label != "preamble" and not is_generic(e.title or e.heading)):
+        kinds = _kinds_named(f"{entry.heading}\n{entry.text}")
+        if entry.ids:
+            kinds.add("official")
+        for kind in kinds:
+            tally[kind] = tally.get(kind, 0) + 1
+    if not tally:
+        return "unknown"
+    most = max(tally.values())
+    return _lowest({k for k, n in tally.items() if n == most}, rule)
+
+
+def _front_matter_rating(pairs: tuple[tuple[str, str], ...]) -> list[int]:
+    """A rating the front matter gives: ⭐ marks, or a whole number of stars from 1 to 5."""
+    keys = {str(k).lower() for k in default_judgment().config.get("credibility", {}).get("front_matter_keys", ())}
+    out = []
+    for key, value in pairs:
+        if key.strip().lower() not in keys:
+            continue
+        stars = value.count("⭐")
+        number = value.strip().split("/")[0].strip()
+        if stars:
+            out.append(min(stars, 5))
+        elif number.isdigit() and 1 <= int(number) <= 5:
+            out.append(int(number))
+    return out
+
+
+def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = None) -> Rating:
+    """The source's rating and what it rests on (`rate_all` rates a whole window at once)."""
+    entries = [e for e in data.entries if e.source_id == source.id]
+    malformed = any(m.malformed and m.source_id == source.id for m in data.mentions)
+    return _rate(source, entries, malformed, data, rule or CredibilityRule.default())
+
+
+def rate_all(data: WindowData, rule: CredibilityRule | None = None) -> dict[int, Rating]:
+    """Every window source's rating, by source id (entries and mentions read once)."""
+    rule = rule or CredibilityRule.default()
+    entries: dict[int, list[EntryView]] = {}
+    for e in data.entries:
+        entries.setdefault(e.source_id, []).append(e)
+    malformed = {m.source_id for m in data.mentions if m.malformed}
+    return {s.id: _rate(s, entries.get(s.id, []), s.id in malformed, data, rule) for s in data.sources}
+
+
+def _rate(source: SourceView, entries: list[EntryView], malformed: bool, data: WindowData,
+          rule: CredibilityRule) -> Rating:
+    if source.error:
+        return Rating(None, "error")
+    if source.kind == "knowledge":
+        return Rating(None, "baseline")
+    if source.kind in REFERENCE_KINDS:
+        return Rating(None, "reference")
+    if not any(e.text.strip() or e.heading.strip() for e in entries):
+        return Rating(None, "empty")
+    own = [n for e in entries for n in _front_matter_rating(e.front_matter)]
+    own += [min(len(m.group(1)), 5) for e in entries for m in STARS.finditer(e.text)]
+    if own:
+        return Rating(max(own), "self", low=min(own))
+    kind = source_kind(source.path, entries, rule)
+    checks: list[str] = []
+    if malformed:
+        checks.append("malformed")
+    ids = {i for e in entries for i in e.ids}
+    if any(data.lookups[i].status == "unknown" for i in ids if i in data.lookups):
+        checks.append("unknown_id")
+    items = [e for e in entries if e.label != "preamble"]
+    if items and sum(1 for e in items if e.hedges) / len(items) > rule.hedge_share:
+        checks.append("hedged")
+    penalty = {"malformed": rule.malformed_penalty, "unknown_id": rule.unknown_id_penalty,
+               "hedged": rule.hedge_penalty}
+    stars = max(1, rule.base(kind) - sum(penalty[c] for c in checks))
+    return Rating(stars, "kind", kind=kind, checks=tuple(checks))

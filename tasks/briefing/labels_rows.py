@@ -1,0 +1,117 @@
+"""Fixed wording of a briefing's source rows and stated rules (credibility, density), zh and en.
+
+Merged into the label tables of `tasks.briefing.labels`; kept apart so each table stays readable.
+"""
+
+from __future__ import annotations
+
+ZH_ROWS: dict[str, str] = {
+    # The density rule, from its numbers (tasks.judge.density.DensityRule).
+    "density_rule": "得分 = NET-new + {engineering_weight:g}×工程新增 + {adjacent_weight:g}×邻接 + "
+                    "{deepening_weight:g}×引用列表深化；≥{high:g} 高，≥{medium:g} 中，≥{medium_low:g} 中低，否则低",
+    # Credibility (tasks.briefing.credibility): the rule line under section 一 and each row's cell.
+    # No ⭐ near the word 可信度: a briefing dropped into the inbox must not read as rating itself.
+    "cred_rule": "可信度规则：来源在正文或文件头字段中自评的，原样保留；否则按来源类型定基准（{bases}），{checks}，最低一星；"
+                 "卡片、队列与 HF Daily 为参考，知识文档为基线。",
+    "cred_base": "{kind} {stars}",
+    "cred_check_malformed": "含格式错误的 arXiv 号 −{n}",
+    "cred_check_unknown_id": "含 arXiv 查无此号 −{n}",
+    "cred_check_hedged": "超过 {share:.0%} 的条目待核实 −{n}",
+    "cred_reference": "参考",
+    "cred_baseline": "基线",
+    "cred_error": "—（读取失败）",
+    "cred_empty": "未评（来源为空，无可评内容）",
+    "cred_self": "{stars}（自评）",
+    "cred_range": "{low}–{high}（逐条自评）",
+    "cred_kind": "{stars}（{kind}{checks}）",
+    "cred_checks": "；{checks}",
+    "ck_official": "官方/论文",
+    "ck_firsthand": "一手实测",
+    "ck_digest": "汇总",
+    "ck_repost": "转载/二手",
+    "ck_unknown": "未判明类型",
+    "cc_malformed": "格式错误号",
+    "cc_unknown_id": "arXiv 查无此号",
+    "cc_hedged": "过半待核实",
+    # Source rows (tasks.briefing.sources).
+    "src_later": "仅存截止后的版本（最早一版首见于 {seen}），按该版读取；",
+    "src_error": "读取失败：{error}",
+    "src_queue": "快照 Top {n}：{ids}",
+    "src_ids": "（arXiv:{ids}）",
+    "src_empty": "无条目（正文没有标题、编号行、列表或表格行）",
+    "src_empty_headed": "无条目（只有小结、待办一类的标题）",
+    "src_more": "；另 {n} 条",
+    "rel_item": "{title}（{tag}）",
+    "rel_more": "；另 {n} 项",
+    "rt_net_new": "NET-new",
+    "rt_engineering": "工程新增",
+    "rt_adjacent": "邻接",
+    "rt_already_anchored": "已锚",
+    "rt_reference_list_only": "引用列表",
+    "rt_confirmatory": "确认性",
+    "rt_background": "背景",
+    "c_error": "未能检查（{error}）",
+    "c_part": "{n} 条{label}（{names}）",
+    "c_confirm_anchored": "确认性（仅涉及已锚定或引用列表中的条目）",
+    "c_confirm": "确认性 / 背景，无新增量",
+    "c_off_topic_papers": "无本主题增量（所涉论文属其他主题）",
+    "c_off_topic": "无本主题内容",
+    "c_baseline": "对照基线",
+    "b_summary": "{version}；截至 {day} 锚定 arXiv {anchored} 件，References {cited} 件",
+    "b_version_later": "截止时版本不明（文档头为 {version}，晚于截止）",
+    "b_version_none": "版本未标",
+}
+
+EN_ROWS: dict[str, str] = {
+    "density_rule": "score = NET-new + {engineering_weight:g}×engineering + {adjacent_weight:g}×adjacent + "
+                    "{deepening_weight:g}×reference-list deepening; ≥{high:g} high, ≥{medium:g} medium, "
+                    "≥{medium_low:g} medium-low, else low",
+    "cred_rule": "Credibility rule: a source's own rating (in its text or front matter) is kept; otherwise the base "
+                 "is what the source is ({bases}); {checks}; never below one star. Paper cards, the queue and HF "
+                 "Daily are reference; the knowledge document is the baseline.",
+    "cred_base": "{kind} {stars}",
+    "cred_check_malformed": "a malformed arXiv id −{n}",
+    "cred_check_unknown_id": "an id arXiv does not know −{n}",
+    "cred_check_hedged": "more than {share:.0%} of entries pending verification −{n}",
+    "cred_reference": "reference",
+    "cred_baseline": "baseline",
+    "cred_error": "— (unreadable)",
+    "cred_empty": "unrated (empty source, nothing to rate)",
+    "cred_self": "{stars} (self-rated)",
+    "cred_range": "{low}–{high} (self-rated per entry)",
+    "cred_kind": "{stars} ({kind}{checks})",
+    "cred_checks": "; {checks}",
+    "ck_official": "official / paper",
+    "ck_firsthand": "firsthand measurement",
+    "ck_digest": "digest",
+    "ck_repost": "repost / second-hand",
+    "ck_unknown": "kind not told",
+    "cc_malformed": "malformed id",
+    "cc_unknown_id": "id unknown to arXiv",
+    "cc_hedged": "mostly pending",
+    "src_later": "only a version first seen after the cutoff exists (earliest seen {seen}); read as that version; ",
+    "src_error": "unreadable: {error}",
+    "src_queue": "snapshot top {n}: {ids}",
+    "src_ids": " (arXiv:{ids})",
+    "src_empty": "no entries (no heading, numbered line, list or table row in the text)",
+    "src_empty_headed": "no entries (only summary or to-do headings)",
+    "src_more": "; {n} more",
+    "rel_item": "{title} ({tag})",
+    "rel_more": "; {n} more",
+    "rt_engineering": "engineering",
+    "rt_adjacent": "adjacent",
+    "rt_already_anchored": "anchored",
+    "rt_reference_list_only": "reference list",
+    "rt_confirmatory": "confirmatory",
+    "rt_background": "background",
+    "c_error": "not checked ({error})",
+    "c_part": "{n} {label} ({names})",
+    "c_confirm_anchored": "confirmatory (only already anchored or reference-list papers)",
+    "c_confirm": "confirmatory / background, no new increment",
+    "c_off_topic_papers": "no increment for this topic (its papers belong to other topics)",
+    "c_off_topic": "nothing on this topic",
+    "c_baseline": "baseline for comparison",
+    "b_summary": "{version}; as of {day}: {anchored} arXiv ids anchored, {cited} in References",
+    "b_version_later": "version at the cutoff unknown (the header says {version}, written after the cutoff)",
+    "b_version_none": "no version given",
+}

@@ -1,0 +1,139 @@
+"""Contract: every fixed word of a briefing comes from the label tables of its language.
+
+- `--lang en` is English throughout: the English table holds no CJK, and a briefing of an
+  all-English window (notes, errors, a card, the queue) rendered in en, markdown and JSON, holds no
+  CJK character at all (the density and credibility rules included).
+- zh is Chinese throughout: the Chinese table holds no English word beyond the team's own terms
+  (NET-new, arXiv, References, HF Daily, E1, predigest, Top, the knowledge path), and a zh briefing of
+  an all-Chinese window holds no other ASCII word than those and what the window itself wrote.
+- The density rule and the credibility rule are worded from their numbers: changing a weight
+  changes the stated rule in both languages; the credibility rule never reads as a self-rating.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+
+import pytest
+
+from predigest.settings import Settings
+from predigest.topics import resolve_topic
+from predigest.windows import window_for
+from tasks.briefing.assemble import build_content
+from tasks.briefing.credibility import CredibilityRule
+from tasks.briefing.labels import EN, LABELS, ZH, rule_text
+from tasks.briefing.render_json import render_json
+from tasks.briefing.render_md import render_markdown
+from tasks.briefing.sources import credibility_rule
+from tasks.judge.density import DensityRule
+from tasks.model.window import EntryView, MentionView, SourceView, WindowData
+from tasks.verify.markers import STARS
+from tests.helpers import SAMPLE_WORKSPACE
+
+CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
+WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
+TEAM_TERMS = {"NET-new", "arXiv", "References", "HF", "Daily", "E1", "predigest", "Top", "knowledge", "md"}
+TOPIC = resolve_topic("inference", Settings(), SAMPLE_WORKSPACE)
+DAY = dt.date(2026, 10, 9)
+NOON = dt.datetime(2026, 10, 9, 4, tzinfo=dt.UTC)
+
+
+def _window(notes: dict[str, list[tuple[str, str, tuple[str, ...]]]], broken: str) -> WindowData:
+    """Notes by path: (heading, text, ids) per entry; plus one unreadable source `broken`."""
+    data = WindowData(window_for(DAY, TOPIC.schedule, TOPIC.timezone))
+    for sid, (path, entries) in enumerate(notes.items(), 1):
+        data.sources.append(SourceView(sid, path, "note", "alice", NOON, "filename", None))
+        for k, (heading, text, ids) in enumerate(entries):
+            label = "preamble" if not heading else f"#{k}"
+            points = tuple(line.strip("- ") for line in text.split("\n") if heading)
+            data.entries.append(EntryView(sid, path, "note", k, label, heading, heading or None, text, points, (),
+                                          item_time=NOON, ids=ids))
+            data.mentions += [MentionView(sid, path, "note", k, label, heading, heading, i, i, False, text, NOON,
+                                          points) for i in ids]
+    data.mentions.append(MentionView(1, next(iter(notes)), "note", 1, "#1", "", None, None, "arXiv:2610.0x", True,
+                                     "", NOON))
+    data.sources.append(SourceView(99, broken, "note", "bob", NOON, "mtime", "not UTF-8"))
+    return data
+
+
+def _render(data: WindowData, lang: str) -> tuple[str, str]:
+    content = build_content(data, TOPIC, ["inference", "rag"])
+    return render_markdown(content, lang), render_json(content, lang)
+
+
+ENGLISH_WINDOW = {
+    "inbox/alice/2026-10-09-1000-alice-serving-roundup.md": [
+        ("", "Weekly digest of serving links, collected on the train.", ()),
+        ("FooServe: fast prefill scheduling for inference", "- arXiv:2610.20001\n- 2x throughput on H100 GPU decode",
+         ("2610.20001",)),
+        ("BarCache official blog", "The official blog reports 30% lower latency for KV cache serving.", ()),
+        ("QuuxKV: KV cache compression for decode", "- arXiv:2610.20003\n- adjacent to inference: GPU memory, "
+         "needs verification", ("2610.20003",)),
+    ],
+    "inbox/alice/2026-10-09-1400-alice-bench.md": [
+        ("Engine bench", "We measured vLLM against SGLang on H100: latency within 2%.", ()),
+    ],
+}
+CHINESE_WINDOW = {
+    "inbox/alice/2026-10-09-1000-alice-推理合集.md": [
+        ("", "今天的推理合集，通勤路上攒的。", ()),
+        ("某某调度：面向推理服务的投机解码调度器", "- 推理引擎吞吐提升两倍，延迟下降，前缀缓存复用", ("2610.20001",)),
+        ("某某缓存官方博客", "官方博客称缓存服务延迟降低三成。", ()),
+        ("某某压缩：推理服务的 KV 缓存压缩", "- 推理邻接，推理调度与吞吐，待核实", ("2610.20003",)),
+    ],
+    "inbox/alice/2026-10-09-1400-alice-实测.md": [("引擎实测", "我们实测了两个推理引擎，延迟相差百分之二。", ())],
+}
+
+
+def test_the_english_table_holds_no_cjk() -> None:
+    assert set(EN) == set(ZH)
+    assert {k: v for k, v in EN.items() if CJK.search(v)} == {}
+
+
+def test_the_chinese_table_holds_no_english_beyond_the_team_terms() -> None:
+    words = {(w, k) for k, v in ZH.items() for w in WORD.findall(re.sub(r"\{[^}]*\}", "", v))}
+    assert {(w, k) for w, k in words if w not in TEAM_TERMS} == set()
+
+
+def test_an_english_window_rendered_in_en_has_no_cjk_at_all() -> None:
+    markdown, text = _render(_window(ENGLISH_WINDOW, "inbox/bob/broken.md"), "en")
+    assert CJK.findall(markdown) == []
+    doc = json.loads(text)
+    # The judge's explanation of a paper's status (`reason`, evidence details) is tasks/judge's
+    # wording, not the briefing's: the JSON is checked without it.
+    for item in doc["increments"] + doc["citations"] + doc["off_topic"]:
+        item.pop("reason"), item.pop("evidence")
+    assert CJK.findall(json.dumps(doc, ensure_ascii=False)) == []
+    assert doc["lang"] == "en" and "Credibility rule" in markdown and "score = NET-new" in markdown
+    assert {i["status"] for i in doc["increments"]} == {"net_new", "adjacent"}  # their lines are exercised
+    assert all(s["credibility"] for s in doc["sources"])
+
+
+def test_a_chinese_window_rendered_in_zh_has_no_english_fixed_wording() -> None:
+    data = _window(CHINESE_WINDOW, "inbox/bob/坏文件.md")
+    markdown, text = _render(data, "zh")
+    written = {w for e in data.entries for w in WORD.findall(f"{e.path} {e.heading} {e.text}")}
+    written |= {w for s in data.sources for w in WORD.findall(f"{s.path} {s.error or ''}")}
+    # The window's own words, ids and the topic's name aside, every ASCII word is a team term.
+    allowed = TEAM_TERMS | written | {TOPIC.name, "CST", "Asia", "Shanghai", "T"}
+    assert sorted({w for w in WORD.findall(markdown) if w not in allowed}) == []
+    doc = json.loads(text)
+    assert {i["status"] for i in doc["increments"]} == {"net_new", "adjacent"}
+    assert {w for s in doc["sources"] for w in WORD.findall(s["conclusion"] + s["credibility"])} <= allowed
+
+
+@pytest.mark.parametrize("lang", sorted(LABELS))
+def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
+    L = LABELS[lang]
+    rule = DensityRule.default()
+    changed = DensityRule.from_mapping({"engineering_weight": 0.4, "high": 7})
+    assert "0.4" not in rule_text(rule.numbers(), L) and "0.4" in rule_text(changed.numbers(), L)
+    assert "7" in rule_text(changed.numbers(), L)
+    base = CredibilityRule.default()
+    harsher = CredibilityRule(**{**base.__dict__, "repost": 2, "malformed_penalty": 2})
+    assert credibility_rule(L, harsher) != credibility_rule(L, base)
+    assert "−2" in credibility_rule(L, harsher) and "−2" not in credibility_rule(L, base)
+    # A briefing dropped into the inbox must not read as rating itself through its rule line.
+    assert STARS.findall(credibility_rule(L)) == []
