@@ -65,15 +65,15 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
     return lines
 
 
-def _subject_title(v: StatusAsOf) -> str:
-    """What is in doubt: a paper as its title and id, anything else as its name."""
+def _subject_title(v: StatusAsOf, L: dict[str, str]) -> str:
+    """What is in doubt: a paper as its title and id (in the language's brackets), anything else as its name."""
     if v.subject != v.title and v.subject not in v.title and v.subject[:1].isdigit():
-        return _cell(f"{v.title}（arXiv:{v.subject}）")
+        return _cell(L["paper_label"].format(title=v.title, arxiv_id=v.subject))
     return _cell(v.title)
 
 
 def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) -> list[str]:
-    lines = [L["v_head"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"], title=_subject_title(v))]
+    lines = [L["v_head"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"], title=_subject_title(v, L))]
     lines.append(L[f"v_status_{v.status}"].format(
         age=v.age_days, raised=v.raised_on.isoformat(), last=v.last_seen.isoformat(), limit=c.stale_after_days,
         resolved=v.resolved_on.isoformat() if v.resolved_on else ""))
@@ -102,7 +102,7 @@ def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
             status = L["v_compact_stale" if v.status == "stale" else "v_compact_pending"].format(
                 age=v.age_days, raised=v.raised_on.isoformat())
             out.append(L["v_compact"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"],
-                                             title=_subject_title(v), status=status, sources="、".join(v.sources)))
+                                             title=_subject_title(v, L), status=status, sources=L["list_sep"].join(v.sources)))
     return out
 
 
@@ -148,7 +148,8 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
         if (h := c.highlight) is not None:
             thesis = L["sep"].join(x for x in (h.thesis, h.headline) if x)
             why = L["sum_top_why"].format(tag=L[f"tag_{h.status}"], n=h.sources, k=h.independent, thesis=_cell(thesis))
-            out.append(L["sum_top"].format(label=h.label, why=why))
+            label = L["paper_label"].format(title=h.title, arxiv_id=h.arxiv_id) if h.arxiv_id else h.title
+            out.append(L["sum_top"].format(label=label, why=why))
         nodes = list(dict.fromkeys(f"{short_title(p.title)} → {p.suggested_section}" for p in c.increments
                                    if p.status != "adjacent" and p.suggested_section))
         out.append(L["sum_nodes"].format(nodes=L["sep"].join(nodes) or L["none"]))

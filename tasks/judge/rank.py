@@ -49,5 +49,5 @@ def highlight(ranked: Sequence[Paper]) -> Highlight | None:
         return None
     top = ranked[0]
     point = top.thesis or next(iter(top.key_points), "") or top.reason
-    return Highlight(top.label, top.status, len(top.sources), top.independent, point.rstrip(_ENDS),
-                     top.headline.rstrip(_ENDS))
+    return Highlight(top.title, top.status, len(top.sources), top.independent, point.rstrip(_ENDS),
+                     top.headline.rstrip(_ENDS), top.arxiv_id)

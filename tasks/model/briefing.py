@@ -86,12 +86,13 @@ class Paper:
 class Highlight:
     """The 最高价值条目: the top-ranked increment and its one-line reason's parts (tasks.judge.rank)."""
 
-    label: str
+    title: str
     status: str
     sources: int
     independent: int
     thesis: str  # its main claim, from its own text
     headline: str = ""  # its headline number's clause, when the thesis does not hold it
+    arxiv_id: str | None = None
 
 
 @dataclass(frozen=True)

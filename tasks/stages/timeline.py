@@ -36,7 +36,7 @@ from predigest.windows import ScheduleError, Window, window_for
 from tasks.briefing.collect import FIRST_SEEN
 
 # Bump when the derivation's code changes what it records: every stored window is then derived again.
-DERIVATION = "2026-12-01.2"  # bumped: judgment by ownership evidence (issue 11)
+DERIVATION = "2026-12-01.3"  # bumped: judgment by ownership evidence (issue 11)
 
 
 @dataclass(frozen=True)
