@@ -111,7 +111,7 @@ def test_owner_ranks_first_and_the_reason_is_built_from_its_parts() -> None:
     ranked = rank_increments(papers, "inference")
     assert [p.title for p in ranked] == ["own", "neighbour"]
     top = highlight(ranked)
-    assert top is not None and top.label == "own（arXiv:own）" and top.status == "net_new"
+    assert top is not None and (top.title, top.arxiv_id) == ("own", "own") and top.status == "net_new"
     assert (top.sources, top.independent, top.thesis, top.headline) == (2, 2, "推理问题已经演化为跨 fleet 协调", "~3× 吞吐")
     assert highlight([]) is None
 
