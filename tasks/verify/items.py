@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from functools import lru_cache
 
 from tasks.verify.context import text_ids
 from tasks.verify.names import distinctive, same_thing, short_name
@@ -21,25 +22,41 @@ from tasks.verify.status import OPEN, StatusAsOf
 
 
 def _is_paper(v: StatusAsOf) -> bool:
-    return text_ids(v.subject) == [v.subject]
+    return _is_id(v.subject)
+
+
+def _is_id(subject: str) -> bool:
+    return text_ids(subject) == [subject]
 
 
 def _names(v: StatusAsOf) -> list[str]:
     """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
-    coined = short_name(v.title) if _is_paper(v) else None
-    return [n for n in (None if _is_paper(v) else v.subject, v.title, coined) if n]
+    return list(_names_of(v.subject, v.title))
+
+
+def _names_of(subject: str, title: str) -> tuple[str, ...]:
+    paper = _is_id(subject)
+    coined = short_name(title) if paper else None
+    return tuple(n for n in (None if paper else subject, title, coined) if n)
 
 
 def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:
     """Whether two listed verifications are about one thing."""
-    if a.subject == b.subject:
+    return _same_subject(a.subject, a.title, b.subject, b.title)
+
+
+# A view is compared by its subject and title only, and a year of open items repeats the same few
+# thousand of them on every date: the answers are kept (pure functions of four strings).
+@lru_cache(maxsize=65536)
+def _same_subject(a_subject: str, a_title: str, b_subject: str, b_title: str) -> bool:
+    if a_subject == b_subject:
         return True
-    if _is_paper(a) and _is_paper(b):
+    a_paper, b_paper = _is_id(a_subject), _is_id(b_subject)
+    if a_paper and b_paper:
         return False  # two papers are two subjects
-    for paper, other in ((a, b), (b, a)):
-        if _is_paper(paper) and paper.subject in other.subject:
-            return True
-    return any(same_thing(x, y) for x in _names(a) for y in _names(b))
+    if (a_paper and a_subject in b_subject) or (b_paper and b_subject in a_subject):
+        return True
+    return any(same_thing(x, y) for x in _names_of(a_subject, a_title) for y in _names_of(b_subject, b_title))
 
 
 def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
@@ -77,22 +94,23 @@ def _keys(v: StatusAsOf) -> set[str]:
 def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
     any of the views already merged into it names it). A year of open items is thousands of views:
-    each is compared only with the items sharing an index key with it, not with all."""
+    each is compared only with the items sharing an index key with it, not with all, and with each
+    (subject, title) merged into an item once (views with both equal compare alike)."""
     out: list[StatusAsOf] = []
-    members: list[list[StatusAsOf]] = []
+    members: list[dict[tuple[str, str], None]] = []  # per item: the (subject, title) of its views, in order
     index: dict[str, set[int]] = {}
     for view in views:
         keys = _keys(view)
         near = sorted(set().union(*(index.get(k, set()) for k in keys)))
         at = next((k for k in near if (out[k].status in OPEN) == (view.status in OPEN)
-                   and any(same_subject(m, view) for m in members[k])), None)
+                   and any(_same_subject(s, t, view.subject, view.title) for s, t in members[k])), None)
         if at is None:
             at = len(out)
             out.append(view)
-            members.append([view])
+            members.append({})
         else:
             out[at] = merge_into(out[at], view)
-            members[at].append(view)
+        members[at][(view.subject, view.title)] = None
         for k in keys:
             index.setdefault(k, set()).add(at)
     return out

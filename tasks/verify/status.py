@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 OPEN = ("pending", "stale")
@@ -28,13 +30,20 @@ class Event:
     source_path: str
     detail: str = ""
 
-    def data(self) -> dict[str, Any]:
-        """The detail as a dict (old or hand-written details are plain text claims)."""
-        try:
-            value = json.loads(self.detail) if self.detail else {}
-        except ValueError:
-            return {"text": self.detail}
-        return value if isinstance(value, dict) else {"text": str(value)}
+    def data(self) -> Mapping[str, Any]:
+        """The detail as a read-only mapping (old or hand-written details are plain text claims)."""
+        return _detail_data(self.detail)
+
+
+# Every date's views read the details of the whole history again (a year's backfill parsed the
+# same ~2,000 texts on each of 730 reads); parsed once, shared read-only.
+@lru_cache(maxsize=65536)
+def _detail_data(detail: str) -> Mapping[str, Any]:
+    try:
+        value = json.loads(detail) if detail else {}
+    except ValueError:
+        return MappingProxyType({"text": detail})
+    return MappingProxyType(value if isinstance(value, dict) else {"text": str(value)})
 
 
 @dataclass(frozen=True)
