@@ -14,18 +14,20 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent
+from tasks.common.sql import plain_rows
 from tasks.verify.status import Event, Observation, Tracked, detail_text, status_as_of
 
 
 def load_tracked(session: Session, workspace_id: int, topic: str, day: dt.date) -> list[Tracked]:
     """Every verification of the topic with its events dated on or before `day`."""
-    rows = session.execute(
+    # Read twice a date by a backfill (recording, rendering), the whole history each time: plain tuples.
+    rows = plain_rows(session, (
         select(Verification.key, Verification.kind, Verification.subject, VerificationEvent.day,
                VerificationEvent.action, VerificationEvent.source_path, VerificationEvent.detail)
         .join(VerificationEvent, VerificationEvent.verification_id == Verification.id)
         .where(Verification.workspace_id == workspace_id, Verification.topic == topic, VerificationEvent.day <= day)
         .order_by(Verification.key, VerificationEvent.day, VerificationEvent.action, VerificationEvent.source_path)
-    ).all()
+    ))
     grouped: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
     for key, kind, subject, when, action, path, detail in rows:
         grouped[(key, kind, subject)].append(Event(when, action, path, detail or ""))
