@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import LABELS, rule_text
 from tasks.briefing.sources import credibility_rule
+from tasks.common.jsontext import json_text
 from tasks.common.urls import defang_plain
 from tasks.model.briefing import BriefingContent, Paper, SourceCheck
 from tasks.verify.status import StatusAsOf
@@ -122,7 +122,7 @@ def _source(s: SourceCheck, lang: str, tz: str) -> dict[str, Any]:
 
 def render_json(content: BriefingContent, lang: str = "zh") -> str:
     """Deterministic JSON text (sorted keys, UTF-8, trailing newline), worded in `lang`."""
-    return json.dumps(_defanged(briefing_dict(content, lang)), ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+    return json_text(_defanged(briefing_dict(content, lang))) + "\n"
 
 
 def _defanged(value: Any) -> Any:

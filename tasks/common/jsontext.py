@@ -1,0 +1,47 @@
+"""Deterministic JSON text: `json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)`, byte
+for byte, in a tenth of the time.
+
+With `indent`, the standard library encodes in pure Python (its C encoder is used only without
+one), and a briefing's JSON twin is rendered on every date of a backfill. orjson (already installed
+with Prefect) writes the same text for what a briefing holds: dicts with text keys, lists and
+tuples, text, booleans, None, integers of 64 bits and finite floats written without an exponent.
+Anything else (an exponent in a float's repr, NaN, a larger integer, a lone surrogate, a key that
+is not text) goes to `json.dumps` itself, so the output, and any error, is always the standard
+library's. tests/common/test_jsontext.py holds the two equal on generated documents.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import orjson
+
+_OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+# repr() of a float writes an exponent outside [1e-4, 1e16); orjson's exponents are written otherwise.
+_PLAIN_FLOATS = (1e-4, 1e16)
+
+
+def _orjson_agrees(value: Any) -> bool:
+    if isinstance(value, str | bool) or value is None:
+        return True
+    if isinstance(value, int):
+        return -(2**63) <= value < 2**64
+    if isinstance(value, float):
+        return math.isfinite(value) and (value == 0.0 or _PLAIN_FLOATS[0] <= abs(value) < _PLAIN_FLOATS[1])
+    if isinstance(value, dict):
+        return all(type(k) is str for k in value) and all(_orjson_agrees(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return all(_orjson_agrees(v) for v in value)
+    return False
+
+
+def json_text(value: Any) -> str:
+    """`json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)` (no trailing newline)."""
+    if _orjson_agrees(value):
+        try:
+            return orjson.dumps(value, option=_OPTIONS).decode("utf-8")
+        except orjson.JSONEncodeError:  # e.g. a lone surrogate in a string
+            pass
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
