@@ -82,13 +82,18 @@ def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
     )
 
 
-def _keys(v: StatusAsOf) -> set[str]:
+def _keys(v: StatusAsOf) -> frozenset[str]:
     """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
     tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
-    keys = set(text_ids(v.subject))
-    for name in _names(v):
+    return _keys_of(v.subject, v.title)
+
+
+@lru_cache(maxsize=65536)
+def _keys_of(subject: str, title: str) -> frozenset[str]:
+    keys = set(text_ids(subject))
+    for name in _names_of(subject, title):
         keys.update(t[:4] if t.isascii() else t for t in distinctive(name))
-    return keys or {v.subject}
+    return frozenset(keys or {subject})
 
 
 def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
