@@ -76,7 +76,8 @@ def build_content(
     papers += engineering_increments(data, topic, known_topics, doc_names(sections), papers)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
     observations = observe_window(data, papers, topic, known_topics, tracked)
-    verifications = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
+    items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
+    verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics)
     baseline = _baseline(data, as_of)
@@ -98,4 +99,5 @@ def build_content(
         density=report.level, sources=checks, papers=papers, verifications=verifications,
         malformed=sorted({(m.raw, m.path) for m in data.mentions if m.malformed}), increments=increments,
         report=report, stale_after_days=stale_after_days, highlight=highlight(increments),
+        earlier_verifications=[v for v in items if not v.seen_in_window],
     )

@@ -95,6 +95,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         "sources": [_source(s, lang, tz) for s in content.sources],
         "increments": [_increment(p, k) for k, p in enumerate(content.increments, 1)],
         "verifications": [_verification(v) for v in content.verifications],
+        "earlier_verifications": [_verification(v) for v in content.earlier_verifications],
         "stale_after_days": content.stale_after_days,
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),

@@ -89,20 +89,18 @@ def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) 
 
 
 def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
-    """Section 三: what this window raised, in full; then one line for each earlier item still open."""
+    """Section 三: what this window raised, saw or resolved, in full; then, apart and uncounted, one
+    line for each earlier item still open."""
     out: list[str] = []
-    earlier = [v for v in c.verifications if not v.seen_in_window]
     for i, v in enumerate(c.verifications, 1):
-        if v.seen_in_window:
-            out += _verification(i, v, c, L) + [""]
-    if earlier:
-        out.append(L["v_earlier"].format(n=len(earlier)))
-    for i, v in enumerate(c.verifications, 1):
-        if not v.seen_in_window:
-            status = L["v_compact_stale" if v.status == "stale" else "v_compact_pending"].format(
-                age=v.age_days, raised=v.raised_on.isoformat())
-            out.append(L["v_compact"].format(icon=ICONS[v.status], i=i, kind=L[f"kind_{v.kind}"],
-                                             title=_subject_title(v, L), status=status, sources=L["list_sep"].join(v.sources)))
+        out += _verification(i, v, c, L) + [""]
+    if c.earlier_verifications:
+        out.append(L["v_earlier"].format(n=len(c.earlier_verifications)))
+    for v in c.earlier_verifications:
+        status = L["v_compact_stale" if v.status == "stale" else "v_compact_pending"].format(
+            age=v.age_days, raised=v.raised_on.isoformat())
+        out.append(L["v_compact"].format(icon=ICONS[v.status], kind=L[f"kind_{v.kind}"],
+                                         title=_subject_title(v, L), status=status, sources=L["list_sep"].join(v.sources)))
     return out
 
 

@@ -155,12 +155,15 @@ class BriefingContent:
     density: str
     sources: list[SourceCheck]
     papers: list[Paper]
-    verifications: list[StatusAsOf]
+    verifications: list[StatusAsOf]  # section 三: what this window raised, saw or resolved
     malformed: list[tuple[str, str]]  # (raw, path)
     increments: list[Paper] = field(default_factory=list)  # ranked: NET-new, engineering, adjacent
     report: DensityReport | None = None
     stale_after_days: int = 7
     highlight: Highlight | None = None  # the 最高价值条目, chosen by the ranking
+    # Raised by earlier windows, still open and not mentioned since: listed apart, one line each,
+    # so section 三 and its count hold what this evening's sources say, as the team writes it.
+    earlier_verifications: list[StatusAsOf] = field(default_factory=list)
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

@@ -156,12 +156,16 @@ def test_pending_verification_recall(briefings: dict[str, dict[str, Any]], day: 
 
 @pytest.mark.parametrize("day", DAYS)
 def test_verifications_carry_their_lifecycle(briefings: dict[str, dict[str, Any]], day: str) -> None:
-    for v in briefings[day]["verifications"]:
+    doc = briefings[day]
+    for v in doc["verifications"] + doc["earlier_verifications"]:
         assert v["raised_on"] <= day and v["last_seen"] <= day
         assert v["age_days"] == (dt.date.fromisoformat(day) - dt.date.fromisoformat(v["raised_on"])).days
         assert v["sources"] and v["claim"]
-    # Items raised on earlier evenings are still listed, with their age (none is old enough to be stale).
-    earlier = [v for v in briefings["2026-10-09"]["verifications"] if v["raised_on"] < "2026-10-09"]
+    # Items raised on earlier evenings and not mentioned since are still listed, apart, with their
+    # age (none is old enough to be stale); section 三 holds what this window's sources say.
+    assert all(v["last_seen"] == day or v["resolved_on"] == day for v in doc["verifications"])
+    assert all(v["last_seen"] < day and v["status"] in ("pending", "stale") for v in doc["earlier_verifications"])
+    earlier = briefings["2026-10-09"]["earlier_verifications"]
     assert any(v["subject"] == "2610.04646" and v["age_days"] == 2 for v in earlier)
 
 

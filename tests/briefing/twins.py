@@ -13,7 +13,14 @@ from typing import Any
 from tasks.briefing.labels import LABELS
 
 _PIPE = re.compile(r"(?<!\\)\|")
-_COMPACT = re.compile(r"^- \S+ T\d+ ")  # labels' v_compact: "- {icon} T{i} {kind} · …"
+
+
+def _compact_start(template: str) -> str:
+    """A regex of the labels' v_compact line up to its kind ("- {icon} 此前 · "), any icon."""
+    return re.escape(template.split("{kind}", 1)[0]).replace(re.escape("{icon}"), r"\S+")
+
+
+_COMPACT = re.compile("^(?:" + "|".join(_compact_start(L["v_compact"]) for L in LABELS.values()) + ")")
 
 
 def _prefix(template: str) -> str:
@@ -62,11 +69,14 @@ def assert_twins(markdown: str, doc: dict[str, Any]) -> None:
     for head, item in zip(heads, doc["increments"], strict=True):
         assert (item["arxiv_id"] or " ".join(item["title"].split())) in head, (head, item["arxiv_id"])
     assert _count(sections["s3"][0]) == len(doc["verifications"])
-    # Items this window raised or saw are headed; items raised earlier and not seen since are one line each.
+    # Items this window raised, saw or resolved are headed and counted; items raised earlier and not
+    # seen since are one line each, after them and not counted.
     full = [line for line in sections["s3"] if line.startswith("### ")]
     compact = [line for line in sections["s3"] if _COMPACT.match(line)]
-    assert len(full) == sum(1 for v in doc["verifications"] if v.get("seen_in_window", True))
-    assert len(full) + len(compact) == len(doc["verifications"])
+    assert len(full) == len(doc["verifications"])
+    assert all(v["seen_in_window"] for v in doc["verifications"])
+    assert len(compact) == len(doc.get("earlier_verifications", []))
+    assert not any(v["seen_in_window"] for v in doc.get("earlier_verifications", []))
     assert [r[0] for r in _rows(sections["s4"])] == [c["arxiv_id"] for c in doc["citations"]]
     counts = doc["counts"]
     ids_line = next(line for line in sections["s5"] if line.startswith(_prefix(L["sum_ids"])))

@@ -30,6 +30,7 @@ from sqlalchemy import Engine
 
 from predigest.settings import Settings
 from tasks import run
+from tasks.briefing.labels import LABELS
 from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import merge_into, one_per_subject, same_subject
@@ -271,18 +272,20 @@ def test_an_echo_does_not_raise_what_was_settled(briefs: dict[dt.date, tuple[str
     assert any("ZedAttn" in v["title"] and v["seen_in_window"] for v in brief["verifications"])
 
 
-def test_earlier_items_come_last_and_compact(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
+def test_earlier_items_come_last_apart_and_uncounted(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
     md, brief = briefs[D1 + dt.timedelta(days=2)]
-    flags = [v["seen_in_window"] for v in brief["verifications"]]
-    assert flags == sorted(flags, reverse=True) and True in flags and False in flags  # window's first
+    window, earlier = brief["verifications"], brief["earlier_verifications"]
+    assert window and earlier
+    assert all(v["seen_in_window"] for v in window) and not any(v["seen_in_window"] for v in earlier)
     section = _section3(md)
+    assert LABELS["zh"]["s3"].format(n=len(window)) in md.split("\n")  # it counts what this window's sources say
     full = re.findall(r"^### \S+ T(\d+) ", section, re.M)
-    compact = re.findall(r"^- \S+ T(\d+) ", section, re.M)
-    assert len(full) + len(compact) == len(brief["verifications"])  # markdown and JSON carry the same set
-    assert [int(i) for i in full + compact] == list(range(1, len(flags) + 1))
-    earlier = [v for v in brief["verifications"] if not v["seen_in_window"]]
+    compact = re.findall(r"^- \S+ 此前 · ", section, re.M)
+    assert [int(i) for i in full] == list(range(1, len(window) + 1))  # markdown and JSON carry the same set
+    assert len(compact) == len(earlier)
+    assert section.index("此前 · ") > max(section.index(f"T{i} ") for i in full)  # after the window's items
     assert any(v["subject"] == PAPER and v["age_days"] == 2 for v in earlier)
-    assert len(compact) == len(earlier) and all(v["status"] != "resolved" for v in earlier)
+    assert all(v["status"] != "resolved" for v in earlier)
 
 
 def test_the_knowledge_document_settles_an_item(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:

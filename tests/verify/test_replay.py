@@ -62,7 +62,8 @@ def replay(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 
 
 def _verification(brief: dict[str, Any], **match: str) -> dict[str, Any] | None:
-    found = [v for v in brief["verifications"] if all(v.get(k) == val for k, val in match.items())]
+    listed = brief["verifications"] + brief["earlier_verifications"]  # section 三, then earlier items
+    found = [v for v in listed if all(v.get(k) == val for k, val in match.items())]
     assert len(found) <= 1, found
     return found[0] if found else None
 
@@ -76,7 +77,7 @@ def test_hedge_pending_through_day_7_then_stale(replay: Replay) -> None:
         assert item["status"] == ("pending" if index <= 7 else "stale"), index
     # Seen again on day 4 by another entry naming it: the same verification, not a new one.
     assert _verification(replay.brief(4), kind="hedge", subject=gen.STALE_NAME)["last_seen"] == gen.day_of(4).isoformat()
-    stale_first = replay.brief(8)["verifications"][0]
+    stale_first = replay.brief(8)["earlier_verifications"][0]  # earlier items: stale first
     assert stale_first["subject"] == gen.STALE_NAME and stale_first["status"] == "stale"
     assert "⏳" in replay.evenings[8][0] and "已过期" in replay.evenings[8][0]
 
