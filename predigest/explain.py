@@ -31,11 +31,14 @@ def _cell(value: object) -> str:
     return str(value).replace("|", "/").replace("\n", " ")
 
 
-def evidence_table(papers: Sequence[Any]) -> str:
+def evidence_table(papers: Sequence[Any], lang: str = "zh") -> str:
     """One block per paper: verdict line, then its evidence, strongest first (markdown table)."""
+    from tasks.briefing.labels import LABELS, reason_text
+
+    L = LABELS.get(lang, LABELS["zh"])
     out: list[str] = []
     for p in papers:
-        out.append(f"## {p.arxiv_id} · {p.status} · owner {p.owner or '—'} · {p.reason}")
+        out.append(f"## {p.arxiv_id} · {p.status} · owner {p.owner or '—'} · {reason_text(p.reason, L)}")
         out.append(f"{p.title}")
         out.append("")
         out.append("| source | kind | topic | weight | detail |")
@@ -75,7 +78,7 @@ def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date, ids: 
             + "\n")
     missing = [i for i in wanted if i not in {p.arxiv_id for p in papers}]
     tail = ("\nnot in this window: " + ", ".join(missing) + "\n") if missing else ""
-    return head + "\n" + evidence_table(papers) + tail
+    return head + "\n" + evidence_table(papers, settings.lang) + tail
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

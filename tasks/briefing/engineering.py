@@ -33,7 +33,7 @@ from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points
 from tasks.judge.relevance import Verdict
-from tasks.model.briefing import EntryRef, Evidence, Paper
+from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
 from tasks.verify.names import distinctive, head_token, is_generic, mentions_name, names_match
@@ -264,8 +264,9 @@ def engineering_increments(
         earlier = [e for e in data.history if _names_it(e, names, common)]
         days = sorted({e.item_time.astimezone(tz).date() for e in cand.entries + others + earlier if e.item_time})
         paper = _increment(cand, cand.entries + about, mentions, earlier, days, data, topic)
-        kinds = "、".join(dict.fromkeys(s.kind.removeprefix("eng_") for s in signals))
-        paper.reason = f"{'来源建议进 E1；' if cand.recommended else ''}{ownership.reason}；信号 {score:g}（{kinds}）"
+        kinds = "/".join(dict.fromkeys(s.kind.removeprefix("eng_") for s in signals))
+        paper.reason = ((Reason("recommended"),) if cand.recommended else ()) + ownership.reason + (
+            Reason("signals", (("score", f"{score:g}"), ("kinds", kinds))),)
         paper.evidence, paper.owner = (*ownership.evidence, *signals), ownership.owner
         out.append(paper)
     return out
@@ -282,7 +283,7 @@ def _increment(cand: _Candidate, naming: list[EntryView], mentions: list[EntryVi
                   for e in cand.entries]
         points, relation = split_points(points, topic.name)
     return Paper(
-        arxiv_id=None, title=cand.title, status="engineering", reason="来源建议进 E1", sources=sources,
+        arxiv_id=None, title=cand.title, status="engineering", reason=(), sources=sources,
         entries=list(dict.fromkeys(EntryRef(e.path, e.label, e.heading) for e in naming + mentions)),
         mentioned_in=[p for p in dict.fromkeys(e.path for e in mentions) if p not in sources],
         key_points=points[:6], key_points_cut=own.cut if len(cand.entries) == 1 else max(0, len(points) - 6),

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tasks.briefing.labels_rows import EN_ROWS, ZH_ROWS
+from tasks.model.briefing import Reason
 
 ZH: dict[str, str] = {
     "title": "{topic} · E1 预消化简报({date})",
@@ -224,6 +225,11 @@ DENSITY: dict[str, dict[str, str]] = {
 def rule_text(numbers: Mapping[str, float], L: Mapping[str, str]) -> str:
     """The density rule in the briefing's language, from its numbers (`DensityRule.numbers()`)."""
     return L["density_rule"].format(**numbers) if numbers else ""
+
+
+def reason_text(reason: Sequence[Reason], L: Mapping[str, str]) -> str:
+    """Why a paper has its status, worded in the briefing's language."""
+    return L["reason_sep"].join(L[f"reason_{part.key}"].format(**dict(part.args)) for part in reason)
 
 
 def short_title(title: str) -> str:

@@ -6,6 +6,17 @@ Merged into the label tables of `tasks.briefing.labels`; kept apart so each tabl
 from __future__ import annotations
 
 ZH_ROWS: dict[str, str] = {
+    # Why a paper has its status (tasks.model.briefing.Reason, from tasks.judge.evidence), joined by reason_sep.
+    "reason_sep": "；",
+    "reason_owned": "归属 {topic}（{score}）",
+    "reason_adjacent_declared": "来源登记为邻接",
+    "reason_secondary": "主分类邻接（主分类 {primary}，副分类 {topic}）",
+    "reason_secondary_only": "主分类邻接（主分类未定，副分类 {topic}）",
+    "reason_taken": "已被 {topics} 锚定",
+    "reason_excluded": "来源标注不属于 {topic}",
+    "reason_untouched": "未涉及本主题",
+    "reason_recommended": "来源建议进 E1",
+    "reason_signals": "信号 {score}（{kinds}）",
     # The density rule, from its numbers (tasks.judge.density.DensityRule).
     "density_rule": "得分 = NET-new + {engineering_weight:g}×工程新增 + {adjacent_weight:g}×邻接 + "
                     "{deepening_weight:g}×引用列表深化；≥{high:g} 高，≥{medium:g} 中，≥{medium_low:g} 中低，否则低",
@@ -63,6 +74,16 @@ ZH_ROWS: dict[str, str] = {
 }
 
 EN_ROWS: dict[str, str] = {
+    "reason_sep": "; ",
+    "reason_owned": "belongs to {topic} ({score})",
+    "reason_adjacent_declared": "registered by a source as adjacent",
+    "reason_secondary": "adjacent by category (primary {primary}, secondary {topic})",
+    "reason_secondary_only": "adjacent by category (primary undecided, secondary {topic})",
+    "reason_taken": "already anchored by {topics}",
+    "reason_excluded": "a source says it is not {topic}",
+    "reason_untouched": "not about this topic",
+    "reason_recommended": "a source recommends it for E1",
+    "reason_signals": "signals {score} ({kinds})",
     "density_rule": "score = NET-new + {engineering_weight:g}×engineering + {adjacent_weight:g}×adjacent + "
                     "{deepening_weight:g}×reference-list deepening; ≥{high:g} high, ≥{medium:g} medium, "
                     "≥{medium_low:g} medium-low, else low",

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import LABELS, rule_text
+from tasks.briefing.labels import LABELS, reason_text, rule_text
 from tasks.briefing.sources import credibility_rule
 from tasks.common.jsontext import json_text
 from tasks.common.urls import defang_plain
@@ -22,7 +22,7 @@ def _day(value: dt.date | None) -> str | None:
     return value.isoformat() if value else None
 
 
-def _increment(p: Paper, rank: int) -> dict[str, Any]:
+def _increment(p: Paper, rank: int, L: dict[str, str]) -> dict[str, Any]:
     return {
         "rank": rank,
         "arxiv_id": p.arxiv_id,
@@ -45,13 +45,13 @@ def _increment(p: Paper, rank: int) -> dict[str, Any]:
         "first_seen": _day(p.first_seen),
         "days_seen": p.days_seen,
         "earlier_sources": p.earlier_sources,
-        **_judged(p),
+        **_judged(p, L),
     }
 
 
-def _judged(p: Paper) -> dict[str, Any]:
-    """Why the paper has its status: the owning topic, the reason and every piece of evidence."""
-    return {"owner": p.owner, "reason": p.reason, "evidence": [e.as_dict() for e in p.evidence]}
+def _judged(p: Paper, L: dict[str, str]) -> dict[str, Any]:
+    """Why the paper has its status: the owning topic, the reason (worded) and every piece of evidence."""
+    return {"owner": p.owner, "reason": reason_text(p.reason, L), "evidence": [e.as_dict() for e in p.evidence]}
 
 
 def _verification(v: StatusAsOf) -> dict[str, Any]:
@@ -93,18 +93,18 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
             for status in ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only", "off_topic")
         },
         "sources": [_source(s, lang, tz) for s in content.sources],
-        "increments": [_increment(p, k) for k, p in enumerate(content.increments, 1)],
+        "increments": [_increment(p, k, L) for k, p in enumerate(content.increments, 1)],
         "verifications": [_verification(v) for v in content.verifications],
         "earlier_verifications": [_verification(v) for v in content.earlier_verifications],
         "stale_after_days": content.stale_after_days,
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),
              "cited_on": _day(p.cited_on), "sections": list(p.sections), "sources": p.sources,
-             "suggested_section": p.suggested_section, **_judged(p)}
+             "suggested_section": p.suggested_section, **_judged(p, L)}
             for p in content.citable()
         ],
         "off_topic": [
-            {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p)}
+            {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p, L)}
             for p in content.papers if p.status == "off_topic"
         ],
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import DENSITY, LABELS, rule_text, short_title
+from tasks.briefing.labels import DENSITY, LABELS, reason_text, rule_text, short_title
 from tasks.briefing.sources import credibility_rule
 from tasks.common.urls import defang_markdown
 from tasks.model.briefing import BriefingContent, Paper
@@ -51,7 +51,7 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
     lines.append(L["relation"].format(topic=c.topic))
     lines += [f"- {_cell(r)}" for r in p.relation]
     if p.status == "adjacent":
-        lines.append("- " + L["rel_adj"].format(reason=p.reason))
+        lines.append("- " + L["rel_adj"].format(reason=reason_text(p.reason, L)))
     else:
         lines.append("- " + L["rel_new"].format(date=c.date.isoformat(), what=""))
     if p.suggested_section and p.neighbours:

@@ -32,7 +32,7 @@ from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
-from tasks.model.briefing import Evidence
+from tasks.model.briefing import Evidence, Reason
 from tasks.model.window import EntryView, MentionView, WindowData
 
 
@@ -44,7 +44,7 @@ class Ownership:
     scores: dict[str, float] = field(default_factory=dict)
     owner: str | None = None
     verdict: Verdict = Verdict.NONE
-    reason: str = ""
+    reason: tuple[Reason, ...] = ()
 
 
 DECLARED = ("card_primary", "queue_primary", "stated_primary")
@@ -218,6 +218,10 @@ def owner_of(scores: dict[str, float], j: Judgment) -> str | None:
     return leaders[0] if len(leaders) == 1 and top >= j.weight("min_owner") else None
 
 
+def _owned(topic: str, score: float) -> Reason:
+    return Reason("owned", (("topic", topic), ("score", f"{score:g}")))
+
+
 def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
     """The verdict for `topic` (see the module docstring), with a reason naming the deciding evidence."""
     j, me = topic.judgment, topic.name
@@ -232,22 +236,23 @@ def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
     if owner == me:
         declared = kinds & {*DECLARED, *SECONDARY, *STATEMENTS}
         if me in adjacent and not declared:
-            result.verdict, result.reason = Verdict.ADJACENT, "来源登记为邻接"
+            result.verdict, result.reason = Verdict.ADJACENT, (Reason("adjacent_declared"),)
         else:
-            result.verdict, result.reason = Verdict.RELEVANT, f"归属 {me}（{scores[me]:g}）"
+            result.verdict, result.reason = Verdict.RELEVANT, (_owned(me, scores[me]),)
     elif kinds & set(SECONDARY) and not excluded and not taken:
-        primary = owner or "/".join(sorted({e.topic for e in evidence if e.kind in DECLARED})) or "未定"
-        result.verdict, result.reason = Verdict.RELEVANT, f"主分类邻接（主分类 {primary}，副分类 {me}）"
+        primary = owner or "/".join(sorted({e.topic for e in evidence if e.kind in DECLARED}))
+        why = Reason("secondary", (("primary", primary), ("topic", me))) if primary else Reason("secondary_only", (("topic", me),))
+        result.verdict, result.reason = Verdict.RELEVANT, (why,)
     elif me in adjacent and not excluded and not taken:
-        result.verdict, result.reason = Verdict.ADJACENT, "来源登记为邻接"
+        result.verdict, result.reason = Verdict.ADJACENT, (Reason("adjacent_declared"),)
     elif taken:
-        result.verdict, result.reason = Verdict.NONE, "已被 " + "/".join(taken) + " 锚定"
+        result.verdict, result.reason = Verdict.NONE, (Reason("taken", (("topics", "/".join(taken)),)),)
     elif owner is not None:
-        result.verdict, result.reason = Verdict.NONE, f"归属 {owner}（{scores[owner]:g}）"
+        result.verdict, result.reason = Verdict.NONE, (_owned(owner, scores[owner]),)
     elif excluded:
-        result.verdict, result.reason = Verdict.NONE, "来源标注不属于 " + me
+        result.verdict, result.reason = Verdict.NONE, (Reason("excluded", (("topic", me),)),)
     else:
-        result.verdict, result.reason = Verdict.NONE, "未涉及本主题"
+        result.verdict, result.reason = Verdict.NONE, (Reason("untouched"),)
     return result
 
 

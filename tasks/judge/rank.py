@@ -48,6 +48,6 @@ def highlight(ranked: Sequence[Paper]) -> Highlight | None:
     if not ranked:
         return None
     top = ranked[0]
-    point = top.thesis or next(iter(top.key_points), "") or top.reason
+    point = top.thesis or next(iter(top.key_points), "")
     return Highlight(top.title, top.status, len(top.sources), top.independent, point.rstrip(_ENDS),
                      top.headline.rstrip(_ENDS), top.arxiv_id)

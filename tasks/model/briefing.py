@@ -40,6 +40,16 @@ class EntryRef:
     heading: str
 
 
+@dataclass(frozen=True)
+class Reason:
+    """One part of why a paper has its status: a label key (`reason_<key>` in the briefing's label
+    tables) and its arguments. The judge says what decided; the renderers word it in the briefing's
+    language (`tasks.briefing.labels.reason_text`)."""
+
+    key: str
+    args: tuple[tuple[str, str], ...] = ()
+
+
 @dataclass
 class Paper:
     """Every mention of one arXiv id in the window judged once; or, without an id, one engineering increment."""
@@ -47,7 +57,7 @@ class Paper:
     arxiv_id: str | None
     title: str
     status: str  # net_new, engineering, adjacent, already_anchored, reference_list_only, off_topic
-    reason: str
+    reason: tuple[Reason, ...]
     sources: list[str]
     entries: list[EntryRef]
     anchored_on: dt.date | None = None

@@ -101,7 +101,7 @@ def test_no_key_point_is_a_cell_or_an_id(rendered: dict[tuple[str, str], tuple[s
 
 
 def _paper(key: str, owner: str | None, **fields: Any) -> Paper:
-    return Paper(arxiv_id=key, title=key, status="net_new", reason="", sources=[f"{key}.md", "b.md"], entries=[],
+    return Paper(arxiv_id=key, title=key, status="net_new", reason=(), sources=[f"{key}.md", "b.md"], entries=[],
                  independent=2, owner=owner, **fields)
 
 

@@ -82,6 +82,8 @@ def _unworded(text: str) -> dict[str, object]:
     for key in ("lang", "density_rule", "credibility_rule"):
         doc.pop(key)
     doc["sources"] = [{k: v for k, v in s.items() if k not in WORDED} for s in doc["sources"]]
+    for key in ("increments", "citations", "off_topic"):
+        doc[key] = [{k: v for k, v in p.items() if k != "reason"} for p in doc[key]]  # worded too
     return doc
 
 

@@ -166,7 +166,7 @@ def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
 
 
 def _paper(key: str, status: str, **fields: Any) -> Paper:
-    return Paper(arxiv_id=key if status != "engineering" else None, title=key, status=status, reason="",
+    return Paper(arxiv_id=key if status != "engineering" else None, title=key, status=status, reason=(),
                  sources=[f"{key}.md"], entries=[], **fields)
 
 

@@ -101,10 +101,11 @@ def test_an_english_window_rendered_in_en_has_no_cjk_at_all() -> None:
     markdown, text = _render(_window(ENGLISH_WINDOW, "inbox/bob/broken.md"), "en")
     assert CJK.findall(markdown) == []
     doc = json.loads(text)
-    # The judge's explanation of a paper's status (`reason`, evidence details) is tasks/judge's
-    # wording, not the briefing's: the JSON is checked without it.
+    # A paper's `reason` is worded from the label tables too; its evidence details quote the
+    # sources, so the JSON is checked without them.
     for item in doc["increments"] + doc["citations"] + doc["off_topic"]:
-        item.pop("reason"), item.pop("evidence")
+        assert item["reason"] and CJK.findall(item["reason"]) == [], item["reason"]
+        item.pop("evidence")
     assert CJK.findall(json.dumps(doc, ensure_ascii=False)) == []
     assert doc["lang"] == "en" and "Credibility rule" in markdown and "score = NET-new" in markdown
     assert {i["status"] for i in doc["increments"]} == {"net_new", "adjacent"}  # their lines are exercised
@@ -137,3 +138,28 @@ def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
     assert "−2" in credibility_rule(L, harsher) and "−2" not in credibility_rule(L, base)
     # A briefing dropped into the inbox must not read as rating itself through its rule line.
     assert STARS.findall(credibility_rule(L)) == []
+
+
+def test_every_reason_is_worded_in_both_languages() -> None:
+    import string
+
+    from tasks.briefing.labels import LABELS, reason_text
+    from tasks.model.briefing import Reason
+
+    keys = {k for k in LABELS["zh"] if k.startswith("reason_") and k != "reason_sep"}
+    assert keys and keys == {k for k in LABELS["en"] if k.startswith("reason_") and k != "reason_sep"}
+    for key in sorted(keys):
+        fields = [f for _, f, _, _ in string.Formatter().parse(LABELS["zh"][key]) if f]
+        reason = (Reason(key.removeprefix("reason_"), tuple((f, f"<{f}>") for f in fields)), Reason("untouched"))
+        zh, en = reason_text(reason, LABELS["zh"]), reason_text(reason, LABELS["en"])
+        assert all(f"<{f}>" in zh and f"<{f}>" in en for f in fields)
+        assert CJK.findall(en) == [] and CJK.findall(zh)
+
+
+def test_every_reason_the_code_gives_has_wording() -> None:
+    from tasks.briefing.labels import LABELS
+    from tests.helpers import ROOT
+
+    given = {m for path in (ROOT / "tasks").rglob("*.py")
+             for m in re.findall(r'Reason\("([a-z_]+)"', path.read_text(encoding="utf-8"))}
+    assert given and all(f"reason_{key}" in LABELS["zh"] and f"reason_{key}" in LABELS["en"] for key in given), given

@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.judge.density import DensityRule, density_report
-from tasks.model.briefing import BriefingContent, EntryRef, Paper, SourceCheck
+from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck
 from tasks.publish.site import PublishedSite, publish_with_site
 from tasks.publish.storage import ObjectStore
 from tasks.verify.status import StatusAsOf
@@ -28,7 +28,7 @@ def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arx
 
     def paper(k: int, status: str, arxiv: bool = True) -> Paper:
         return Paper(arxiv_id=f"{day:%y%m}.{arxiv_base + k:05d}" if arxiv else None, title=f"Paper {k} {text}".strip(),
-                     status=status, reason="reason " + text, sources=[path], entries=[entry],
+                     status=status, reason=(Reason("owned", (("topic", "reason " + text), ("score", "1"))),), sources=[path], entries=[entry],
                      key_points=[f"point {k} {text}", f"**bold** [link](https://example.org/{k}) {text}"],
                      relation=[f"relation {text}"], suggested_section=f"§{k} section {text}", section_basis="text",
                      first_seen=day, days_seen=1, independent=1)
