@@ -11,6 +11,9 @@ from __future__ import annotations
 import os
 import re
 
+# The CJK ideographs (Extension A and the Unified block) that a name or a run of Chinese text is
+# made of, as a character-class range for the patterns that need one.
+CJK_RANGE = "\u3400-\u9fff"
 _BAD = re.compile(r"[\x00\ud800-\udfff]")
 # C0 and C1 controls and the Unicode line/paragraph separators: what would break a line of output.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")

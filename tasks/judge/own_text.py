@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from predigest.judgment import Judgment, TopicTerms
+from tasks.common.text import CJK_RANGE
 from tasks.inbox.segment import sequence_starts
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
@@ -174,7 +175,7 @@ def _holds(words: tuple[str, ...], text: str) -> bool:
 
 def _slug_tokens(path: str) -> list[str]:
     name = path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
-    return [t for t in re.split(r"[^a-z0-9\u3400-\u9fff]+", name) if t]
+    return [t for t in re.split(f"[^a-z0-9{CJK_RANGE}]+", name) if t]
 
 
 @lru_cache(maxsize=4096)

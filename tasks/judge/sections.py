@@ -21,10 +21,11 @@ from itertools import chain
 from typing import Any
 
 from predigest.judgment import default_judgment
+from tasks.common.text import CJK_RANGE
 from tasks.judge.statements import word_pattern
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
-_CJK = re.compile(r"[\u3400-\u9fff]+")
+_CJK = re.compile(f"[{CJK_RANGE}]+")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 _ANCHORED = re.compile(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 
+from tasks.common.text import CJK_RANGE
 from tasks.model.window import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import HEDGE, PHENOMENON_LABEL, strip_labels
 from tasks.verify.names import distinctive, head_token, is_name, lead_phrase, names_nothing
 
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-_NAME_RUN = re.compile(r"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){0,3})(?=\s*[\u3400-\u9fff（(：:「]|$)")
+_NAME_RUN = re.compile(rf"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){{0,3}})(?=\s*[{CJK_RANGE}（(：:「]|$)")
 # A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM", not "MXFP4-quantized").
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-(?![a-z]+\b)[A-Za-z0-9]+)*")
 

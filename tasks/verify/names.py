@@ -12,10 +12,11 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
+from tasks.common.text import CJK_RANGE
 from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, HEDGE, STOP_WORDS, strip_labels
 
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_WORD = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]{2,}")
+_WORD = re.compile(rf"[A-Za-z0-9]+|[{CJK_RANGE}]{{2,}}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
 _STOP = STOP_WORDS
 # Words too common in this domain to identify a thing on their own.

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from tasks.common.text import CJK_RANGE
 from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, PHENOMENON_LABEL, RISK, RISK_LABEL, strip_labels
 
 # A sentence ends at these, but not inside brackets or quotes (「…；…」 is one quoted claim).
@@ -27,7 +28,7 @@ _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$|---)")
 
 # A hedged sentence with no number states no claim of its own ("这组数字…"); CJK text joins with "；".
 _DIGIT = re.compile(r"\d")
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = re.compile(f"[{CJK_RANGE}]")
 # A line that opens a field or another subject ("DeepEP：…", "可信度：…") ends the passage.
 _FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:]")
 _CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]?\]")
