@@ -166,8 +166,8 @@ def assemble_and_publish(
 
 def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.date]) -> None:
     """Refresh each topic's site once for `days` (`tasks.publish.site.refresh_site`: the summary of
-    every date with a stored JSON twin), holding the index lock `assemble_and_publish` takes, so a
-    run publishing meanwhile waits (and refreshes after, from its own twin) rather than interleaving."""
+    every date with a stored JSON twin), holding the index lock `assemble_and_publish` takes: a run
+    publishing meanwhile goes before or after it, never in between."""
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
     with session_scope(get_engine(settings)) as session:
         _lock_index(session)
