@@ -5,12 +5,14 @@ Setup (not timed): a generated workspace of `notes` notes over 365 days is inges
 database; each run gets its own copy (so verifications and briefings start empty) and its own
 published folder. The backfill ingests nothing new; the copy has no verifications yet, so every
 window of the year is derived: per date, oldest first, it collects and judges the window once,
-records its verifications and publishes its briefing (`tasks.backfill`): in the flow's process with
-one worker, pipelined over two spawned processes with two. Both runs must publish the same content hashes.
+records its verifications and publishes its briefing and page (`tasks.backfill`), in the flow's
+process with one worker, pipelined over two spawned processes with two; then the topic's site
+(index page, feed, site index) is refreshed once. Both runs must publish the same content hashes.
 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
 targets are about); for fewer, the 365-date figure is extrapolated from the time per date. The
-same jobs called directly in one lane (no Prefect, no flow) show what the flow adds.
+same jobs called directly in one lane, then the site refresh (no Prefect, no flow), show what the
+flow adds.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
             derive = backfill.plan_derivation(settings, ref, topics, days[-1], ctx.known)
             with lanes.DateLanes(ctx, 1) as one_lane:
                 one_lane.run(backfill.plan_jobs(topics, days, derive=derive))
+            backfill.refresh_sites(ctx, days)  # the topic's site, once, as the flow does after its lanes
         return t()
 
 

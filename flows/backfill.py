@@ -18,6 +18,10 @@ Contract:
   `max_concurrency` at once, created with the idempotency key
   `backfill-<topics>-<date>-<this flow run's id>`: a retried backfill run does not duplicate
   children, a new backfill run re-assembles (and rewrites only what changed).
+- In this process the dates publish their markdown, JSON twin, index entry and page; each topic's
+  site (index page, feed, site.json, site index) is refreshed once, after the lanes stop, from the
+  twins of the range (`tasks.backfill.refresh_sites`, under the index lock), also when a date
+  failed, so it lists every date that published. Child runs publish each date with its site.
 - A date whose briefing would not change writes nothing (objects, index and row stay as they are).
   `force` re-publishes every date's objects and bumps `published_at` even when identical; the
   briefings row of a (topic, date) is updated in place, never duplicated.
@@ -32,6 +36,7 @@ Contract:
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -52,6 +57,8 @@ from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
 from tasks.lanes import DateLanes
 from tasks.publish.artifacts import announce
 from tasks.run import BriefingResult
+
+log = logging.getLogger(__name__)
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
 
@@ -218,6 +225,14 @@ def _children(days: list[dt.date], names: list[str], root: str, force: bool, chi
     return [result for day in days for result in by_day[day]]
 
 
+def _refresh_after_failure(ctx: BackfillContext, days: list[dt.date]) -> None:
+    """Refresh the sites after a date failed; a failure here is logged, so the run reports the date's."""
+    try:
+        steps.refresh_sites(ctx, days)
+    except Exception:  # the date's failure is the one the run raises
+        log.exception("refreshing the sites of %s after a failed date failed too", ", ".join(ctx.topics))
+
+
 def lanes_for(max_concurrency: int) -> int:
     """Worker processes for the dates: as asked, but no more than the cores (the work is CPU-bound)."""
     return max(1, min(max_concurrency, os.cpu_count() or 1))
@@ -253,24 +268,37 @@ def backfill_briefings(
     ref = steps.register_workspace(settings, root)
     resolved = steps.resolve_topics(settings, root, topics)
     workers = lanes_for(max_concurrency)
-    # Worker processes (if any) start up, a second or two each, while the workspace is ingested.
-    with DateLanes(BackfillContext.load(settings, ref, resolved, force), workers) as lanes:
-        changed = steps.find_changed_files(settings, ref)
-        steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
-        derive = steps.plan_derivation(settings, ref, resolved, days[-1], run.known_topic_names(settings, Path(root)))
-        if child_deployment is not None:
-            if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
-                steps.verify_dates(lanes, recorded)
-        else:
-            jobs = plan_jobs(resolved, days, derive=derive)
-            before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
-            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
-            for k in range(0, len(dated), DATES_PER_TASK):
-                # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
-                upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
-                futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=_notify,
-                                                        wait_for=upstream, return_state=False))
-            outcomes = [outcome for future in futures for outcome in future.result()]
+    ctx = BackfillContext.load(settings, ref, resolved, force)
+    publishing = False  # whether dates may have published here (their topics' sites are then refreshed)
+    try:
+        # Worker processes (if any) start up, a second or two each, while the workspace is ingested.
+        with DateLanes(ctx, workers) as lanes:
+            changed = steps.find_changed_files(settings, ref)
+            steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
+            derive = steps.plan_derivation(settings, ref, resolved, days[-1],
+                                           run.known_topic_names(settings, Path(root)))
+            if child_deployment is not None:
+                if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
+                    steps.verify_dates(lanes, recorded)
+            else:
+                jobs = plan_jobs(resolved, days, derive=derive)
+                before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
+                futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
+                publishing = True
+                for k in range(0, len(dated), DATES_PER_TASK):
+                    # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
+                    upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
+                    futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=_notify,
+                                                            wait_for=upstream, return_state=False))
+                outcomes = [outcome for future in futures for outcome in future.result()]
+    except BaseException:
+        if publishing:  # the dates before the one that failed did publish: the site lists them
+            _refresh_after_failure(ctx, days)
+        raise
+    # The dates publish without their topics' sites (once per date made a backfill O(dates²)): the
+    # sites are refreshed once, after the lanes have stopped (no date is still publishing).
+    if publishing:
+        steps.refresh_sites(ctx, days)
     if child_deployment is not None:
         # Each running child holds a briefings row lock and renders on a second connection.
         limit = max(1, min(max_concurrency, settings.db_pool_size // 2))

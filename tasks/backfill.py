@@ -12,6 +12,13 @@ Contract:
   (`tasks.stages.derive.record_window`) when the window must be derived, then assembles and
   publishes the briefing from the same window (`tasks.run.assemble_and_publish` with
   `render_collected`): the bytes of `tasks.run.render_briefing` of that date on any database.
+  It publishes the markdown, JSON twin, index.json entry and the date's page, not its topic's
+  site (index page, feed, site.json, site index), which covers every date: rewriting it per date
+  made a backfill O(dates²).
+- `refresh_sites` refreshes each topic's site once for the dates of the range, from their stored
+  JSON twins (`tasks.run.refresh_sites`, under the index lock): the caller calls it once the jobs
+  are done, also when one failed, and the site is then byte for byte what publishing the dates one
+  by one with their site would have left.
 - `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order. With one worker they run in this
   process one after another. With `workers` > 1, in this process and `workers` - 1 spawned ones
   (CPU-bound Python: threads would share one core), a whole job per lane: windows are collected and
@@ -52,7 +59,7 @@ if TYPE_CHECKING:
     from tasks.lanes import Turns
 
 __all__ = ["BackfillAborted", "BackfillContext", "DateJob", "JobOutcome", "plan_derivation",
-           "plan_jobs", "run_job", "scheduled_window"]
+           "plan_jobs", "refresh_sites", "run_job", "scheduled_window"]
 
 
 class BackfillAborted(RuntimeError):
@@ -168,4 +175,13 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
 def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> run.BriefingResult:
     render = functools.partial(run.render_collected, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
                                ctx.rules[topic.name], judged.papers)
-    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, render=render)
+    # The topic's site is left to `refresh_sites`, once for the whole range.
+    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, render=render,
+                                    site=False)
+
+
+def refresh_sites(ctx: BackfillContext, days: Sequence[dt.date]) -> None:
+    """Refresh the site of each topic of the backfill once for `days`, after their jobs ran (or
+    stopped): every date with a stored JSON twin is listed with its summary, so a date that
+    published is never missing, and a date that did not keeps what an earlier run published."""
+    run.refresh_sites(ctx.settings, list(ctx.topics), days)

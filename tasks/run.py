@@ -13,6 +13,7 @@ from tasks.stages.briefings import (
     assemble_and_publish,
     brief,
     failed_briefing,
+    refresh_sites,
     render_briefing,
     render_collected,
 )
@@ -53,6 +54,7 @@ __all__ = [
     "ingest_one",
     "known_topic_names",
     "mark_stale",
+    "refresh_sites",
     "register_workspace",
     "render_briefing",
     "render_collected",

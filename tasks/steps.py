@@ -121,3 +121,9 @@ def brief_dates(
             on_date(outcome.day, outcome.results)
 
     return lanes.run(jobs, report)
+
+
+@task(name="refresh-sites", cache_policy=NO_CACHE)
+def refresh_sites(ctx: backfill.BackfillContext, days: list[dt.date]) -> None:
+    """Refresh each topic's site (index page, feed, site index) once for the backfilled `days`."""
+    backfill.refresh_sites(ctx, days)

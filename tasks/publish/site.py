@@ -7,8 +7,16 @@ Keys (all under the same store as the markdown and JSON):
 - `briefings/<topic>/site.json`     what the index page and feed need of each date (rebuilt from the
                                     JSON twins whenever it is missing or unreadable)
 - `briefings/index.html`            every topic with its latest briefing
+
+`publish_with_site` writes a briefing and its page, then (unless `site=False`) refreshes its topic's
+site with that date's summary (`publish_site`). The topic's site covers every date, so refreshing it
+costs O(dates) and a backfill refreshing it per date would cost O(dates²): a backfill publishes its
+dates with `site=False`, then calls `refresh_site` once for all of them, which takes each date's
+summary from its stored JSON twin (the bytes `publish_site` was given) and so writes the same bytes
+as refreshing date by date. Both go through one refresh (`_write_site`).
 Each object is written only when its bytes change (`put_if_changed`), so republishing unchanged
-content rewrites nothing. Callers serialise publishing across workers (the index lock of tasks.run).
+content rewrites nothing. Callers serialise publishing across workers (the advisory index lock of
+tasks.stages.briefings; `_SITE_LOCK` only serialises the threads of one process).
 """
 
 from __future__ import annotations
@@ -18,7 +26,7 @@ import json
 import logging
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +35,7 @@ from tasks.publish.pages import date_summary, render_page, render_root_index, re
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
+    briefing_keys,
     publish_briefing,
     put_if_changed,
     read_index,
@@ -44,12 +53,14 @@ _SUMMARY_FIELDS = frozenset(date_summary({"date": ""}))  # written by this versi
 _SITE_LOCK = threading.Lock()  # site.json is read-modify-write, like the index
 
 
+def _topic_keys(topic: str) -> dict[str, str]:
+    base = f"briefings/{validate_topic(topic)}"
+    return {"topic_index": f"{base}/index.html", "feed": f"{base}/atom.xml", "summaries": f"{base}/site.json"}
+
+
 def site_keys(topic: str, date: dt.date) -> dict[str, str]:
     """The keys of a briefing's page and of its topic's index page, feed and summaries."""
-    validate_topic(topic)
-    base = f"briefings/{topic}"
-    return {"page": f"{base}/{date.isoformat()}.html", "topic_index": f"{base}/index.html",
-            "feed": f"{base}/atom.xml", "summaries": f"{base}/site.json"}
+    return {"page": f"briefings/{validate_topic(topic)}/{date.isoformat()}.html", **_topic_keys(topic)}
 
 
 @dataclass(frozen=True)
@@ -71,17 +82,24 @@ class PublishedSite:
         return self.briefing.markdown_written or self.briefing.json_written or self.page_written
 
 
+def _twin_summary(store: ObjectStore, topic: str, key: str) -> dict[str, Any] | None:
+    """The summary of the JSON twin stored under `key`; None when there is none or it is unreadable."""
+    raw = store.get(key)
+    if raw is None:
+        return None
+    try:
+        return date_summary(json.loads(raw.decode("utf-8")))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        log.warning("skipping %s in the site of %s: %s", store.url_for(key), topic, exc)
+        return None
+
+
 def _rebuild_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for key in store.list(f"briefings/{topic}/"):
         match = _TWIN.fullmatch(key)
-        raw = store.get(key) if match and match[1] == topic else None
-        if raw is None:
-            continue
-        try:
-            out[match[2]] = date_summary(json.loads(raw.decode("utf-8")))  # type: ignore[index]
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            log.warning("skipping %s in the site of %s: %s", store.url_for(key), topic, exc)
+        if match and match[1] == topic and (summary := _twin_summary(store, topic, key)) is not None:
+            out[match[2]] = summary
     return out
 
 
@@ -106,37 +124,79 @@ def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
     return (json.dumps({"dates": ordered}, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
 
 
+def _write_site(
+    store: ObjectStore, topic: str, fresh: Mapping[str, dict[str, Any]], lang: str, site_url: str | None,
+) -> dict[str, bool]:
+    """The topic's summaries with `fresh` (date -> summary) merged in, written as site.json, the
+    topic's index page and feed, and the site index; which of the last three it had to write.
+    The caller holds `_SITE_LOCK` (site.json is read-modify-write)."""
+    keys = _topic_keys(topic)
+    summaries = read_summaries(store, topic)
+    summaries.update(fresh)
+    put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
+    ordered = [summaries[d] for d in sorted(summaries)]
+    written = {"topic_index": put_if_changed(store, keys["topic_index"], render_topic_index(topic, ordered, lang),
+                                             HTML_CONTENT_TYPE),
+               "feed": put_if_changed(store, keys["feed"], render_feed(topic, ordered, lang, site_url),
+                                      ATOM_CONTENT_TYPE)}
+    latest = []
+    for other in sorted({e.topic for e in read_index(store)} | {topic}):
+        dated = summaries if other == topic else read_summaries(store, other)
+        if dated:
+            latest.append((other, dated[max(dated)]))
+    written["site_index"] = put_if_changed(store, SITE_INDEX_KEY, render_root_index(latest, lang), HTML_CONTENT_TYPE)
+    return written
+
+
+def refresh_site(
+    store: ObjectStore, topic: str, dates: Iterable[dt.date], lang: str, site_url: str | None = None,
+) -> dict[str, bool]:
+    """Refresh the topic's site once for `dates`: each date's summary taken from its stored JSON
+    twin (a date with none, or an unreadable one, is left as it was), then site.json, the topic's
+    index page and feed and the site index written where changed. Which of the last three it wrote."""
+    with _SITE_LOCK:
+        # Twins are read under the lock: a publisher writes its twin before refreshing, so whichever
+        # of us refreshes last has read the newest twin.
+        fresh = {}
+        for date in dates:
+            summary = _twin_summary(store, topic, briefing_keys(topic, date)[1])
+            if summary is not None:
+                fresh[date.isoformat()] = summary
+        return _write_site(store, topic, fresh, lang, site_url)
+
+
+def _write_page(
+    store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None,
+) -> tuple[dict[str, str], bool]:
+    keys = site_keys(topic, date)
+    return keys, put_if_changed(store, keys["page"], render_page(doc, lang, site_url), HTML_CONTENT_TYPE)
+
+
 def publish_site(
     store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None = None,
 ) -> tuple[dict[str, str], dict[str, bool]]:
-    """Write the page of one briefing and refresh its topic's index page, feed and the site index."""
-    keys = site_keys(topic, date)
-    written = {"page": put_if_changed(store, keys["page"], render_page(doc, lang, site_url), HTML_CONTENT_TYPE)}
+    """Write the page of one briefing and refresh its topic's index page, feed and the site index
+    with its summary (`doc`, its JSON twin as a dict: the twin just stored need not be read back)."""
+    keys, page = _write_page(store, topic, date, doc, lang, site_url)
     with _SITE_LOCK:
-        summaries = read_summaries(store, topic)
-        summaries[date.isoformat()] = date_summary(doc)
-        put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
-        ordered = [summaries[d] for d in sorted(summaries)]
-        written["topic_index"] = put_if_changed(store, keys["topic_index"], render_topic_index(topic, ordered, lang),
-                                                HTML_CONTENT_TYPE)
-        written["feed"] = put_if_changed(store, keys["feed"], render_feed(topic, ordered, lang, site_url),
-                                         ATOM_CONTENT_TYPE)
-        latest = []
-        for other in sorted({e.topic for e in read_index(store)} | {topic}):
-            dated = summaries if other == topic else read_summaries(store, other)
-            if dated:
-                latest.append((other, dated[max(dated)]))
-        written["site_index"] = put_if_changed(store, SITE_INDEX_KEY, render_root_index(latest, lang),
-                                               HTML_CONTENT_TYPE)
-    return keys, written
+        written = _write_site(store, topic, {date.isoformat(): date_summary(doc)}, lang, site_url)
+    return keys, {"page": page, **written}
 
 
 def publish_with_site(
     store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = "zh",
-    site_url: str | None = None,
+    site_url: str | None = None, site: bool = True,
 ) -> PublishedSite:
-    """`publish_briefing` (markdown, JSON twin, index.json), then the briefing's page and its topic's site."""
+    """`publish_briefing` (markdown, JSON twin, index.json), then the briefing's page and its topic's site.
+
+    `site=False` writes the page only and leaves the topic's site (site.json, index page, feed, site
+    index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
     briefing = publish_briefing(store, topic, date, markdown, json_text)
-    keys, written = publish_site(store, topic, date, json.loads(json_text), lang, site_url)
+    doc = json.loads(json_text)
+    if site:
+        keys, written = publish_site(store, topic, date, doc, lang, site_url)
+    else:
+        keys, page = _write_page(store, topic, date, doc, lang, site_url)
+        written = {"page": page, "topic_index": False, "feed": False, "site_index": False}
     return PublishedSite(briefing, keys["page"], keys["feed"], keys["topic_index"], written["page"],
                          written["feed"], written["topic_index"], written["site_index"])

@@ -1,4 +1,5 @@
-"""Briefing stage over ids and settings: render one briefing as of its cutoff, and publish it.
+"""Briefing stage over ids and settings: render one briefing as of its cutoff, and publish it (with
+its topic's site, or without it for `refresh_sites` to refresh once for many dates: a backfill).
 
 A briefing reads the topic's verifications as of its date, so it first derives them through
 that date (`tasks.stages.verifications`); the window it renders is collected and judged once,
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.orm import Session
 
 from db.engine import get_engine, session_scope
 from db.models import Briefing
@@ -35,7 +37,7 @@ from tasks.publish.publish import (
     PublishedBriefing,
     update_index,
 )
-from tasks.publish.site import publish_with_site
+from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import open_store
 from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
@@ -109,15 +111,22 @@ def brief(settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date,
     return assemble_and_publish(settings, ref, topic, window_of(topic, day, since))
 
 
+def _lock_index(session: Session) -> None:
+    """Serialise publishing across workers until `session` commits (index.json and site.json are read-modify-write)."""
+    session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
+
+
 def assemble_and_publish(
     settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False,
-    render: Callable[[], tuple[str, str]] | None = None,
+    render: Callable[[], tuple[str, str]] | None = None, site: bool = True,
 ) -> BriefingResult:
     """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised.
 
     `force` rewrites the objects and bumps `published_at` even when nothing changed (the row is
     updated in place, never duplicated). `render` (default: `render_briefing` of the window) is
-    called while the row lock is held.
+    called while the row lock is held. `site=False` leaves the topic's site (index page, feed,
+    site.json, site index) to a later `refresh_sites` (a backfill: once, not per date); the
+    briefing's own page is written either way.
     """
     engine = get_engine(settings)
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
@@ -135,10 +144,11 @@ def assemble_and_publish(
             ).with_for_update()
         ).scalar_one()
         markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
-        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _INDEX_LOCK})
-        site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang, settings.site_url)
-        published: PublishedBriefing = site.briefing
-        written = site.written
+        _lock_index(session)
+        published_site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang,
+                                           settings.site_url, site=site)
+        published: PublishedBriefing = published_site.briefing
+        written = published_site.written
         if force and not written:
             store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
             store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
@@ -151,4 +161,15 @@ def assemble_and_publish(
             row.published_at = func.now()
     return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
                           store.url_for(published.json_key), published.content_hash, written,
-                          store.url_for(site.page_key), store.url_for(site.feed_key))
+                          store.url_for(published_site.page_key), store.url_for(published_site.feed_key))
+
+
+def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.date]) -> None:
+    """Refresh each topic's site once for `days` (`tasks.publish.site.refresh_site`: the summary of
+    every date with a stored JSON twin), holding the index lock `assemble_and_publish` takes: a run
+    publishing meanwhile goes before or after it, never in between."""
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    with session_scope(get_engine(settings)) as session:
+        _lock_index(session)
+        for topic in topics:
+            refresh_site(store, topic, days, settings.lang, settings.site_url)

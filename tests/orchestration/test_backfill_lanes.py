@@ -3,9 +3,10 @@
 - `plan_jobs`: the windows to derive before the first date (record only), then one job per date of
   the range (kept even when no topic is scheduled that day, so progress hears every date; deriving
   the windows of that date that must be), numbered in order;
-- one lane (this process) and two (this process and a spawned one) store the same verifications
-  and publish the same bytes as the daily stage run date by date (`tasks.run.brief`), each from
-  its own copy of the same database;
+- one lane (this process) and two (this process and a spawned one), then `refresh_sites` once,
+  store the same verifications and publish the same bytes, every object of the store (the topics'
+  sites included), as the daily stage run date by date (`tasks.run.brief`), each from its own copy
+  of the same database; the lanes alone write each date's page but not its topic's site;
 - a job that fails stops the jobs after it: they raise `BackfillAborted` (nothing waits forever)
   and record and publish nothing, while the jobs before it are done;
 - `Turns` across processes: a process waiting for its turn goes on once the job before it is done,
@@ -32,6 +33,7 @@ from tasks.backfill import (
     DateJob,
     plan_derivation,
     plan_jobs,
+    refresh_sites,
     scheduled_window,
 )
 from tasks.lanes import DateLanes, Turns
@@ -109,6 +111,9 @@ def test_lanes_equal_the_stages_date_by_date(
     assert heard == DAYS[2:]
     assert [(r.topic, r.date, r.written) for o in outcomes for r in o.results] == [
         (t.name, d, True) for d in DAYS for t in topics]
+    laned_keys = set(_snapshot(tmp_path / "laned"))
+    assert f"briefings/rag/{DAYS[-1]}.html" in laned_keys and "briefings/rag/index.html" not in laned_keys
+    refresh_sites(ctx, DAYS)
     assert {k: v[0] for k, v in _snapshot(tmp_path / "laned").items()} == {
         k: v[0] for k, v in _snapshot(tmp_path / "staged").items()}
     engines = [make_engine(s.database_url or "", pool_size=1) for s in (staged, laned)]
