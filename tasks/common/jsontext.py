@@ -2,7 +2,7 @@
 for byte, in a tenth of the time.
 
 With `indent`, the standard library encodes in pure Python (its C encoder is used only without
-one), and a briefing's JSON twin is rendered on every date of a backfill. orjson (already installed
+one), and a backfill writes a JSON twin, index.json and site.json on every date. orjson (already installed
 with Prefect) writes the same text for what a briefing holds: dicts with text keys, lists and
 tuples, text, booleans, None, integers of 64 bits and finite floats written without an exponent.
 Anything else (an exponent in a float's repr, NaN, a larger integer, a lone surrogate, a key that

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasks.common.jsontext import json_text
 from tasks.common.text import clean_text
 from tasks.publish.storage import ObjectStore, sha256_hex
 
@@ -156,7 +157,7 @@ def render_index(entries: Iterable[IndexEntry], failed: Mapping[tuple[str, dt.da
     if failed:
         document["failed"] = [{"topic": clean_text(topic, 200), "date": date.isoformat(), "error": clean_text(error, 500)}
                               for (topic, date), error in sorted(failed.items(), key=lambda kv: (kv[0][1], kv[0][0]))]
-    text = json.dumps(document, sort_keys=True, ensure_ascii=False, indent=2)
+    text = json_text(document)
     return (text + "\n").encode("utf-8")
 
 

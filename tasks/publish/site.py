@@ -30,6 +30,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tasks.common.jsontext import json_text
 from tasks.publish.atom import render_feed
 from tasks.publish.pages import date_summary, render_page, render_root_index, render_topic_index
 from tasks.publish.publish import (
@@ -121,7 +122,7 @@ def read_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
 
 def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
     ordered = [summaries[d] for d in sorted(summaries)]
-    return (json.dumps({"dates": ordered}, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+    return (json_text({"dates": ordered}) + "\n").encode("utf-8")
 
 
 def _write_site(
