@@ -29,7 +29,8 @@ def plain_rows(session: Session, statement: Select[*tuple[Any, ...]]) -> list[tu
     columns (text, integer, date, timestamptz) are those SQLAlchemy returns.
     """
     connection = session.connection()
-    compiled = statement.compile(dialect=connection.dialect)
+    # Expanding IN lists ("postcompile" parameters) rendered as one placeholder per value.
+    compiled = statement.compile(dialect=connection.dialect, compile_kwargs={"render_postcompile": True})
     raw = connection.connection.driver_connection
     assert raw is not None
     with raw.cursor() as cursor:

@@ -37,6 +37,12 @@ def test_same_rows_as_sqlalchemy(db_session: Session) -> None:
     assert [tuple(type(x) for x in r) for r in got] == [tuple(type(x) for x in r) for r in expected]
 
 
+def test_in_lists_are_expanded(db_session: Session) -> None:
+    v = _table()
+    stmt = select(v.c.n).where(v.c.n.in_([1, 3]), v.c.t.in_(["", "x"])).order_by(v.c.n)
+    assert plain_rows(db_session, stmt) == [tuple(r) for r in db_session.execute(stmt).all()] == [(3,)]
+
+
 def test_sees_the_sessions_uncommitted_rows(db_session: Session) -> None:
     db_session.execute(text("CREATE TEMP TABLE plain_rows_probe (n integer)"))
     db_session.execute(text("INSERT INTO plain_rows_probe VALUES (41), (42)"))
