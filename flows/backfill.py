@@ -55,7 +55,7 @@ from predigest.settings import get_settings
 from tasks import run, steps
 from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
 from tasks.lanes import DateLanes
-from tasks.publish.artifacts import announce
+from tasks.publish.artifacts import announce, announce_backfill
 from tasks.run import BriefingResult
 
 log = logging.getLogger(__name__)
@@ -240,7 +240,7 @@ def lanes_for(max_concurrency: int) -> int:
 
 # Dates per task run: a task run costs the API a few calls, so a year is ~50 runs rather than 365,
 # and two chunks in flight keep enough dates queued for the worker processes.
-DATES_PER_TASK = 7
+DATES_PER_TASK = 14
 
 
 @flow(
@@ -299,6 +299,7 @@ def backfill_briefings(
     # sites are refreshed once, after the lanes have stopped (no date is still publishing).
     if publishing:
         steps.refresh_sites(ctx, days)
+        announce_backfill(settings, [r for o in outcomes for r in o.results], start, end)
     if child_deployment is not None:
         # Each running child holds a briefings row lock and renders on a second connection.
         limit = max(1, min(max_concurrency, settings.db_pool_size // 2))

@@ -116,7 +116,7 @@ def brief_dates(
     """Derive (where needed), then publish, consecutive dates in order, each from one collected window per topic;
     `on_date(day, results)` hears each date as it is done."""
     def report(outcome: JobOutcome) -> None:
-        announce(lanes.ctx.settings, outcome.results, backfill=True)
+        announce(lanes.ctx.settings, outcome.results, backfill=True, artifact=False)  # one table at the end
         if on_date is not None:
             on_date(outcome.day, outcome.results)
 

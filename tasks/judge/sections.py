@@ -86,9 +86,9 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
         else:
             parent = None
             continue
-        for body, when, name, named in _bullets(str(raw.get("text") or "")):
-            if (when is not None and when <= day) or (when is None and undated_count):
-                current.entries.append(DocEntry(current.label, name, body, when, named))
+        current.entries = [e for e in _section_entries(current.label, str(raw.get("text") or ""))
+                           if (e.anchored_on is not None and e.anchored_on <= day)
+                           or (e.anchored_on is None and undated_count)]
         if current.entries:
             out.append(current)
     return out
@@ -100,6 +100,12 @@ def _date(text: str) -> dt.date | None:
         return dt.date.fromisoformat(text)
     except ValueError:
         return None
+
+
+@lru_cache(maxsize=512)
+def _section_entries(label: str, text: str) -> tuple[DocEntry, ...]:
+    """Every entry of a section whatever the day (frozen, shared by every window's index)."""
+    return tuple(DocEntry(label, name, body, when, named) for body, when, name, named in _bullets(text))
 
 
 @lru_cache(maxsize=512)

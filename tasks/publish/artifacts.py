@@ -4,7 +4,10 @@
 results of publishing. Each briefing is logged as "published" or "unchanged" with its keys; each
 published one gets a markdown artifact (title, density, NET-new ids, keys of its page and feed) and
 is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set). Unchanged
-briefings get neither an artifact nor a notification. Daily runs also emit
+briefings get neither an artifact nor a notification. A backfill run in one flow (its dates in
+lanes, not child runs) gets one table artifact instead, a row per date and topic
+(`announce_backfill`): a year is 365 artifacts otherwise, each a round trip the API server
+serves while the lanes compete with it for the cores. Daily runs also emit
 `predigest.briefing.published` or `.unchanged` per briefing (see predigest/automations.py). Outside a Prefect run nothing is created.
 """
 
@@ -81,8 +84,8 @@ def _run_logger() -> logging.Logger | logging.LoggerAdapter[logging.Logger]:
     return log
 
 
-def announce(settings: Settings, results: Iterable[Published], *, backfill: bool = False) -> None:
-    """Log, record an artifact for, and notify about each published briefing in `results`."""
+def announce(settings: Settings, results: Iterable[Published], *, backfill: bool = False, artifact: bool = True) -> None:
+    """Log, record an artifact for (unless `artifact` is False), and notify about each published briefing in `results`."""
     results = list(results)
     if not results:
         return
@@ -100,7 +103,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
                     store.url_for(site["page"]), store.url_for(site["feed"]))
         if not backfill:
             _emit(result, state, keys)
-        if not result.written:
+        if not result.written or (backfill and not artifact and not settings.notify_backfill):
             continue
         raw = store.get(json_key)
         if raw is None:
@@ -108,13 +111,43 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
                            result.date.isoformat(), store.url_for(json_key))
             continue
         doc = json.loads(raw.decode("utf-8"))
-        _create_artifact(result, artifact_markdown(doc, keys, settings.lang), logger)
+        if artifact:
+            _create_artifact(result, artifact_markdown(doc, keys, settings.lang), logger)
         if backfill and not settings.notify_backfill:
             continue
         outcome = notify_published(settings, store, result.topic, result.date, result.content_hash, doc,
                                    public_url(settings, store, site["page"]), public_url(settings, store, site["feed"]))
         for destination, how in outcome.items():
             logger.info("%s %s notification to %s: %s", result.topic, result.date.isoformat(), destination, how)
+
+
+def backfill_rows(settings: Settings, results: Iterable[Published]) -> list[dict[str, str]]:
+    """A row per briefing of a backfill: date, topic, what happened to it, and where it is."""
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    rows = []
+    for result in sorted(results, key=lambda r: (r.date, r.topic)):
+        error = getattr(result, "error", None)
+        state = "failed" if error else "published" if result.written else "unchanged"
+        page = "" if error else store.url_for(site_keys(result.topic, result.date)["page"])
+        rows.append({"date": result.date.isoformat(), "topic": clean_text(result.topic), "state": state,
+                     "page": page, "error": clean_text(error)[:500]})
+    return rows
+
+
+def announce_backfill(settings: Settings, results: Iterable[Published], start: dt.date, end: dt.date) -> None:
+    """One table artifact for a backfill run, a row per briefing (`backfill_rows`); nothing outside a run."""
+    from prefect.artifacts import create_table_artifact
+    from prefect.context import FlowRunContext
+
+    rows = backfill_rows(settings, results)
+    if not rows or FlowRunContext.get() is None:
+        return
+    written = sum(r["state"] == "published" for r in rows)
+    try:
+        create_table_artifact(table=rows, description=f"backfill {start.isoformat()}..{end.isoformat()}: "
+                                                      f"{len(rows)} briefings, {written} published")
+    except Exception as exc:  # the run page is a convenience; the briefings are already published
+        _run_logger().warning("could not create the backfill's artifact: %s", exc)
 
 
 def _create_artifact(result: Published, markdown: str, logger: Any) -> None:

@@ -11,6 +11,7 @@ from functools import lru_cache
 from predigest.arxiv_ids import find_ids
 from predigest.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
+from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
 from tasks.verify.names import normalise, same_thing, short_name
@@ -101,6 +102,7 @@ class Context:
     out: list[Observation] = field(default_factory=list)
     raised_by_entry: set[tuple[str, str, int]] = field(default_factory=set)  # (key, path, ordinal)
     resolved_keys: frozenset[str] = frozenset()  # stored items already resolved by the window's day
+    doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],

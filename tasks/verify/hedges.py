@@ -59,9 +59,12 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
 
 
 def _doc_entries(ctx: Context) -> list[DocEntry]:
-    """The knowledge document's body entries anchored by the cutoff (undated ones do not count)."""
-    doc = ctx.data.knowledge
-    return [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+    """The knowledge document's body entries anchored by the cutoff (undated ones do not count);
+    found once per window (hedges and settlements both ask)."""
+    if ctx.doc_entries is None:
+        doc = ctx.data.knowledge
+        ctx.doc_entries = [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+    return ctx.doc_entries
 
 
 def _names_subject(entry: DocEntry, subject: str) -> bool:

@@ -4,6 +4,8 @@
   `briefing-<topic>-<date>`, naming its title, density, NET-new ids and the keys of its page and feed;
   an unchanged briefing gets none. Both are logged as "published"/"unchanged" with the page's location.
 - Text from notes in the artifact is markdown-escaped (a title cannot inject links or markup).
+- A backfill's dates get no artifact each (`artifact=False`) but are logged; the backfill run gets
+  one table artifact, a row per briefing (date, topic, published/unchanged/failed, page), sorted.
 - Outside a run, announce creates nothing and does not fail.
 """
 
@@ -14,7 +16,7 @@ import logging
 from pathlib import Path
 
 from predigest.settings import Settings
-from tasks.publish.artifacts import announce, artifact_key
+from tasks.publish.artifacts import announce, announce_backfill, artifact_key, backfill_rows
 from tasks.publish.storage import LocalStore
 from tests.publish.briefing_factory import Result, make_content, publish_result
 
@@ -70,3 +72,36 @@ def test_published_briefings_get_an_artifact_and_unchanged_ones_do_not(
 
 def test_outside_a_run_nothing_is_created(tmp_path: Path) -> None:
     announce(_settings(tmp_path), [_publish(tmp_path, "art-c")])  # must not raise without a Prefect context
+
+
+def test_a_backfill_gets_one_table_and_no_artifact_per_date(prefect_harness: None, tmp_path: Path) -> None:
+    import json
+
+    from prefect import flow, get_client
+    from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterFlowRunId, ArtifactFilterKey
+
+    settings = _settings(tmp_path)
+    published = _publish(tmp_path, "art-d")
+    unchanged = Result("art-e", DAY - dt.timedelta(days=1), "0" * 64, False)
+
+    @flow(name="backfill-announce-test")
+    def backfilling() -> str:
+        from prefect.runtime import flow_run
+
+        announce(settings, [published, unchanged], backfill=True, artifact=False)
+        announce_backfill(settings, [published, unchanged], DAY - dt.timedelta(days=1), DAY)
+        return str(flow_run.id)
+
+    run_id = backfilling()
+    with get_client(sync_client=True) as client:
+        keyed = client.read_artifacts(artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[
+            artifact_key("art-d", DAY), artifact_key("art-e", DAY - dt.timedelta(days=1))])))
+        on_run = client.read_artifacts(artifact_filter=ArtifactFilter(flow_run_id=ArtifactFilterFlowRunId(any_=[run_id])))
+    assert keyed == []
+    (table,) = on_run
+    assert table.type == "table" and "2 briefings, 1 published" in (table.description or "")
+    rows = json.loads(table.data) if isinstance(table.data, str) else table.data
+    assert rows == backfill_rows(settings, [published, unchanged])
+    assert [(r["date"], r["topic"], r["state"]) for r in rows] == [
+        ("2026-10-08", "art-e", "unchanged"), ("2026-10-09", "art-d", "published")]
+    assert rows[1]["page"].endswith("briefings/art-d/2026-10-09.html")
