@@ -23,8 +23,12 @@ class WorkspaceFile:
     path: str  # workspace-relative, POSIX separators
     kind: str  # note, hf_daily, paper_card, work_queue, knowledge, other
     author: str | None
-    absolute: Path
+    location: str  # the absolute path as the OS gave it (`absolute` is its Path, made when asked)
     problem: str | None = None
+
+    @property
+    def absolute(self) -> Path:
+        return Path(self.location)
 
     @property
     def topic(self) -> str | None:
@@ -68,7 +72,7 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
     for top in ("inbox", "organized"):
         base = root / top
         if base.is_symlink():  # inbox/ or organized/ itself a link: nothing under it is the workspace's
-            found.append(WorkspaceFile(top, "other", None, base, "symlinked folder; not followed"))
+            found.append(WorkspaceFile(top, "other", None, str(base), "symlinked folder; not followed"))
             continue
         if not base.is_dir():
             continue
@@ -76,12 +80,12 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
         def unlistable(exc: OSError, base: Path = base, top: str = top) -> None:
             where = str(exc.filename or base)
             rel = "/".join(display_name(p) for p in where[prefix:].split(os.sep)) if len(where) >= prefix else top
-            found.append(WorkspaceFile(rel, "other", None, Path(where),
+            found.append(WorkspaceFile(rel, "other", None, where,
                                        f"cannot list directory: {exc.strerror or describe(exc)}; skipped"))
 
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False, onerror=unlistable):
-            # Workspace-relative parts from the strings os.walk gives (a Path per file cost more
-            # than the rest of the scan).
+            # Workspace-relative parts and absolute paths from the strings os.walk gives: a Path
+            # per file cost more than the rest of the scan (a file's Path is made when asked).
             raw_parts = tuple(dirpath[prefix:].split(os.sep))
             dir_parts = tuple(display_name(p) for p in raw_parts)
             kept = []
@@ -91,7 +95,7 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
                 if os.path.islink(os.path.join(dirpath, d)):
                     if _kind_of((*raw_parts, d, "x.md")) is not None:
                         found.append(WorkspaceFile("/".join((*dir_parts, display_name(d))), "other", None,
-                                                   Path(dirpath, d), "symlinked directory; not followed"))
+                                                   os.path.join(dirpath, d), "symlinked directory; not followed"))
                     continue
                 kept.append(d)
             dirnames[:] = kept
@@ -99,9 +103,10 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
                 if _is_temp(name):
                     continue
                 rel = "/".join((*dir_parts, display_name(name)))
-                step = guarded(rel, _classify, root, Path(dirpath, name), (*raw_parts, name), rel)
+                where = os.path.join(dirpath, name)
+                step = guarded(rel, _classify, root, where, (*raw_parts, name), rel)
                 if step.failure is not None:
-                    found.append(WorkspaceFile(rel, "other", None, Path(dirpath, name),
+                    found.append(WorkspaceFile(rel, "other", None, where,
                                                f"scan failed: {step.failure.error}"))
                 elif step.value is not None:
                     found.append(step.value)
@@ -109,21 +114,22 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
     return found
 
 
-def _classify(root: Path, absolute: Path, raw_parts: tuple[str, ...], rel: str) -> WorkspaceFile | None:
+def _classify(root: Path, where: str, raw_parts: tuple[str, ...], rel: str) -> WorkspaceFile | None:
     kind_author = _kind_of(raw_parts)
     if kind_author is None:
         return None
     kind, author = kind_author
-    return _check(root, absolute, rel, kind, display_name(author) if author is not None else None)
+    return _check(root, where, rel, kind, display_name(author) if author is not None else None)
 
 
-def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) -> WorkspaceFile:
+def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> WorkspaceFile:
+    """The file as its kind, with the problem that keeps it from being read (`where`: its absolute path)."""
     problem = None
     try:
-        mode = os.lstat(absolute).st_mode  # one lstat says both whether it is a link and what it is
+        mode = os.lstat(where).st_mode  # one lstat says both whether it is a link and what it is
         if stat.S_ISLNK(mode):
             try:
-                target = absolute.resolve(strict=True)
+                target = Path(where).resolve(strict=True)
             except (OSError, RuntimeError):  # a loop is RuntimeError before Python 3.13
                 target = None
             if target is None:
@@ -144,4 +150,4 @@ def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) 
             problem = "note outside an author folder (expected inbox/<author>/); skipped"
         else:
             problem = "not a markdown note; skipped"
-    return WorkspaceFile(rel, kind, author, absolute, problem)
+    return WorkspaceFile(rel, kind, author, where, problem)

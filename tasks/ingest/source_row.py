@@ -36,7 +36,7 @@ def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
     if wf.problem:
         return wf.problem.encode(), wf.problem
     try:
-        fd = os.open(wf.absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(wf.location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return b"", f"cannot read: {exc.strerror or exc}"
     try:
@@ -62,7 +62,7 @@ def sha256(data: bytes) -> str:
 
 def _mtime(wf: WorkspaceFile) -> dt.datetime:
     try:
-        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
+        return dt.datetime.fromtimestamp(os.lstat(wf.location).st_mtime, tz=UTC)
     except (OSError, OverflowError, ValueError):
         return dt.datetime.fromtimestamp(0, tz=UTC)
 
