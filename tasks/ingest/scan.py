@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from predigest.topics import is_safe_topic_name
@@ -25,6 +25,12 @@ class WorkspaceFile:
     author: str | None
     location: str  # the absolute path as the OS gave it (`absolute` is its Path, made when asked)
     problem: str | None = None
+    # The scan's lstat of a regular file that is no link (None for links, problems, and files not
+    # found by a scan): what `tasks.ingest.changes` compares with the stored version, and the mtime
+    # the version is stored with (taken before its bytes are read, so a later write shows).
+    # Observations, not identity: two scans of one file compare equal.
+    size: int | None = field(default=None, compare=False)
+    mtime: float | None = field(default=None, compare=False)
 
     @property
     def absolute(self) -> Path:
@@ -125,8 +131,10 @@ def _classify(root: Path, where: str, raw_parts: tuple[str, ...], rel: str) -> W
 def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> WorkspaceFile:
     """The file as its kind, with the problem that keeps it from being read (`where`: its absolute path)."""
     problem = None
+    info = None
     try:
-        mode = os.lstat(where).st_mode  # one lstat says both whether it is a link and what it is
+        info = os.lstat(where)  # one lstat says both whether it is a link and what it is
+        mode = info.st_mode
         if stat.S_ISLNK(mode):
             try:
                 target = Path(where).resolve(strict=True)
@@ -150,4 +158,6 @@ def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> W
             problem = "note outside an author folder (expected inbox/<author>/); skipped"
         else:
             problem = "not a markdown note; skipped"
+    if problem is None and info is not None and stat.S_ISREG(info.st_mode):
+        return WorkspaceFile(rel, kind, author, where, None, info.st_size, info.st_mtime)
     return WorkspaceFile(rel, kind, author, where, problem)
