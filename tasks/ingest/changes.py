@@ -9,8 +9,8 @@ reads it (`read_file`: non-blocking, bounded) and is unchanged only if that sha2
 version's. A path with no current version is new without being read.
 
 The assumption is the one rsync's quick check and make rely on: a file that keeps its path, size
-and mtime keeps its bytes. What it misses, and `Settings.rehash` (PREDIGEST_REHASH=1) catches by
-hashing every file:
+and mtime keeps its bytes. What it misses, and `Settings.rehash` (PREDIGEST_REHASH=1, `predigest
+run --rehash`) catches by hashing every file:
 - an edit that keeps the size and puts the old mtime back (`touch -r`, `cp -p` or `rsync -t` of
   another version of the same size, a restore from an archive);
 - two writes of the same size within one tick of the file system's clock (nanoseconds to a few

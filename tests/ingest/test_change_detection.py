@@ -9,7 +9,7 @@
   ingest's read and its row is found on the next run, not taken for the stored bytes.
 - Links are always read: their target can change under an unchanged link.
 - The known limit: an edit that keeps the size and restores the old mtime is not found. With the
-  `rehash` setting (PREDIGEST_REHASH) every stored file is read and hashed, which finds it.
+  `rehash` setting (PREDIGEST_REHASH, `--rehash`) every stored file is read and hashed, which finds it.
 Runs on real PostgreSQL (`clean_db`) against a copy of examples/workspace; opens are counted by
 wrapping `os.open` and `open`, whatever reads the file.
 """
@@ -225,8 +225,18 @@ def test_known_limit_a_same_size_edit_with_its_old_mtime_is_missed_and_rehash_fi
     assert outcome.status == "new"
 
 
-def test_the_rehash_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_rehash_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from predigest import cli
+    from predigest.settings import get_settings
+
     monkeypatch.delenv("PREDIGEST_REHASH", raising=False)
     assert Settings(_env_file=None).rehash is False  # type: ignore[call-arg]
     monkeypatch.setenv("PREDIGEST_REHASH", "1")
     assert Settings(_env_file=None).rehash is True  # type: ignore[call-arg]
+    try:
+        for command in (["run"], ["backfill", "--from", "2026-10-01", "--to", "2026-10-02"]):
+            monkeypatch.setenv("PREDIGEST_REHASH", "0")  # undone after the test, whatever the CLI sets
+            args = cli.build_parser().parse_args([*command, "--rehash"])
+            assert cli._settings(args).rehash is True
+    finally:
+        get_settings.cache_clear()
