@@ -42,9 +42,11 @@ def quiet_prefect() -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """Fresh settings after this command's --workspace (made absolute) and --lang are applied."""
+    """Fresh settings after this command's --workspace (made absolute), --lang and --rehash are applied."""
     if getattr(args, "lang", None):
         os.environ["PREDIGEST_LANG"] = args.lang
+    if getattr(args, "rehash", False):
+        os.environ["PREDIGEST_REHASH"] = "true"  # the flows read the environment's settings
     from predigest.orchestrate import settings_for
 
     return settings_for(getattr(args, "workspace", None))
@@ -153,6 +155,12 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
+def _rehash_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rehash", action="store_true",
+                        help="read and hash every stored file to find what changed, instead of trusting an "
+                             "unchanged size and mtime (also PREDIGEST_REHASH=1)")
+
+
 def _debug_flag(parser: argparse.ArgumentParser, default: object) -> None:
     parser.add_argument("--debug", action="store_true", default=default,
                         help="show the full traceback when the command fails (also PREDIGEST_DEBUG=1)")
@@ -175,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--topic", action="append", metavar="T", help="topic to brief (repeatable; default: every knowledge document)")
     run.add_argument("--since", type=parse_datetime, default=None, metavar="DATETIME", help="override the window start (ISO datetime)")
     run.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")
+    _rehash_flag(run)
     run.set_defaults(func=cmd_run)
 
     feeds = sub.add_parser("feeds", help="poll HF Daily Papers and arXiv listings into the database",
@@ -195,6 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     backfill.add_argument("--concurrency", type=bounded_int(1, 8), default=2, metavar="N", help="dates assembled at once, 1..8 (default 2)")
     backfill.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     backfill.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")
+    _rehash_flag(backfill)
     backfill.set_defaults(func=cmd_backfill)
 
     from predigest import explain

@@ -50,6 +50,9 @@ class Settings(BaseSettings):
     db_pool_size: int = 8
     s3_endpoint_url: str | None = None
     stale_after_days: int = 7
+    # Read and hash every stored workspace file to find what changed, instead of trusting an
+    # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.
+    rehash: bool = False
     # Feeds polled by `predigest feeds` and the feeds flow.
     arxiv_categories: list[str] = Field(default_factory=lambda: ["cs.CL", "cs.LG", "cs.DC"])
     # Look up every mentioned arXiv id on the arXiv API (batched, 3 s apart) during runs.

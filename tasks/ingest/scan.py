@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from predigest.topics import is_safe_topic_name
@@ -23,8 +23,18 @@ class WorkspaceFile:
     path: str  # workspace-relative, POSIX separators
     kind: str  # note, hf_daily, paper_card, work_queue, knowledge, other
     author: str | None
-    absolute: Path
+    location: str  # the absolute path as the OS gave it (`absolute` is its Path, made when asked)
     problem: str | None = None
+    # The scan's lstat of a regular file that is no link (None for links, problems, and files not
+    # found by a scan): what `tasks.ingest.changes` compares with the stored version, and the mtime
+    # the version is stored with (taken before its bytes are read, so a later write shows).
+    # Observations, not identity: two scans of one file compare equal.
+    size: int | None = field(default=None, compare=False)
+    mtime: float | None = field(default=None, compare=False)
+
+    @property
+    def absolute(self) -> Path:
+        return Path(self.location)
 
     @property
     def topic(self) -> str | None:
@@ -68,7 +78,7 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
     for top in ("inbox", "organized"):
         base = root / top
         if base.is_symlink():  # inbox/ or organized/ itself a link: nothing under it is the workspace's
-            found.append(WorkspaceFile(top, "other", None, base, "symlinked folder; not followed"))
+            found.append(WorkspaceFile(top, "other", None, str(base), "symlinked folder; not followed"))
             continue
         if not base.is_dir():
             continue
@@ -76,12 +86,12 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
         def unlistable(exc: OSError, base: Path = base, top: str = top) -> None:
             where = str(exc.filename or base)
             rel = "/".join(display_name(p) for p in where[prefix:].split(os.sep)) if len(where) >= prefix else top
-            found.append(WorkspaceFile(rel, "other", None, Path(where),
+            found.append(WorkspaceFile(rel, "other", None, where,
                                        f"cannot list directory: {exc.strerror or describe(exc)}; skipped"))
 
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False, onerror=unlistable):
-            # Workspace-relative parts from the strings os.walk gives (a Path per file cost more
-            # than the rest of the scan).
+            # Workspace-relative parts and absolute paths from the strings os.walk gives: a Path
+            # per file cost more than the rest of the scan (a file's Path is made when asked).
             raw_parts = tuple(dirpath[prefix:].split(os.sep))
             dir_parts = tuple(display_name(p) for p in raw_parts)
             kept = []
@@ -91,7 +101,7 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
                 if os.path.islink(os.path.join(dirpath, d)):
                     if _kind_of((*raw_parts, d, "x.md")) is not None:
                         found.append(WorkspaceFile("/".join((*dir_parts, display_name(d))), "other", None,
-                                                   Path(dirpath, d), "symlinked directory; not followed"))
+                                                   os.path.join(dirpath, d), "symlinked directory; not followed"))
                     continue
                 kept.append(d)
             dirnames[:] = kept
@@ -99,9 +109,10 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
                 if _is_temp(name):
                     continue
                 rel = "/".join((*dir_parts, display_name(name)))
-                step = guarded(rel, _classify, root, Path(dirpath, name), (*raw_parts, name), rel)
+                where = os.path.join(dirpath, name)
+                step = guarded(rel, _classify, root, where, (*raw_parts, name), rel)
                 if step.failure is not None:
-                    found.append(WorkspaceFile(rel, "other", None, Path(dirpath, name),
+                    found.append(WorkspaceFile(rel, "other", None, where,
                                                f"scan failed: {step.failure.error}"))
                 elif step.value is not None:
                     found.append(step.value)
@@ -109,21 +120,24 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
     return found
 
 
-def _classify(root: Path, absolute: Path, raw_parts: tuple[str, ...], rel: str) -> WorkspaceFile | None:
+def _classify(root: Path, where: str, raw_parts: tuple[str, ...], rel: str) -> WorkspaceFile | None:
     kind_author = _kind_of(raw_parts)
     if kind_author is None:
         return None
     kind, author = kind_author
-    return _check(root, absolute, rel, kind, display_name(author) if author is not None else None)
+    return _check(root, where, rel, kind, display_name(author) if author is not None else None)
 
 
-def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) -> WorkspaceFile:
+def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> WorkspaceFile:
+    """The file as its kind, with the problem that keeps it from being read (`where`: its absolute path)."""
     problem = None
+    info = None
     try:
-        mode = os.lstat(absolute).st_mode  # one lstat says both whether it is a link and what it is
+        info = os.lstat(where)  # one lstat says both whether it is a link and what it is
+        mode = info.st_mode
         if stat.S_ISLNK(mode):
             try:
-                target = absolute.resolve(strict=True)
+                target = Path(where).resolve(strict=True)
             except (OSError, RuntimeError):  # a loop is RuntimeError before Python 3.13
                 target = None
             if target is None:
@@ -144,4 +158,6 @@ def _check(root: Path, absolute: Path, rel: str, kind: str, author: str | None) 
             problem = "note outside an author folder (expected inbox/<author>/); skipped"
         else:
             problem = "not a markdown note; skipped"
-    return WorkspaceFile(rel, kind, author, absolute, problem)
+    if problem is None and info is not None and stat.S_ISREG(info.st_mode):
+        return WorkspaceFile(rel, kind, author, where, None, info.st_size, info.st_mtime)
+    return WorkspaceFile(rel, kind, author, where, problem)

@@ -36,7 +36,7 @@ def read_file(wf: WorkspaceFile) -> tuple[bytes, str | None]:
     if wf.problem:
         return wf.problem.encode(), wf.problem
     try:
-        fd = os.open(wf.absolute, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+        fd = os.open(wf.location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except OSError as exc:
         return b"", f"cannot read: {exc.strerror or exc}"
     try:
@@ -60,11 +60,25 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _mtime(wf: WorkspaceFile) -> dt.datetime:
+def recorded_mtime(st_mtime: float) -> dt.datetime | None:
+    """An mtime as `sources.modified_at` holds it (aware UTC, to the microsecond), or None when it
+    has no datetime (out of range). `tasks.ingest.changes` compares with it: one conversion for both."""
     try:
-        return dt.datetime.fromtimestamp(wf.absolute.lstat().st_mtime, tz=UTC)
-    except (OSError, OverflowError, ValueError):
-        return dt.datetime.fromtimestamp(0, tz=UTC)
+        return dt.datetime.fromtimestamp(st_mtime, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _mtime(wf: WorkspaceFile) -> dt.datetime:
+    """The mtime the version is stored with: the scan's (taken before the bytes were read, so a
+    write after the read leaves a different mtime on disk than on the row), else an lstat now
+    (links, and files that did not come from a scan); the epoch when there is none."""
+    try:
+        st_mtime = wf.mtime if wf.mtime is not None else os.lstat(wf.location).st_mtime
+    except OSError:
+        st_mtime = None
+    stamp = recorded_mtime(st_mtime) if st_mtime is not None else None
+    return stamp if stamp is not None else dt.datetime.fromtimestamp(0, tz=UTC)
 
 
 def local_to_utc(local: dt.datetime, tz: ZoneInfo) -> dt.datetime | None:

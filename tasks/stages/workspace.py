@@ -13,13 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
-
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
-from db.models import Source
 from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks.common.guard import describe
+from tasks.ingest.changes import changed_files, current_versions
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
     BuiltFile,
@@ -31,9 +29,7 @@ from tasks.ingest.store import (
     ingest_files,
     init_worker,
     plan_built,
-    read_file,
     record_refused,
-    sha256,
     write_planned,
 )
 from tasks.stages.topics import all_topics
@@ -59,32 +55,17 @@ def register_workspace(settings: Settings, workspace: Path) -> WorkspaceRef:
 INGEST_BATCH_FILES = 500
 
 
-def _stored_digest(wf: WorkspaceFile) -> str:
-    """The sha256 the file's source would be stored with: of its bytes as `read_file` reads them
-    (without blocking on a FIFO, bounded), or of what stands in for them."""
-    return sha256(read_file(wf)[0])
-
-
 def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
     """Workspace files whose current bytes are not stored yet (new or changed).
 
-    Only paths that have a current stored version are read and hashed.
+    A stored file whose size and mtime are those of its current version is taken as unchanged
+    without being read (the assumption rsync and make rely on; `tasks.ingest.changes` says what it
+    misses); the others whose path is stored are read and hashed. `settings.rehash` hashes them all.
     """
     files = scan_workspace(Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        known = {(path, digest) for path, digest in session.execute(
-            select(Source.path, Source.sha256).where(Source.workspace_id == ref.id, Source.superseded_at.is_(None))
-        )}
-    known_paths = {path for path, _ in known}
-    changed = []
-    for wf in files:
-        if wf.path not in known_paths:
-            changed.append(wf)  # no stored version of this path: new, whatever its bytes
-            continue
-        digest = _stored_digest(wf)
-        if (wf.path, digest) not in known:
-            changed.append(wf)
-    return changed
+        current = current_versions(session, ref.id)
+    return changed_files(files, current, rehash=settings.rehash)
 
 
 def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:

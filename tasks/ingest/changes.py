@@ -1,0 +1,93 @@
+"""Which scanned files changed since their current stored version: the one place that decides it.
+
+A file is unchanged without being read when a current version of its path (`superseded_at IS
+NULL`) was stored with the file's present size and mtime: `sources.size` (the size of what was
+read) against the scan's `st_size`, `sources.modified_at` (the scan's mtime, taken before the
+bytes were read; aware UTC to the microsecond, `recorded_mtime`) against the scan's `st_mtime`
+converted the same way. Every other file whose path is stored is read and hashed as the ingest
+reads it (`read_file`: non-blocking, bounded) and is unchanged only if that sha256 is a current
+version's. A path with no current version is new without being read.
+
+The assumption is the one rsync's quick check and make rely on: a file that keeps its path, size
+and mtime keeps its bytes. What it misses, and `Settings.rehash` (PREDIGEST_REHASH=1, `predigest
+run --rehash`) catches by hashing every file:
+- an edit that keeps the size and puts the old mtime back (`touch -r`, `cp -p` or `rsync -t` of
+  another version of the same size, a restore from an archive);
+- two writes of the same size within one tick of the file system's clock (nanoseconds to a few
+  milliseconds on Linux file systems, 2 s on FAT) with the ingest's read in between.
+What it never misses: a file whose size or mtime differs is read and hashed, so a `touch`ed file
+is read and writes nothing (its bytes are stored already); it is read again on every run until its
+bytes change, since an unchanged file's row is not rewritten. Links (their target may change) and
+rows without an mtime (stored before sources had one) are always read. A version stored with an
+error is trusted like any other: its size is that of what was read (0 when nothing could be), so
+an unreadable file that has bytes is read again each run, as before.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from db.models import Source
+from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.source_row import read_file, recorded_mtime, sha256
+
+
+@dataclass(frozen=True)
+class CurrentVersion:
+    """What a current stored version says about the file it was read from."""
+
+    sha256: str
+    size: int
+    modified_at: dt.datetime | None
+
+
+def current_versions(session: Session, workspace_id: int) -> dict[str, list[CurrentVersion]]:
+    """The current versions of the workspace's paths (one each, unless a run was interrupted)."""
+    rows = session.execute(
+        select(Source.path, Source.sha256, Source.size, Source.modified_at)
+        .where(Source.workspace_id == workspace_id, Source.superseded_at.is_(None))
+    )
+    current: dict[str, list[CurrentVersion]] = {}
+    for path, digest, size, modified_at in rows:
+        current.setdefault(path, []).append(CurrentVersion(digest, size, modified_at))
+    return current
+
+
+def same_stat(wf: WorkspaceFile, versions: Iterable[CurrentVersion]) -> bool:
+    """Whether a current version has the file's size and mtime as this scan saw them."""
+    if wf.size is None or wf.mtime is None or wf.problem is not None:
+        return False
+    mtime = recorded_mtime(wf.mtime)
+    if mtime is None:  # out of range: stored as the epoch, which other mtimes map to as well
+        return False
+    return any(v.size == wf.size and v.modified_at == mtime for v in versions)
+
+
+def stored_digest(wf: WorkspaceFile) -> str:
+    """The sha256 the file's source would be stored with: of its bytes as `read_file` reads them
+    (without blocking on a FIFO, bounded), or of what stands in for them."""
+    return sha256(read_file(wf)[0])
+
+
+def changed_files(
+    files: Sequence[WorkspaceFile], current: dict[str, list[CurrentVersion]], rehash: bool = False
+) -> list[WorkspaceFile]:
+    """The files whose current bytes are not a current stored version (new or changed), in order.
+
+    A path with no current version is new without being read; a stored path is read and hashed
+    only when `same_stat` does not vouch for it, or always with `rehash`."""
+    changed = []
+    for wf in files:
+        versions = current.get(wf.path)
+        if not versions:
+            changed.append(wf)  # no stored version of this path: new, whatever its bytes
+        elif not rehash and same_stat(wf, versions):
+            continue
+        elif stored_digest(wf) not in {v.sha256 for v in versions}:
+            changed.append(wf)
+    return changed
