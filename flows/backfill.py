@@ -238,9 +238,9 @@ def lanes_for(max_concurrency: int) -> int:
     return max(1, min(max_concurrency, os.cpu_count() or 1))
 
 
-# Dates per task run: a task run costs the API a few calls, so a year is 27 runs rather than 365,
+# Dates per task run: a task run costs the API a few calls, so a year is ~50 runs rather than 365,
 # and two chunks in flight keep enough dates queued for the worker processes.
-DATES_PER_TASK = 14
+DATES_PER_TASK = 7
 
 
 @flow(
