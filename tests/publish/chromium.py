@@ -9,9 +9,12 @@ DOM report (elements, `on*` attributes and link targets) and optional screenshot
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import threading
@@ -115,8 +118,10 @@ class Browser:
 
     def __enter__(self) -> Browser:
         self._profile = tempfile.TemporaryDirectory(prefix="chromium-")
+        # Its own process group: Chromium's helpers (renderer, GPU, crash handler) go with it.
         self.proc = subprocess.Popen([self.binary, *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     start_new_session=True)
         try:
             self.ws = websocket.create_connection(_devtools_url(self.proc), timeout=30)
         except BaseException:
@@ -130,12 +135,25 @@ class Browser:
         self._stop()
 
     def _stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        """Stop the browser and every helper it started, then remove the profile. A helper still
+        writing its profile made the removal fail now and then ("Directory not empty"), so the
+        whole group is stopped and the removal is retried while the last writes land."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, sig)
+            try:
+                self.proc.wait(timeout=10)
+                break
+            except subprocess.TimeoutExpired:
+                continue
+        for _ in range(50):
+            try:
+                self._profile.cleanup()
+                return
+            except OSError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)  # a helper outlived the browser
+                time.sleep(0.1)
         self._profile.cleanup()
 
     def _call(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
