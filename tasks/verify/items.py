@@ -29,12 +29,8 @@ def _is_id(subject: str) -> bool:
     return text_ids(subject) == [subject]
 
 
-def _names(v: StatusAsOf) -> list[str]:
-    """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
-    return list(_names_of(v.subject, v.title))
-
-
 def _names_of(subject: str, title: str) -> tuple[str, ...]:
+    """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
     paper = _is_id(subject)
     coined = short_name(title) if paper else None
     return tuple(n for n in (None if paper else subject, title, coined) if n)
