@@ -20,6 +20,7 @@ bytes.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import statistics
 from collections.abc import Iterator
@@ -93,13 +94,14 @@ def daily_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
 def feeds_prefect(settings: Any, root: Path, day: dt.date) -> None:
     from flows.feeds import poll_feeds
 
-    poll_feeds(date=day, sources=["hf_daily", "arxiv"], categories=[CATEGORY], workspace=str(root), lookup=False)
+    asyncio.run(poll_feeds(date=day, sources=["hf_daily", "arxiv"], categories=[CATEGORY], workspace=str(root),
+                           lookup=False))
 
 
 def daily_prefect(settings: Any, root: Path, day: dt.date) -> list[Any]:
     from flows.daily import daily_briefing
 
-    return daily_briefing(date=day, topics=[TOPIC], workspace=str(root))
+    return asyncio.run(daily_briefing(date=day, topics=[TOPIC], workspace=str(root)))
 
 
 EVENING = {"direct": (feeds_direct, daily_direct), "prefect": (feeds_prefect, daily_prefect)}

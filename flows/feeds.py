@@ -1,4 +1,7 @@
-"""Poll HF Daily Papers and arXiv category listings for a date, then look up arXiv metadata."""
+"""Poll HF Daily Papers and arXiv category listings for a date, then look up arXiv metadata.
+
+Async only so that the run ends with its work (see `flows/daily.py`); the tasks stay sync, and a
+Python caller runs it with `asyncio.run(...)`."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ FeedName = Literal["hf_daily", "arxiv"]
 
 
 @flow(name="poll-feeds", flow_run_name="poll-feeds {date}")
-def poll_feeds(
+async def poll_feeds(
     date: dt.date | None = None,
     sources: list[FeedName] | None = None,
     categories: list[str] | None = None,

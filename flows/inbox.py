@@ -1,4 +1,7 @@
-"""Ingest one workspace file as soon as it appears or changes (run by the inbox event trigger)."""
+"""Ingest one workspace file as soon as it appears or changes (run by the inbox event trigger).
+
+Async only so that the run ends with its work (see `flows/daily.py`); the tasks stay sync, and a
+Python caller runs it with `asyncio.run(...)`."""
 
 from __future__ import annotations
 
@@ -43,7 +46,7 @@ def workspace_relative(root: Path, path: str) -> str:
 
 
 @flow(name="ingest-inbox-file", flow_run_name="ingest {path}")
-def ingest_inbox_file(path: str, workspace: str | None = None) -> InboxIngestResult:
+async def ingest_inbox_file(path: str, workspace: str | None = None) -> InboxIngestResult:
     """Store one workspace file (a new or changed inbox note) as a source with its items and mentions.
 
     `path` is workspace-relative (as the watcher sends it) or absolute inside the workspace; a path

@@ -1,6 +1,9 @@
 """Age pending verifications: derive each topic's verifications through a date (the derivation the
 briefings read), then mark those past `stale_after_days` stale as of it (the stage is
-`tasks.run.mark_stale`; this flow only sequences it per topic)."""
+`tasks.run.mark_stale`; this flow only sequences it per topic).
+
+Async only so that the run ends with its work (see `flows/daily.py`); the tasks stay sync, and a
+Python caller runs it with `asyncio.run(...)`."""
 
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from tasks import run
 
 
 @flow(name="check-staleness", flow_run_name="check-staleness {date}")
-def check_staleness(
+async def check_staleness(
     date: dt.date | None = None,
     topics: list[str] | None = None,
     workspace: str | None = None,

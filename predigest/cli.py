@@ -9,6 +9,7 @@ asks for the traceback. Subcommands: `build_parser` adds them, one `add_parser` 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 import traceback
@@ -74,7 +75,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(progress.prefect_line(_prefect_api_url()), flush=True)
     from flows.daily import daily_briefing
 
-    results = daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root), since=args.since)
+    results = asyncio.run(daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root),
+                                         since=args.since))
     print(progress.ingest_line(settings, ref.id, since))
     for result in results:
         if result.error:
@@ -99,8 +101,9 @@ def cmd_feeds(args: argparse.Namespace) -> int:
     from flows.feeds import poll_feeds
     from predigest import progress
 
-    outcomes = poll_feeds(date=args.date, sources=args.source or None, categories=args.category or None,
-                          workspace=str(root), lookup=args.lookup or None)
+    outcomes = asyncio.run(poll_feeds(date=args.date, sources=args.source or None,
+                                      categories=args.category or None, workspace=str(root),
+                                      lookup=args.lookup or None))
     for outcome in outcomes:
         state = f"error: {outcome.error}" if outcome.error else outcome.status
         print(f"{outcome.path}  {state}")

@@ -4,6 +4,7 @@ feed is recorded with its error while the others complete, and arXiv metadata is
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,8 @@ def test_poll_flow_records_a_broken_feed_and_completes(
         "*rss.arxiv.org/rss/cs.LG*": ARXIV_RSS,
         "*rss.arxiv.org/rss/cs.CL*": Recorded(status=503, body=b"busy"),
     })
-    outcomes = poll_feeds(date=dt.date(2026, 4, 27), categories=["cs.LG", "cs.CL"], workspace=str(SAMPLE_WORKSPACE))
+    outcomes = asyncio.run(poll_feeds(date=dt.date(2026, 4, 27), categories=["cs.LG", "cs.CL"],
+                                      workspace=str(SAMPLE_WORKSPACE)))
     by_path = {o.path.split("/")[-1].split("?")[0]: o for o in outcomes}
     assert by_path["cs.LG"].error is None
     assert by_path["daily_papers"].error and by_path["cs.CL"].error

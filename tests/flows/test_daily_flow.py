@@ -3,6 +3,7 @@ and a second run changes nothing (row counts, object bytes and modification time
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_flow_publishes_and_rerun_changes_nothing(
 
     _use(monkeypatch, settings)
     day = dt.date(2026, 10, 9)
-    results = daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+    results = asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     assert [r.topic for r in results] == ["inference"] and results[0].written
     out = tmp_path / "published"
     brief = json.loads((out / "briefings" / "inference" / "2026-10-09.json").read_text(encoding="utf-8"))
@@ -48,7 +49,7 @@ def test_flow_publishes_and_rerun_changes_nothing(
     assert [(e["topic"], e["date"]) for e in index["briefings"]] == [("inference", "2026-10-09")]
 
     counts, objects = _row_counts(clean_db), _snapshot(out)
-    again = daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+    again = asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     assert not again[0].written
     assert _row_counts(clean_db) == counts
     assert _snapshot(out) == objects
@@ -63,7 +64,7 @@ def test_flow_publishes_to_s3(
 
     settings = settings.model_copy(update={"storage_url": f"s3://{s3_bucket}/team"})
     _use(monkeypatch, settings)
-    daily_briefing(date=dt.date(2026, 10, 7), topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+    asyncio.run(daily_briefing(date=dt.date(2026, 10, 7), topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     s3 = boto3.client("s3", region_name="us-east-1")
     keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket)["Contents"])
     assert keys == ["team/briefings/index.html", "team/briefings/index.json",

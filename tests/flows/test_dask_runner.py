@@ -3,6 +3,7 @@ worker processes and publishes the same bytes as the default thread runner."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from pathlib import Path
 
@@ -34,7 +35,7 @@ def test_dask_fan_out_publishes_the_same_bytes(
     monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
     get_settings.cache_clear()
     day = dt.date(2026, 10, 9)
-    daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+    asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     threaded = (tmp_path / "published" / "briefings" / "inference" / "2026-10-09.md").read_bytes()
 
     truncate_all(clean_db)
@@ -42,6 +43,7 @@ def test_dask_fan_out_publishes_the_same_bytes(
     get_settings.cache_clear()
     runner = DaskTaskRunner(cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True,
                                             "dashboard_address": None})
-    results = daily_briefing.with_options(task_runner=runner)(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+    results = asyncio.run(daily_briefing.with_options(task_runner=runner)(
+        date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     assert results[0].written
     assert (tmp_path / "dask" / "briefings" / "inference" / "2026-10-09.md").read_bytes() == threaded

@@ -4,6 +4,7 @@ parsed or recorded with a clear error, nothing outside the workspace is read, an
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import shutil
@@ -52,9 +53,10 @@ def test_every_bad_input_is_recorded_or_parsed_and_the_run_publishes(
     })
     monkeypatch.setattr(clients, "http_client", lambda s: replay)
 
-    feeds = poll_feeds(date=dt.date(2026, 10, 9), categories=["cs.DC"], workspace=str(hostile_workspace))
+    feeds = asyncio.run(poll_feeds(date=dt.date(2026, 10, 9), categories=["cs.DC"], workspace=str(hostile_workspace)))
     assert len(feeds) == 2 and all(o.error for o in feeds)
-    results = daily_briefing(date=dt.date(2026, 10, 9), topics=["inference"], workspace=str(hostile_workspace))
+    results = asyncio.run(daily_briefing(date=dt.date(2026, 10, 9), topics=["inference"],
+                                         workspace=str(hostile_workspace)))
     assert results and results[0].written
 
     with session_scope(clean_db) as session:

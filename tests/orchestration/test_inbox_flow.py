@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -59,14 +60,14 @@ def test_flow_ingests_one_file(
     note.write_text("# a\n\n## 条目#1 · vLLM\n\n- arXiv:2610.01001 vLLM serving\n", encoding="utf-8")
     (ws / "inbox" / "alice" / "2026-10-09T1100-alice-b.md").write_text("# b\n")
 
-    first = ingest_inbox_file(path="inbox/alice/2026-10-09T1000-alice-a.md", workspace=str(ws))
+    first = asyncio.run(ingest_inbox_file(path="inbox/alice/2026-10-09T1000-alice-a.md", workspace=str(ws)))
     assert (first.status, first.path, first.error) == ("new", "inbox/alice/2026-10-09T1000-alice-a.md", None)
     assert _sources(clean_db) == [("inbox/alice/2026-10-09T1000-alice-a.md", None, True)]  # only that file
-    again = ingest_inbox_file(path=str(note), workspace=str(ws))
+    again = asyncio.run(ingest_inbox_file(path=str(note), workspace=str(ws)))
     assert (again.status, again.source_id) == ("unchanged", first.source_id)
 
     note.write_text("# a v2\n", encoding="utf-8")
-    changed = ingest_inbox_file(path=str(note), workspace=str(ws))
+    changed = asyncio.run(ingest_inbox_file(path=str(note), workspace=str(ws)))
     assert changed.status == "new" and changed.source_id != first.source_id
     assert [s[2] for s in _sources(clean_db)] == [False, True]
 
@@ -86,12 +87,12 @@ def test_flow_rejects_missing_ignored_and_outside_paths(
     (inbox / ".n.md.swp").write_text("swap")
 
     with pytest.raises(ValueError, match="outside the workspace"):
-        ingest_inbox_file(path="../secret.md", workspace=str(ws))
+        asyncio.run(ingest_inbox_file(path="../secret.md", workspace=str(ws)))
     with pytest.raises(ValueError, match="outside the workspace"):
-        ingest_inbox_file(path=str(secret), workspace=str(ws))
+        asyncio.run(ingest_inbox_file(path=str(secret), workspace=str(ws)))
     assert _sources(clean_db) == []
-    assert ingest_inbox_file(path="inbox/alice/gone.md", workspace=str(ws)).status == "missing"
-    assert ingest_inbox_file(path="inbox/alice/.n.md.swp", workspace=str(ws)).status == "ignored"
-    link = ingest_inbox_file(path="inbox/alice/link-out.md", workspace=str(ws))
+    assert asyncio.run(ingest_inbox_file(path="inbox/alice/gone.md", workspace=str(ws))).status == "missing"
+    assert asyncio.run(ingest_inbox_file(path="inbox/alice/.n.md.swp", workspace=str(ws))).status == "ignored"
+    link = asyncio.run(ingest_inbox_file(path="inbox/alice/link-out.md", workspace=str(ws)))
     assert link.status == "new" and "outside the workspace" in (link.error or "")
     assert "outside" not in str(_sources(clean_db)[0][0])

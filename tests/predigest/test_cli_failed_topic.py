@@ -23,12 +23,16 @@ def test_a_failed_topic_is_printed_failed(tmp_path: Path, database_url: str, mon
     knowledge.mkdir(parents=True)
     for topic in ("agents", "inference"):
         (knowledge / f"{topic}.md").write_text(f"# {topic}\n", encoding="utf-8")
-    monkeypatch.setattr(flows.daily, "daily_briefing", lambda **_: results)
+    async def finished(**_: object) -> list[BriefingResult]:  # the flow is async, as the CLI awaits it
+        return shown
+
+    shown = results
+    monkeypatch.setattr(flows.daily, "daily_briefing", finished)
     monkeypatch.setenv("PREDIGEST_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PREDIGEST_DATABASE_URL", database_url)  # the test database, not a new embedded one
     assert cli.main(["run", "--workspace", str(tmp_path), "--date", "2026-10-09"]) == 0
     out = capsys.readouterr().out
     assert "'agents' 2026-10-09 failed: ValueError: bad anchor" in out
     assert "inference 2026-10-09 published" in out
-    monkeypatch.setattr(flows.daily, "daily_briefing", lambda **_: results[:1])
+    shown = results[:1]
     assert cli.main(["run", "--workspace", str(tmp_path), "--date", "2026-10-09"]) == 1

@@ -12,6 +12,7 @@ a local HTTP server (generic JSON webhook) and a local SMTP server (aiosmtpd):
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import email
 import json
@@ -158,7 +159,7 @@ def test_the_daily_flow_completes_when_the_endpoint_fails(
         monkeypatch.setenv(var, value)
     get_settings.cache_clear()
     try:
-        results = daily_briefing(date=DAY, topics=["inference"], workspace=str(SAMPLE_WORKSPACE))
+        results = asyncio.run(daily_briefing(date=DAY, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     finally:
         get_settings.cache_clear()
     assert results[0].written and Path(results[0].html_url).is_file() and Path(results[0].feed_url).is_file()

@@ -1,0 +1,66 @@
+"""Contract of the flows' shape: every flow but the backfill is async over sync tasks.
+
+Prefect's sync flow engine joins the flow-run heartbeat thread when a run ends, and that thread
+sleeps in 1 s steps, so a sync run ends up to a second after its work; the async engine keeps the
+heartbeats and does not join (prefect/flow_engine.py `_send_heartbeats`). The evening's two flows
+and the event-triggered ones are short, so that second was a third of their Prefect cost
+(benchmarks/README.md). The backfill runs for minutes and stays sync. These tests pin the shape
+and run the one flow no other test runs (check-staleness) the way a caller must: with asyncio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import importlib
+import inspect
+
+import pytest
+from prefect import Flow
+from sqlalchemy import Engine
+
+from predigest.settings import Settings, get_settings
+from tasks import run
+from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
+
+SHORT_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.staleness"]
+
+
+def _flows(module_name: str) -> list[Flow[..., object]]:
+    module = importlib.import_module(module_name)
+    return [value for value in vars(module).values() if isinstance(value, Flow)]
+
+
+@pytest.mark.parametrize("module_name", SHORT_FLOWS)
+def test_short_flows_are_async_over_sync_tasks(module_name: str) -> None:
+    found = _flows(module_name)
+    assert found, f"{module_name} defines no flow"
+    for flow in found:
+        assert inspect.iscoroutinefunction(flow.fn), f"{flow.name} is sync: its runs would wait on the heartbeat join"
+
+
+def test_the_backfill_flows_stay_sync() -> None:
+    found = _flows("flows.backfill")
+    assert {f.name for f in found} == {"backfill-briefings", "briefing-for-date"}
+    assert not any(inspect.iscoroutinefunction(f.fn) for f in found)
+
+
+def test_check_staleness_under_prefect_equals_the_direct_stage(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from flows.staleness import check_staleness
+
+    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
+    get_settings.cache_clear()
+    day = dt.date(2026, 10, 9)
+    try:
+        ingest_all(settings, SAMPLE_WORKSPACE)
+        flowed = asyncio.run(check_staleness(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
+    finally:
+        get_settings.cache_clear()
+    truncate_all(clean_db)
+    ref = ingest_all(settings, SAMPLE_WORKSPACE)
+    direct = [run.mark_stale(settings, ref, "inference", day)]
+    assert flowed == direct
+    assert flowed[0]  # a summary with counts, not an empty result
