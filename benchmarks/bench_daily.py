@@ -42,7 +42,7 @@ from benchmarks.profile import profiled
 from benchmarks.workspace import DEFAULT_END, add_notes, feed_bodies, generate
 
 TOPIC = "inference"
-REPEATS = 3  # evenings per variant; the figures are medians (a flow run's exit varies by up to 1 s)
+REPEATS = 3  # evenings per variant; the figures are medians
 CATEGORY = "cs.LG"
 
 
@@ -179,7 +179,7 @@ def bench_daily(
     result.add("evening (poll_feeds + daily_briefing): under Prefect", med(evening["prefect"]), "s",
                _spread(evening["prefect"]))
     result.add("evening: Prefect overhead", med(evening["prefect"]) - med(evening["direct"]), "s",
-               "two flow runs, each ending with a wait of up to 1 s for its heartbeat thread; ~11 task runs")
+               "two async flow runs (no heartbeat join at their end); ~11 task runs")
     result.add("evening: Prefect / direct", evening_ratio, "x")
     result.add("feed requests (all evenings)", requests, "count")
     result.check("daily flow under Prefect / direct calls", daily_ratio, 1.3, "x")

@@ -7,16 +7,28 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from predigest.settings import Settings
+from predigest.settings import Settings, get_settings
 from tasks import run
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPECTED = FIXTURES / "expected"
+
+
+def point_flows_at(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
+    """Make a flow's get_settings() return the test's database, home and storage (no workspace or
+    topics from the environment; flows get them as parameters)."""
+    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
+    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
+    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
+    monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
+    monkeypatch.delenv("PREDIGEST_TOPICS", raising=False)
+    get_settings.cache_clear()
 
 
 def truncate_all(engine: Engine) -> None:

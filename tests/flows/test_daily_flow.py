@@ -12,16 +12,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from predigest.settings import Settings, get_settings
-from tests.helpers import SAMPLE_WORKSPACE, expected
-
-
-def _use(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
-    """Point the flow's get_settings() at the test settings."""
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
-    get_settings.cache_clear()
+from predigest.settings import Settings
+from tests.helpers import SAMPLE_WORKSPACE, expected, point_flows_at
 
 
 def _row_counts(engine: Engine) -> dict[str, int]:
@@ -38,7 +30,7 @@ def test_flow_publishes_and_rerun_changes_nothing(
 ) -> None:
     from flows.daily import daily_briefing
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     day = dt.date(2026, 10, 9)
     results = asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     assert [r.topic for r in results] == ["inference"] and results[0].written
@@ -63,7 +55,7 @@ def test_flow_publishes_to_s3(
     from flows.daily import daily_briefing
 
     settings = settings.model_copy(update={"storage_url": f"s3://{s3_bucket}/team"})
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     asyncio.run(daily_briefing(date=dt.date(2026, 10, 7), topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     s3 = boto3.client("s3", region_name="us-east-1")
     keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket)["Contents"])

@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 
 from predigest.settings import Settings, get_settings
 from tasks import run
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at, truncate_all
 
 SHORT_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.staleness"]
 
@@ -50,9 +50,7 @@ def test_check_staleness_under_prefect_equals_the_direct_stage(
 ) -> None:
     from flows.staleness import check_staleness
 
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    get_settings.cache_clear()
+    point_flows_at(monkeypatch, settings)
     day = dt.date(2026, 10, 9)
     try:
         ingest_all(settings, SAMPLE_WORKSPACE)

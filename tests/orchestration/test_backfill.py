@@ -26,19 +26,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from predigest.settings import Settings, get_settings
+from predigest.settings import Settings
 from tasks import run
-from tests.helpers import ingest_all
+from tests.helpers import ingest_all, point_flows_at
 from tests.orchestration.workspace_gen import DAYS, make_workspace
-
-
-def _use(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
-    monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
-    monkeypatch.delenv("PREDIGEST_TOPICS", raising=False)
-    get_settings.cache_clear()
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -94,7 +85,7 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
 
     from flows.backfill import backfill_briefings, report_progress
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     heard: list[dt.date] = []
@@ -146,7 +137,7 @@ def test_cli_backfill_shows_progress(
 ) -> None:
     from predigest.cli import main
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     assert main(["backfill", "--from", "2026-10-01", "--to", "2026-10-03", "--topic", "rag",
@@ -167,7 +158,7 @@ def test_backfill_equals_the_evenings_run_one_after_another(
     from db.engine import make_engine
     from flows.backfill import backfill_briefings
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=4)

@@ -16,15 +16,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from flows.inbox import workspace_relative
-from predigest.settings import Settings, get_settings
-
-
-def _use(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
-    monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
-    get_settings.cache_clear()
+from predigest.settings import Settings
+from tests.helpers import point_flows_at
 
 
 def _sources(engine: Engine) -> list[tuple[str, str | None, bool]]:
@@ -53,7 +46,7 @@ def test_flow_ingests_one_file(
 ) -> None:
     from flows.inbox import ingest_inbox_file
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     note = ws / "inbox" / "alice" / "2026-10-09T1000-alice-a.md"
     note.parent.mkdir(parents=True)
@@ -77,7 +70,7 @@ def test_flow_rejects_missing_ignored_and_outside_paths(
 ) -> None:
     from flows.inbox import ingest_inbox_file
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     inbox = ws / "inbox" / "alice"
     inbox.mkdir(parents=True)
