@@ -29,8 +29,8 @@ from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
-from tests.helpers import ingest_all
-from tests.orchestration.test_backfill import _snapshot, _use
+from tests.helpers import ingest_all, point_flows_at
+from tests.orchestration.test_backfill import _snapshot
 from tests.orchestration.workspace_gen import DAYS, make_workspace
 from tests.publish.briefing_factory import make_content, publish_content
 from tests.publish.test_site import CountingStore
@@ -96,7 +96,7 @@ def test_backfill_equals_the_evenings_date_by_date_and_a_rerun_writes_nothing(
 ) -> None:
     from flows.backfill import backfill_briefings
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=2)
@@ -134,7 +134,7 @@ def test_a_failed_date_leaves_the_site_listing_every_date_that_published(
 ) -> None:
     from flows.backfill import backfill_briefings
 
-    _use(monkeypatch, settings)
+    point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     render = run.render_collected
