@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,15 @@ def point_flows_at(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
     monkeypatch.delenv("PREDIGEST_WORKSPACE", raising=False)
     monkeypatch.delenv("PREDIGEST_TOPICS", raising=False)
     get_settings.cache_clear()
+
+
+def sample_copy(tmp_path: Path) -> tuple[Path, Path]:
+    """A writable copy of the sample workspace at tmp_path/ws and an empty folder beside it,
+    tmp_path/outside, for what lies outside the workspace; returns both."""
+    workspace, outside = tmp_path / "ws", tmp_path / "outside"
+    shutil.copytree(SAMPLE_WORKSPACE, workspace, symlinks=True)
+    outside.mkdir()
+    return workspace, outside
 
 
 def truncate_all(engine: Engine) -> None:

@@ -73,7 +73,7 @@ def build_content(
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count)
-    papers += engineering_increments(data, topic, known_topics, doc_names(sections), papers)
+    papers += engineering_increments(data, topic, doc_names(sections), papers)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
     observations = observe_window(data, papers, topic, known_topics, tracked)
     items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))

@@ -234,10 +234,10 @@ def _signals(cand: _Candidate, topic: Topic) -> list[Evidence]:
 
 
 def engineering_increments(
-    data: WindowData, topic: Topic, known: list[str], doc_names: Sequence[str], papers: Sequence[Paper] = ()
+    data: WindowData, topic: Topic, doc_names: Sequence[str], papers: Sequence[Paper] = ()
 ) -> list[Paper]:
-    """The window's engineering increments, each with every source naming it and its days seen.
-    `known` is kept for callers; ownership is judged over every topic the judgment knows."""
+    """The window's engineering increments, each with every source naming it and its days seen;
+    ownership is judged over every topic the judgment knows."""
     judged = _Judged(frozenset(p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")),
                      {p.arxiv_id: p.title for p in papers if p.arxiv_id and p.title})
     # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.

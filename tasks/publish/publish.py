@@ -120,15 +120,27 @@ class PublishedBriefing:
         return IndexEntry(self.topic, self.date, self.markdown_key, self.json_key, self.content_hash)
 
 
+def parse_twin(topic: str, date: dt.date, json_text: str) -> Any:
+    """The JSON twin parsed; ValueError naming the briefing when it is not JSON."""
+    try:
+        return json.loads(json_text)
+    except ValueError as exc:
+        raise ValueError(f"JSON twin of {topic} {date.isoformat()} is not valid JSON: {exc}") from exc
+
+
 def publish_briefing(
     store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str
 ) -> PublishedBriefing:
     """Write the briefing's markdown and JSON twin where changed, then merge it into the index."""
+    parse_twin(topic, date, json_text)
+    return write_briefing(store, topic, date, markdown, json_text)
+
+
+def write_briefing(
+    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str
+) -> PublishedBriefing:
+    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`)."""
     markdown_key, json_key = briefing_keys(topic, date)
-    try:
-        json.loads(json_text)
-    except ValueError as exc:
-        raise ValueError(f"JSON twin of {topic} {date.isoformat()} is not valid JSON: {exc}") from exc
     markdown_bytes = markdown.encode("utf-8")
     json_bytes = json_text.encode("utf-8")
     # Markdown first: an index rebuild discovers briefings by their .json key, so the JSON twin marks completion.

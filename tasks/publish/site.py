@@ -37,10 +37,11 @@ from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
     briefing_keys,
-    publish_briefing,
+    parse_twin,
     put_if_changed,
     read_index,
     validate_topic,
+    write_briefing,
 )
 from tasks.publish.storage import ObjectStore
 
@@ -192,8 +193,8 @@ def publish_with_site(
 
     `site=False` writes the page only and leaves the topic's site (site.json, index page, feed, site
     index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
-    briefing = publish_briefing(store, topic, date, markdown, json_text)
-    doc = json.loads(json_text)
+    doc = parse_twin(topic, date, json_text)
+    briefing = write_briefing(store, topic, date, markdown, json_text)
     if site:
         keys, written = publish_site(store, topic, date, doc, lang, site_url)
     else:

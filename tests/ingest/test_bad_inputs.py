@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from db.models import Item, Source
 from predigest.settings import Settings, get_settings
 from tasks.feeds import clients
 from tasks.feeds.http import Recorded, ReplayHttpClient
-from tests.helpers import SAMPLE_WORKSPACE
+from tests.helpers import sample_copy
 from tests.ingest.bad_inputs import CASES, write_cases
 
 FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
@@ -26,10 +25,7 @@ FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
 
 @pytest.fixture
 def hostile_workspace(tmp_path: Path) -> Path:
-    workspace = tmp_path / "ws"
-    shutil.copytree(SAMPLE_WORKSPACE, workspace, symlinks=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    workspace, outside = sample_copy(tmp_path)
     write_cases(workspace, outside)
     return workspace
 

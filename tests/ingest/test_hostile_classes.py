@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import shutil
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -27,7 +26,7 @@ from tasks.feeds.hf_daily import parse_hf_daily_json
 from tasks.inbox.notes import parse_note
 from tasks.knowledge.parse import parse_knowledge
 from tasks.publish.publish import INDEX_KEY
-from tests.helpers import SAMPLE_WORKSPACE
+from tests.helpers import sample_copy
 from tests.ingest.hostile import item_texts, published, run_evening, sources
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -44,10 +43,7 @@ def _write(root: Path, rel: str, data: bytes) -> Path:
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    root, outside = sample_copy(tmp_path)
     (outside / "secret.md").write_text("## 1. SECRET-OUTSIDE vLLM\n", encoding="utf-8")
     inbox = root / INBOX
     inbox.mkdir(parents=True, exist_ok=True)
