@@ -104,16 +104,10 @@ def _date(text: str) -> dt.date | None:
 
 @lru_cache(maxsize=512)
 def _section_entries(label: str, text: str) -> tuple[DocEntry, ...]:
-    """Every entry of a section whatever the day (frozen, shared by every window's index)."""
-    return tuple(DocEntry(label, name, body, when, named) for body, when, name, named in _bullets(text))
-
-
-@lru_cache(maxsize=512)
-def _bullets(text: str) -> tuple[tuple[str, dt.date | None, str, bool], ...]:
-    """(body, date, name, named) of each bullet of a section's text, whatever the day: every window
-    reads the same document, and only which dates count changes. Nested bullets inherit their
-    parent's date."""
-    out = []
+    """Every entry (bullet) of a section whatever the day, frozen and shared by every window's
+    index: every window reads the same document, and only which dates count changes. Nested
+    bullets inherit their parent's date."""
+    out: list[DocEntry] = []
     stack: list[tuple[int, dt.date | None]] = []
     for line in text.splitlines():
         m = _BULLET.match(line)
@@ -125,7 +119,7 @@ def _bullets(text: str) -> tuple[tuple[str, dt.date | None, str, bool], ...]:
         dated = _ANCHORED.search(body)
         when = _date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
         stack.append((indent, when))
-        out.append((body, when, _entry_name(body), bool(_BOLD.search(body))))
+        out.append(DocEntry(label, _entry_name(body), body, when, bool(_BOLD.search(body))))
     return tuple(out)
 
 

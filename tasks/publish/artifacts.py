@@ -91,6 +91,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
         return
     logger = _run_logger()
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    notify = not backfill or settings.notify_backfill
     for result in results:
         markdown_key, json_key = briefing_keys(result.topic, result.date)
         site = site_keys(result.topic, result.date)
@@ -103,7 +104,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
                     store.url_for(site["page"]), store.url_for(site["feed"]))
         if not backfill:
             _emit(result, state, keys)
-        if not result.written or (backfill and not artifact and not settings.notify_backfill):
+        if not result.written or not (artifact or notify):
             continue
         raw = store.get(json_key)
         if raw is None:
@@ -113,7 +114,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
         doc = json.loads(raw.decode("utf-8"))
         if artifact:
             _create_artifact(result, artifact_markdown(doc, keys, settings.lang), logger)
-        if backfill and not settings.notify_backfill:
+        if not notify:
             continue
         outcome = notify_published(settings, store, result.topic, result.date, result.content_hash, doc,
                                    public_url(settings, store, site["page"]), public_url(settings, store, site["feed"]))
@@ -139,8 +140,10 @@ def announce_backfill(settings: Settings, results: Iterable[Published], start: d
     from prefect.artifacts import create_table_artifact
     from prefect.context import FlowRunContext
 
+    if FlowRunContext.get() is None:
+        return
     rows = backfill_rows(settings, results)
-    if not rows or FlowRunContext.get() is None:
+    if not rows:
         return
     written = sum(r["state"] == "published" for r in rows)
     try:

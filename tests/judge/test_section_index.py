@@ -140,7 +140,7 @@ def test_suggestions_do_not_depend_on_the_caches(documents: list[list[dict[str, 
         sections = S.doc_sections(raw, DAYS[3], True)
         first = [S.SectionIndex(sections, S.legacy_map(raw)).suggest(q, [q]) for q in queries]
         S._doc.cache_clear()
-        S._bullets.cache_clear()
+        S._section_entries.cache_clear()
         again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True), S.legacy_map(raw))
         assert [again.suggest(q, [q]) for q in queries] == first
         assert any(s is not None for s in first)
