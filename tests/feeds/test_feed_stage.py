@@ -14,12 +14,12 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Paper, Source
-from predigest.settings import Settings, get_settings
+from predigest.settings import Settings
 from tasks import run
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.http import FakeClock, Recorded, ReplayHttpClient
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all
+from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at
 
 FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
 HF_JSON = FEEDS / "hf-daily-papers-api_2026-05-18_first-3-of-50.json"
@@ -65,9 +65,7 @@ def test_poll_flow_records_a_broken_feed_and_completes(
 ) -> None:
     from flows.feeds import poll_feeds
 
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    get_settings.cache_clear()
+    point_flows_at(monkeypatch, settings)
     _replay(monkeypatch, {
         "*huggingface.co/api/daily_papers*": Recorded(body=b"{not json", status=200),
         "*rss.arxiv.org/rss/cs.LG*": ARXIV_RSS,

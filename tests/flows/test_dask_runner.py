@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 
 from predigest.runners import task_runner_for
 from predigest.settings import Settings, get_settings
-from tests.helpers import SAMPLE_WORKSPACE, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, point_flows_at, truncate_all
 
 
 def test_task_runner_follows_settings(settings: Settings) -> None:
@@ -30,10 +30,7 @@ def test_dask_fan_out_publishes_the_same_bytes(
 
     from flows.daily import daily_briefing
 
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
-    get_settings.cache_clear()
+    point_flows_at(monkeypatch, settings)
     day = dt.date(2026, 10, 9)
     asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     threaded = (tmp_path / "published" / "briefings" / "inference" / "2026-10-09.md").read_bytes()

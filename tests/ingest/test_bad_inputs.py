@@ -14,10 +14,10 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Item, Source
-from predigest.settings import Settings, get_settings
+from predigest.settings import Settings
 from tasks.feeds import clients
 from tasks.feeds.http import Recorded, ReplayHttpClient
-from tests.helpers import sample_copy
+from tests.helpers import point_flows_at, sample_copy
 from tests.ingest.bad_inputs import CASES, write_cases
 
 FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
@@ -38,10 +38,7 @@ def test_every_bad_input_is_recorded_or_parsed_and_the_run_publishes(
     from flows.feeds import poll_feeds
 
     assert len(CASES) + 2 >= 25
-    monkeypatch.setenv("PREDIGEST_DATABASE_URL", settings.database_url or "")
-    monkeypatch.setenv("PREDIGEST_HOME", str(settings.home))
-    monkeypatch.setenv("PREDIGEST_STORAGE_URL", settings.storage_root_url)
-    get_settings.cache_clear()
+    point_flows_at(monkeypatch, settings)
     truncated = (FEEDS / "arxiv-rss-2026-04-27_cs.LG_3-new-items.xml").read_bytes()[:700]
     replay = ReplayHttpClient({
         "*huggingface.co/api/daily_papers*": Recorded(body=b'[{"paper": {"id": "2610.0', status=200),

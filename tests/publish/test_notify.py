@@ -31,7 +31,7 @@ from predigest.settings import Settings, get_settings
 from tasks.publish.artifacts import announce
 from tasks.publish.notify import destinations
 from tasks.publish.storage import LocalStore
-from tests.helpers import SAMPLE_WORKSPACE
+from tests.helpers import SAMPLE_WORKSPACE, point_flows_at
 from tests.publish.briefing_factory import Result, make_content, publish_result
 from tests.publish.hooks import Hooks, serve_hooks
 
@@ -152,12 +152,10 @@ def test_the_daily_flow_completes_when_the_endpoint_fails(
     from flows.daily import daily_briefing
 
     webhook.status = 503
-    for var, value in {"PREDIGEST_DATABASE_URL": settings.database_url or "", "PREDIGEST_HOME": str(settings.home),
-                       "PREDIGEST_STORAGE_URL": settings.storage_root_url,
-                       "PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([webhook.url]), "PREDIGEST_NOTIFY_ATTEMPTS": "2",
+    for var, value in {"PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([webhook.url]), "PREDIGEST_NOTIFY_ATTEMPTS": "2",
                        "PREDIGEST_NOTIFY_BACKOFF_SECONDS": "0"}.items():
         monkeypatch.setenv(var, value)
-    get_settings.cache_clear()
+    point_flows_at(monkeypatch, settings)
     try:
         results = asyncio.run(daily_briefing(date=DAY, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     finally:
