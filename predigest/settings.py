@@ -35,6 +35,8 @@ class Settings(BaseSettings):
     workspace: Path | None = None
     timezone: str = "Asia/Shanghai"
     cutoff: str = "22:20"
+    # The noon update that merges an evening's increments into the knowledge document (HH:MM, topic's timezone).
+    merge_time: str = "12:00"
     topics: list[str] = Field(default_factory=list)
     # Optional TOML with per-topic settings (schedule, timezone, terms); defaults ship in the package.
     topics_file: Path | None = None
@@ -91,12 +93,12 @@ class Settings(BaseSettings):
             raise ValueError(f"unknown timezone {value!r}") from exc
         return value
 
-    @field_validator("cutoff")
+    @field_validator("cutoff", "merge_time")
     @classmethod
     def _valid_cutoff(cls, value: str) -> str:
         hour, _, minute = value.partition(":")
         if not (hour.isdigit() and minute.isdigit() and int(hour) < 24 and int(minute) < 60):
-            raise ValueError(f"cutoff must be HH:MM, got {value!r}")
+            raise ValueError(f"must be HH:MM, got {value!r}")
         return value
 
     @property

@@ -26,6 +26,7 @@ class Topic:
     schedule: str
     terms: tuple[str, ...] = ()
     aliases: tuple[str, ...] = field(default=())
+    merge_time: str = "12:00"  # the next noon update (HH:MM in `timezone`) merges this topic's increments
     # Word lists and weights of judgment, with every known topic's names and vocabulary.
     judgment: Judgment = field(default_factory=default_judgment)
 
@@ -103,6 +104,7 @@ def resolve_topic(name: str, settings: Settings, workspace: Path, config: dict[s
         schedule=schedule,
         terms=tuple(entry.get("terms", ())),
         aliases=tuple(entry.get("aliases", ())),
+        merge_time=str(entry.get("merge_time") or defaults.get("merge_time") or settings.merge_time),
         judgment=judgment,
     )
 

@@ -16,6 +16,7 @@ from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
 from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
+from tasks.model.merge import merge_time
 from tasks.model.window import WindowData
 from tasks.verify.items import one_per_subject
 from tasks.verify.observe import observe_window
@@ -100,4 +101,5 @@ def build_content(
         malformed=sorted({(m.raw, m.path) for m in data.mentions if m.malformed}), increments=increments,
         report=report, stale_after_days=stale_after_days, highlight=highlight(increments),
         earlier_verifications=[v for v in items if not v.seen_in_window],
+        merge_at=merge_time(data.window.end, data.window.timezone, topic.merge_time),
     )

@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import LABELS, reason_text, rule_text
+from tasks.briefing.merge_plan import knowledge_merge, merge_placement
 from tasks.briefing.sources import credibility_rule
 from tasks.common.jsontext import json_text
 from tasks.common.urls import defang_plain
@@ -45,6 +46,7 @@ def _increment(p: Paper, rank: int, L: dict[str, str]) -> dict[str, Any]:
         "first_seen": _day(p.first_seen),
         "days_seen": p.days_seen,
         "earlier_sources": p.earlier_sources,
+        "merge": merge_placement(p),
         **_judged(p, L),
     }
 
@@ -108,6 +110,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
             for p in content.papers if p.status == "off_topic"
         ],
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],
+        "knowledge_merge": knowledge_merge(content),
     }
 
 

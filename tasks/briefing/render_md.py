@@ -5,6 +5,7 @@ from __future__ import annotations
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, reason_text, rule_text, short_title
+from tasks.briefing.merge_plan import knowledge_merge
 from tasks.briefing.sources import credibility_rule
 from tasks.common.urls import defang_markdown
 from tasks.model.briefing import BriefingContent, Paper
@@ -157,12 +158,23 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     follow = [L["follow"].format(title=short_title(v.title), advice=_cell(v.advice))
               for v in c.verifications if v.status != "resolved" and v.advice]
     out.append(L["sum_next"].format(items=L["sep"].join(follow[:4]) or L["none"]))
+    out.append(_merge_line(c, L))
     off = c.with_status("off_topic")
     if off:
         out.append(L["off_topic"].format(n=len(off), ids=L["list_sep"].join(p.arxiv_id or p.title for p in off)))
     if c.malformed:
         out.append(L["malformed"].format(items=L["sep"].join(f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed)))
     return out
+
+
+def _merge_line(c: BriefingContent, L: dict[str, str]) -> str:
+    """Section 五's line on the noon merge proposal: where it is, or that there is none."""
+    merge = knowledge_merge(c)
+    if merge["diff"] is None:
+        return L["sum_merge_none"]
+    return L["sum_merge"].format(at=merge["merge_at"][:16].replace("T", " "), n=merge["increments"],
+                                 body=merge["into_body"], refs=merge["into_references"], diff=merge["diff"],
+                                 document=merge["document"])
 
 
 def render_markdown(content: BriefingContent, lang: str = "zh") -> str:

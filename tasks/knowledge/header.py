@@ -96,16 +96,25 @@ def parse_header(line: str, tz: ZoneInfo, out: Header, warnings: list[str]) -> N
         out.seen = True
 
 
-def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
-    """Rows of `table` when its columns name a change log (time plus summary or citations), else []."""
+def changelog_columns(table: list[str]) -> dict[str, int | None] | None:
+    """Column index of each change-log field (at, summary, citations, version) when `table` (its
+    lines, header first) is the change log: a time column plus a summary or citations column."""
     if len(table) < 2 or not re.fullmatch(r"[\s|:\-]+", table[1]):
-        return []
+        return None
     headers = [re.sub(r"[\s*`]", "", h).lower() for h in split_table_row(table[0])]
     cols = {
         key: next((i for i, h in enumerate(headers) if h in names), None)
         for key, names in _CL_COLUMNS.items()
     }
     if cols["at"] is None or (cols["summary"] is None and cols["citations"] is None):
+        return None
+    return cols
+
+
+def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
+    """Rows of `table` when its columns name a change log (time plus summary or citations), else []."""
+    cols = changelog_columns(table)
+    if cols is None:
         return []  # not the change log (e.g. the §0 numbering map)
     rows: list[ChangelogRow] = []
     for line in table[2:]:

@@ -174,6 +174,7 @@ class BriefingContent:
     # Raised by earlier windows, still open and not mentioned since: listed apart, one line each,
     # so section 三 and its count hold what this evening's sources say, as the team writes it.
     earlier_verifications: list[StatusAsOf] = field(default_factory=list)
+    merge_at: dt.datetime | None = None  # the noon update that merges its increments (tasks.model.merge)
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

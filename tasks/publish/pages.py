@@ -126,7 +126,8 @@ def density_bars(summaries: Sequence[Mapping[str, Any]]) -> list[Bar]:
 def _links(topic: str, date: str | None, site_url: str | None) -> dict[str, str]:
     """Relative links between the site's pages (they work from a folder, a bucket or a web server)."""
     return {"topic_index": "index.html", "atom": "atom.xml", "root_index": "../index.html",
-            **({"markdown": f"{date}.md", "json": f"{date}.json"} if date else {}),
+            **({"markdown": f"{date}.md", "json": f"{date}.json", "merge_diff": f"{date}.knowledge.diff",
+                "merge_document": f"{date}.knowledge.md"} if date else {}),
             "site": safe_url(site_url) or ""}
 
 

@@ -19,6 +19,9 @@ ZH: dict[str, str] = {
     "subscribe": "订阅 Atom",
     "as_markdown": "markdown",
     "as_json": "JSON",
+    "merge_diff": "午间合入提案（diff）",
+    "merge_document": "合入后全文",
+    "merge_none": "无午间合入提案（本期无可合入的增量）",
     "all_dates": "{topic} 全部日期",
     "all_topics": "全部主题",
     "increments_of_day": "本期增量",
@@ -49,6 +52,9 @@ EN: dict[str, str] = {
     "no_increments": "No increments in this briefing.",
     "none_yet": "No briefing published yet.",
     "read_page": "Read the briefing",
+    "merge_diff": "noon merge proposal (diff)",
+    "merge_document": "merged document",
+    "merge_none": "no noon merge proposal (nothing to merge)",
     "published": "{topic} {date} briefing published: density \"{density}\", {net_new} NET-new",
 }
 

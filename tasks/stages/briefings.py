@@ -9,6 +9,8 @@ shared with that derivation when the derivation had to collect it too.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +33,7 @@ from tasks.common.guard import guarded
 from tasks.judge.density import DensityRule
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
+from tasks.publish.proposal import make_proposal, publish_proposal
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     MARKDOWN_CONTENT_TYPE,
@@ -38,13 +41,14 @@ from tasks.publish.publish import (
     update_index,
 )
 from tasks.publish.site import publish_with_site, refresh_site
-from tasks.publish.storage import open_store
+from tasks.publish.storage import ObjectStore, open_store
 from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.stages.workspace import WorkspaceRef
 from tasks.verify.store import load_tracked, lookup_subjects
 
+log = logging.getLogger(__name__)
 _INDEX_LOCK = 0x70726564  # advisory lock id serialising index.json read-modify-write across workers
 
 
@@ -148,6 +152,10 @@ def assemble_and_publish(
         published_site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang,
                                            settings.site_url, site=site)
         published: PublishedBriefing = published_site.briefing
+        proposed = guarded(f"{topic.name} {window.date} merge proposal", publish_merge_proposal, store,
+                           Path(ref.root), topic.name, window.date, json_text)
+        if proposed.failure is not None:  # the briefing stands; its proposal waits for `predigest merge`
+            log.warning("no merge proposal for %s %s: %s", topic.name, window.date, proposed.failure.error)
         written = published_site.written
         if force and not written:
             store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
@@ -162,6 +170,12 @@ def assemble_and_publish(
     return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
                           store.url_for(published.json_key), published.content_hash, written,
                           store.url_for(published_site.page_key), store.url_for(published_site.feed_key))
+
+
+def publish_merge_proposal(store: ObjectStore, root: Path, topic: str, day: dt.date, json_text: str) -> bool:
+    """The briefing's noon merge proposal against the workspace's document now (none if nothing to merge)."""
+    proposal = make_proposal(json.loads(json_text), root)
+    return proposal is not None and publish_proposal(store, topic, day, proposal)
 
 
 def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.date]) -> None:

@@ -1,0 +1,279 @@
+"""The noon merge: a briefing's increments written into the knowledge document as it is now.
+
+Contract: `propose(text, increments, merge_at, ...)` returns the whole proposed document and a
+unified diff (difflib) against `text`, and says per increment where it went and why.
+- A NET-new paper or an engineering increment becomes one entry at the end of the section the
+  briefing suggests (matched by label, number, heading text or last heading part), written in the
+  style of that section's first anchored entry (`EntryStyle`), marked `[anchored <merge date>]`;
+  an id that was only in References leaves that list. No such section: the entry goes under a
+  marked section at the end of the file, and the proposal says why.
+- An adjacent paper becomes a References entry `(cited <merge date>)`.
+- An id the document already anchors in its body (or, for an adjacent paper, already cites), or
+  an engineering increment whose bold name is already an entry, is left out as already merged.
+- When anything is merged: the header's version goes up by one, `updated:` becomes the merge
+  time, the citation count is recounted (when it equals the distinct ids the document names, it is
+  recounted that way; else it grows by the new citations: new ids and engineering entries), and a
+  row goes on top of the change log, which keeps at most the number of rows its heading promises
+  (`近 6 次`, `last 6`). Every other line keeps its bytes (BOM, line endings, spacing, order).
+Proposing on the proposed document merges nothing: applying twice equals applying once.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import hashlib
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, replace
+from zoneinfo import ZoneInfo
+
+from predigest.arxiv_ids import find_ids
+from tasks.knowledge.merge_doc import (
+    DocLines,
+    EntryStyle,
+    Heading,
+    body,
+    clean_title,
+    entry_style,
+    newline_of,
+    reference_line,
+    scan,
+)
+from tasks.knowledge.merge_log import changelog_row, header_line
+from tasks.knowledge.parse import parse_knowledge
+from tasks.model.merge import MergeIncrement
+
+UNPLACED_HEADING = "## predigest merge: to place by hand"
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What the proposal does with one increment."""
+
+    key: str
+    action: str  # entry, reference, already, skipped
+    section: str | None  # the heading it goes under (entry, reference)
+    why: str
+    line: str = ""  # the line it adds
+
+
+@dataclass(frozen=True)
+class Proposal:
+    path: str
+    base_sha256: str
+    merge_at: dt.datetime
+    document: str
+    diff: str  # unified diff, "" when nothing changes
+    placements: tuple[Placement, ...]
+    notes: tuple[str, ...]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.diff)
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _find_section(doc: DocLines, wanted: str | None) -> Heading | None:
+    if not wanted:
+        return None
+    cleaned = " ".join(wanted.split())
+    number = cleaned.split(" ", 1)[0] if cleaned.startswith("§") else ""
+    last = cleaned.rsplit(" › ", 1)[-1]
+    for match in (lambda h: h.label == cleaned, lambda h: " ".join(h.text.split()) == cleaned,
+                  lambda h: bool(number) and h.number == number and " › " not in cleaned,
+                  lambda h: clean_title(h.text) == last or h.label.rsplit(" › ", 1)[-1] == last):
+        found = [h for h in doc.headings if not h.references and match(h)]
+        if found:
+            return found[0]
+    return None
+
+
+def _short_label(heading: Heading) -> str:
+    """How the change log names a section: `§2.2`, or `§1.1 Router 选型安全审查` for a sub-section."""
+    if heading.number:
+        return heading.number
+    number = heading.label.split(" ", 1)[0] if heading.label.startswith("§") else ""
+    return f"{number} {clean_title(heading.text)}".strip()
+
+
+def _statement(inc: MergeIncrement) -> str:
+    """Its statement on one line, unless it names another paper or a date mark the parser would read."""
+    text = " ".join(inc.statement.split())
+    others = [m for m in find_ids(text) if m.canonical != inc.arxiv_id]
+    return "" if others or re.search(r"anchored|cited", text, re.I) else text
+
+
+def _ids(doc: DocLines, start: int, end: int) -> set[str]:
+    return {m.canonical for line in doc.lines[start:end] for m in find_ids(body(line)) if m.canonical}
+
+
+def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
+            path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = ()) -> Proposal:
+    """The document with `increments` merged at `merge_at` (aware; its wall clock is the document's)."""
+    tz = merge_at.tzinfo if isinstance(merge_at.tzinfo, ZoneInfo) else ZoneInfo("UTC")
+    parsed = parse_knowledge(text, tz)
+    doc = scan(text)
+    nl = newline_of(doc.lines)
+    day = merge_at.date().isoformat()
+    body_dates: dict[str, dt.date | None] = {}
+    cited: dict[str, dt.date | None] = {}
+    for a in parsed.anchors:
+        target, day_of = (cited, a.cited_on) if a.reference_only else (body_dates, a.anchored_on)
+        known = target.get(a.arxiv_id)
+        target[a.arxiv_id] = min(d for d in (known, day_of) if d) if (known or day_of) else None
+    entries: dict[int, list[str]] = {}  # insert after line index -> new lines
+    removed: set[int] = set()
+    tail: list[str] = []
+    refs_tail: list[str] = []
+    placements: list[Placement] = []
+    notes: list[str] = []
+    merged: list[tuple[MergeIncrement, str]] = []  # (increment, where) for the change log
+    refs = doc.references()
+    fallback_style = entry_style(doc.lines, 0, len(doc.lines)) or EntryStyle()
+    for inc in increments:
+        chosen = (not only or inc.key in only or inc.title in only) and inc.key not in skip and inc.title not in skip
+        if not chosen:
+            placements.append(Placement(inc.key, "skipped", None, "not chosen (--only/--skip)"))
+            continue
+        done = _already(doc, inc, body_dates, cited)
+        if done is not None:
+            placements.append(Placement(inc.key, "already", None, done))
+            continue
+        if inc.into_references:
+            line = reference_line(doc.lines, refs.index if refs else 0, doc.section_end(refs) if refs else 0,
+                                  inc.arxiv_id, inc.title, day)
+            if refs is None:
+                refs_tail.append(line)
+                placements.append(Placement(inc.key, "reference", "References", "adjacent; no References list: "
+                                            "the proposal starts one at the end", line))
+            else:
+                at = doc.last_content(refs.index, doc.section_end(refs))
+                entries.setdefault(refs.index if at is None else at, []).append(line)
+                placements.append(Placement(inc.key, "reference", refs.text, "adjacent: cited, not in the body", line))
+            merged.append((inc, "References"))
+            continue
+        heading = _find_section(doc, inc.section)
+        end = doc.section_end(heading) if heading else 0
+        style = (entry_style(doc.lines, heading.index, end) if heading else None) or fallback_style
+        if not style.open and fallback_style.open:
+            style = replace(style, open=fallback_style.open, close=fallback_style.close)
+        line = style.entry(inc.title, inc.arxiv_id, _statement(inc), day)
+        if heading is None:
+            tail.append(line)
+            why = (f"no section {inc.section!r} in the document" if inc.section
+                   else "the briefing suggests no section")
+            placements.append(Placement(inc.key, "entry", UNPLACED_HEADING[3:], why, line))
+            notes.append(f"{inc.key}: {why}; placed under '{UNPLACED_HEADING[3:]}' at the end")
+        else:
+            at = doc.last_content(heading.index + 1, end)
+            entries.setdefault(heading.index if at is None else at, []).append(line)
+            neighbours = f"; next to {', '.join(inc.neighbours)}" if inc.neighbours else ""
+            basis = {"hint": "the sources name the section", "text": "text match"}.get(inc.basis, "suggested")
+            placements.append(Placement(inc.key, "entry", heading.text, f"{basis}{neighbours}", line))
+        if inc.arxiv_id and inc.arxiv_id in cited and refs is not None:
+            ref_end = doc.section_end(refs)
+            gone = [i for i in range(refs.index + 1, ref_end) if inc.arxiv_id in _ids(doc, i, i + 1)]
+            removed.update(gone)
+            notes.append(f"{inc.key}: promoted from References (its line leaves the list)")
+        merged.append((inc, _short_label(heading) if heading else UNPLACED_HEADING[3:]))
+    if not merged:
+        return Proposal(path, sha256_text(text), merge_at, text, "", tuple(placements), tuple(notes))
+    new_ids = {inc.arxiv_id for inc, _ in merged if inc.arxiv_id and inc.arxiv_id not in body_dates
+               and inc.arxiv_id not in cited}
+    engineering = sum(1 for inc, _ in merged if not inc.arxiv_id)
+    before = parsed.citations
+    recount = before is not None and before == len(set(body_dates) | set(cited))
+    after = (len(set(body_dates) | set(cited) | new_ids) if recount else
+             before + len(new_ids) + engineering if before is not None else None)
+    out: list[str] = []
+    header_changed = False
+    log = doc.changelog()
+    zh = bool(_CJK.search(text))
+    log_at: int | None = None  # where the change log starts in `out`
+    for i, raw in enumerate(doc.lines):
+        if i in removed:
+            continue
+        if i == doc.header:
+            raw, header_changed = header_line(raw, merge_at, after), True
+        if log is not None and i == log[0]:
+            log_at = len(out)
+        if log is not None and i == log[0] + 1:  # the row goes under the table's separator line
+            out.append(raw)
+            out.append(changelog_row(log[2], merge_at, briefing_date, merged, before, after, parsed.version,
+                                     zh) + nl)
+            continue
+        out.append(raw)
+        for line in entries.get(i, []):
+            if out and not out[-1].endswith(("\n", "\r")):
+                out[-1] += nl
+            out.append(line + nl)
+    out = _cap_changelog(out, doc, log, log_at)
+    for heading_line, block in ((UNPLACED_HEADING, tail), ("## References", refs_tail)):
+        if not block:
+            continue
+        if out and not out[-1].endswith(("\n", "\r")):
+            out[-1] += nl
+        out += [nl, heading_line + nl, nl, *(line + nl for line in block)]
+    if not header_changed:
+        notes.append("no header line (version · updated · citations): left as it is")
+    if log is None:
+        notes.append("no change log table: no row added")
+    document = "".join(out)
+    return Proposal(path, sha256_text(text), merge_at, document, unified_diff(text, document, path),
+                    tuple(placements), tuple(notes))
+
+
+def _already(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.date | None],
+             cited: dict[str, dt.date | None]) -> str | None:
+    """Why the increment is merged already (an earlier proposal, or by hand), else None."""
+    def when(day: dt.date | None) -> str:
+        return f"already merged on {day.isoformat()}" if day else "already in the body (undated)"
+
+    if inc.arxiv_id:
+        if inc.arxiv_id in body_dates:
+            return when(body_dates[inc.arxiv_id])
+        if inc.into_references and inc.arxiv_id in cited:
+            day = cited[inc.arxiv_id]
+            return f"already cited on {day.isoformat()}" if day else "already in References"
+        return None
+    name = f"**{inc.title}**".casefold()
+    for raw in doc.lines:
+        line = body(raw)
+        if name in line.casefold():
+            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
+            return when(dt.date.fromisoformat(found.group(1)) if found else None)
+    return None
+
+
+_KEEP = re.compile(r"近\s*(\d+)\s*次|last\s+(\d+)|(\d+)\s*(?:most recent|updates)", re.I)
+
+
+def _cap_changelog(out: list[str], doc: DocLines, log: tuple[int, int, dict[str, int | None]] | None,
+                   log_at: int | None) -> list[str]:
+    """Drop the oldest rows beyond what the change log's heading promises to keep."""
+    if log is None or log_at is None:
+        return out
+    above = [h for h in doc.headings if h.index < log[0]]
+    m = _KEEP.search(above[-1].text) if above else None
+    if m is None:
+        return out
+    keep = int(next(g for g in m.groups() if g))
+    rows = end = log_at + 2
+    while end < len(out) and body(out[end]).lstrip().startswith("|"):
+        end += 1
+    return out[:rows + keep] + out[end:] if end - rows > keep else out
+
+
+def unified_diff(old: str, new: str, path: str) -> str:
+    """A unified diff of two texts, line endings kept; a last line without one is marked as patch does."""
+    from tasks.knowledge.merge_doc import split_lines
+
+    out: list[str] = []
+    for line in difflib.unified_diff(split_lines(old), split_lines(new), f"a/{path}", f"b/{path}", n=3):
+        out.append(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n")
+    return "".join(out)

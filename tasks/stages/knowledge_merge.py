@@ -1,0 +1,109 @@
+"""The noon update over settings: show a briefing's merge proposal, or apply it to the workspace.
+
+`merge_knowledge` reads the briefing's published JSON twin, makes its proposal against the
+knowledge document as it is now (`tasks.publish.proposal`), and
+- without `apply`: publishes that proposal (unless `only`/`skip` choose part of it) and returns it;
+- with `apply`: writes the proposed document atomically (a temp file beside it, then rename),
+  only if the document is still the one the stored proposal was made from (its sha256); else it
+  refuses (`stale`, exit code 2) and leaves the file untouched. A proposal that changes nothing
+  (everything already merged) is a no-op, so applying twice equals applying once.
+The CLI (`predigest merge`) and the flow `knowledge-merge` both call it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import tempfile
+from collections.abc import Collection
+from dataclasses import dataclass
+from pathlib import Path
+
+from predigest.settings import Settings
+from tasks.knowledge.merge import Proposal, sha256_text
+from tasks.model.merge import proposal_keys
+from tasks.publish.proposal import (
+    make_proposal,
+    proposal_base,
+    proposal_text,
+    publish_proposal,
+    read_document,
+)
+from tasks.publish.publish import briefing_keys
+from tasks.publish.storage import open_store
+
+EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
+
+
+@dataclass(frozen=True)
+class MergeOutcome:
+    status: str  # proposed, applied, nothing, missing, stale
+    message: str  # one line
+    text: str = ""  # the proposal as published: `#` lines, then the unified diff
+    proposal: Proposal | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.status]
+
+    def as_dict(self) -> dict[str, str]:
+        return {"status": self.status, "message": self.message}
+
+
+def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.date, only: Collection[str] = (),
+                    skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
+    """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
+    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    raw = store.get(briefing_keys(topic, day)[1])
+    if raw is None:
+        return MergeOutcome("missing", f"no published briefing of {topic} {day.isoformat()}; run "
+                                       f"`predigest run --date {day.isoformat()}` first")
+    twin = json.loads(raw.decode("utf-8"))
+    try:
+        proposal = make_proposal(twin, workspace, only, skip)
+    except (OSError, UnicodeDecodeError) as exc:
+        return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
+    if proposal is None:
+        return MergeOutcome("nothing", f"the briefing of {topic} {day.isoformat()} has nothing to merge; no proposal")
+    text = proposal_text(topic, day, proposal)
+    if not proposal.changed:
+        return MergeOutcome("nothing", f"nothing to merge into {proposal.path}: every increment is already merged",
+                            text, proposal)
+    if not apply:
+        if not only and not skip:
+            publish_proposal(store, topic, day, proposal)
+        return MergeOutcome("proposed", f"proposal for {proposal.path}: {_counts(proposal)}", text, proposal)
+    stored = store.get(proposal_keys(topic, day)[0])
+    base = proposal_base(stored.decode("utf-8", "replace")) if stored is not None else None
+    if base is not None and base != proposal.base_sha256:
+        return MergeOutcome("stale", f"{proposal.path} changed after the proposal was made (sha256 {base[:12]} → "
+                                     f"{proposal.base_sha256[:12]}); run `predigest merge` again to review a new one",
+                            text, proposal)
+    target = workspace / proposal.path
+    if sha256_text(read_document(target)) != proposal.base_sha256:  # edited while we were proposing
+        return MergeOutcome("stale", f"{proposal.path} changed while the proposal was made; run `predigest merge` "
+                                     "again", text, proposal)
+    write_atomically(target, proposal.document.encode("utf-8"))
+    return MergeOutcome("applied", f"applied to {proposal.path}: {_counts(proposal)}", text, proposal)
+
+
+def _counts(proposal: Proposal) -> str:
+    actions = [p.action for p in proposal.placements]
+    return ", ".join(f"{actions.count(a)} {a}" for a in ("entry", "reference", "already", "skipped") if a in actions)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: a temp file in the same folder, flushed, then renamed over it (mode kept)."""
+    mode = path.stat().st_mode & 0o7777
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
