@@ -6,6 +6,8 @@
 - Every trigger is a valid deployment trigger with `match` and `expect`; the inbox trigger passes
   the event's path and workspace and debounces per file with the watcher's window.
 - The daily briefing keeps 22:20 Asia/Shanghai, concurrency limit 1 with CANCEL_NEW and a slug.
+- The noon merge `knowledge-merge` runs at 12:00 Asia/Shanghai, after the evening it merges, and
+  only proposes (`auto_apply: false`) unless a run asks otherwise.
 - The pull step leaves the checkout path to each worker (PREDIGEST_REPO).
 - Every description starts with when it runs: a scheduled one with its time, days and timezone
   ("daily 22:20 Asia/Shanghai"), so the UI and `prefect deployment ls` show the zone.
@@ -47,7 +49,7 @@ def test_names_are_unique_and_expected() -> None:
     names = [d["name"] for d in DEPLOYMENTS]
     assert len(names) == len(set(names))
     assert set(names) >= {"daily-briefing", "ingest-inbox-file", "hf-daily-poll", "arxiv-poll", "check-staleness",
-                          "briefing-for-date", "backfill-briefings"}
+                          "briefing-for-date", "backfill-briefings", "knowledge-merge"}
     assert all(d["work_pool"]["name"] == "predigest" for d in DEPLOYMENTS)
 
 
@@ -104,6 +106,21 @@ def test_schedule_times() -> None:
     friday = dt.datetime(2026, 10, 9, 21, 0, tzinfo=new_york)
     assert first("arxiv-poll", friday) == dt.datetime(2026, 10, 11, 20, 30, tzinfo=new_york)
     assert first("check-staleness", thursday_noon) < first("daily-briefing", thursday_noon)
+
+
+def test_knowledge_merge_proposes_at_noon_and_applies_only_when_asked() -> None:
+    import inspect
+
+    merge = _by_name("knowledge-merge")
+    assert merge["entrypoint"] == "flows/merge.py:knowledge_merge"
+    assert merge["parameters"] == {"auto_apply": False}
+    assert merge["concurrency_limit"] == {"limit": 1, "collision_strategy": "CANCEL_NEW"}
+    (schedule,) = merge["schedules"]
+    assert (schedule["cron"], schedule["timezone"]) == ("0 12 * * *", "Asia/Shanghai")
+    evening = dt.datetime(2026, 10, 9, 22, 20, tzinfo=ZoneInfo("Asia/Shanghai"))
+    assert next(CronSim(schedule["cron"], evening)) == dt.datetime(2026, 10, 10, 12, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+    flow = _load_flow(merge)
+    assert inspect.signature(flow.fn).parameters["auto_apply"].default is False
 
 
 def test_daily_briefing_is_limited_to_one_run_and_cancels_new_ones() -> None:

@@ -1,0 +1,54 @@
+"""The noon update as a Prefect flow: propose (and, with `auto_apply`, apply) each topic's merge of
+a briefing's increments into its knowledge document. The stage is
+`tasks.stages.knowledge_merge.merge_knowledge`; this flow only sequences it per topic.
+
+Scheduled at 12:00 it merges yesterday's evening briefing (the date defaults to the day before
+today in the workspace's timezone); `auto_apply` is false by default, so a scheduled run only
+publishes the proposal, and someone applies it from the UI with `auto_apply: true` (or
+`predigest merge --apply`). A stale proposal or a missing briefing fails the run, naming it. Async only so that the run ends
+with its work (see `flows/daily.py`); the task stays sync, and a Python caller runs the flow with
+`asyncio.run(...)`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from prefect import flow, task
+
+from predigest.settings import get_settings
+from tasks import run
+from tasks.stages.knowledge_merge import merge_knowledge
+
+
+@task(name="merge-knowledge")
+def merge_topic(workspace: str, topic: str, day: dt.date, only: list[str], skip: list[str],
+                apply: bool) -> dict[str, str]:
+    outcome = merge_knowledge(get_settings(), Path(workspace), topic, day, only, skip, apply)
+    return {"topic": topic, **outcome.as_dict()}
+
+
+@flow(name="knowledge-merge", flow_run_name="knowledge-merge {date}")
+async def knowledge_merge(
+    date: dt.date | None = None,
+    topics: list[str] | None = None,
+    workspace: str | None = None,
+    only: list[str] | None = None,
+    skip: list[str] | None = None,
+    auto_apply: bool = False,
+) -> list[dict[str, Any]]:
+    """Propose (or apply, with `auto_apply`) the merge of `date`'s briefing for each topic."""
+    settings = get_settings()
+    root = workspace or (str(settings.workspace) if settings.workspace else None)
+    if root is None:
+        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    day = date or dt.datetime.now(ZoneInfo(settings.timezone)).date() - dt.timedelta(days=1)
+    names = [t.name for t in run.topics_for(settings, Path(root), topics)]
+    results = [merge_topic(root, name, day, only or [], skip or [], auto_apply) for name in names]
+    failed = [r for r in results if r["status"] in ("stale", "missing")]
+    if failed:
+        raise RuntimeError("; ".join(f"{r['topic']}: {r['message']}" for r in failed))
+    return results
