@@ -3,13 +3,15 @@
 For every paper in the window of (topic, date), or only the ids asked for, it prints the verdict,
 the owning topic, the reason and the evidence that decided it (source path, kind of evidence,
 topic, weight), as a table. The same evidence is in the briefing's JSON twin (`evidence`).
-The workspace is ingested first, as `predigest run` does, so the answer is the briefing's.
+The workspace is ingested first, as `predigest run` does, so the answer is the briefing's. A last
+table says, per increment, where the noon merge proposal puts it and why (`merge_table`).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -78,7 +80,34 @@ def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date, ids: 
             + "\n")
     missing = [i for i in wanted if i not in {p.arxiv_id for p in papers}]
     tail = ("\nnot in this window: " + ", ".join(missing) + "\n") if missing else ""
-    return head + "\n" + evidence_table(papers, settings.lang) + tail
+    _, twin = run.render_briefing(settings, ref, topic, window)
+    return head + "\n" + evidence_table(papers, settings.lang) + tail + "\n" + merge_table(
+        json.loads(twin), workspace, wanted)
+
+
+def merge_table(twin: dict[str, Any], workspace: Path, wanted: Sequence[str] = ()) -> str:
+    """Per increment: where the noon merge proposal puts it and why (the briefing's section match and
+    neighbours), and what the proposal against the document as it is now does with it."""
+    from tasks.publish.proposal import make_proposal
+
+    merge = twin.get("knowledge_merge") or {}
+    if not merge.get("diff"):
+        return "# noon merge: nothing to merge in this briefing; no proposal\n"
+    try:
+        proposal = make_proposal(twin, workspace)
+        actions = {p.key: f"{p.action}: {p.why}" for p in proposal.placements} if proposal else {}
+    except (OSError, UnicodeDecodeError) as exc:
+        actions = {"": f"the document cannot be read: {exc}"}
+    out = [f"# noon merge at {merge.get('merge_at')} (proposal `{merge['diff']}`)", "",
+           "| increment | into | section | basis | neighbours | proposal now |", "|---|---|---|---|---|---|"]
+    for inc in twin.get("increments") or []:
+        placed, key = inc.get("merge"), inc.get("arxiv_id") or inc.get("title")
+        if not placed or (wanted and key not in wanted):
+            continue
+        out.append(f"| {_cell(key)} | {placed['into']} | {_cell(placed.get('section') or '— (a marked section at the end)')} "
+                   f"| {placed.get('basis') or '—'} | {_cell(', '.join(placed.get('neighbours') or []) or '—')} "
+                   f"| {_cell(actions.get(str(key), actions.get('', '—')))} |")
+    return "\n".join(out) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

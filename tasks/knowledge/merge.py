@@ -135,12 +135,14 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     merged: list[tuple[MergeIncrement, str]] = []  # (increment, where) for the change log
     refs = doc.references()
     fallback_style = entry_style(doc.lines, 0, len(doc.lines)) or EntryStyle()
+    seen: set[str] = set()
     for inc in increments:
         chosen = (not only or inc.key in only or inc.title in only) and inc.key not in skip and inc.title not in skip
         if not chosen:
             placements.append(Placement(inc.key, "skipped", None, "not chosen (--only/--skip)"))
             continue
-        done = _already(doc, inc, body_dates, cited)
+        done = "already in this proposal" if inc.key.casefold() in seen else _already(doc, inc, body_dates, cited)
+        seen.add(inc.key.casefold())
         if done is not None:
             placements.append(Placement(inc.key, "already", None, done))
             continue
@@ -241,13 +243,26 @@ def _already(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.date |
             day = cited[inc.arxiv_id]
             return f"already cited on {day.isoformat()}" if day else "already in References"
         return None
-    name = f"**{inc.title}**".casefold()
-    for raw in doc.lines:
+    if inc.into_references:  # no id: a References line naming it by title
+        for raw in doc.lines:
+            found = re.search(r"cited\s+(\d{4}-\d{2}-\d{2})", body(raw))
+            if found and inc.title.casefold() in body(raw).casefold():
+                return f"already cited on {found.group(1)}"
+        return None
+    name = inc.title.casefold()
+    refs = doc.references()
+    for i, raw in enumerate(doc.lines):
         line = body(raw)
-        if name in line.casefold():
+        in_refs = refs is not None and refs.index < i < doc.section_end(refs)
+        named = _ENTRY_NAME.match(line)
+        if not in_refs and named and (named.group(1) or named.group(2) or "").strip().casefold() == name:
             found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
             return when(dt.date.fromisoformat(found.group(1)) if found else None)
     return None
+
+
+# An entry's name: its bold text, else what comes before its id, statement or anchor.
+_ENTRY_NAME = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")
 
 
 _KEEP = re.compile(r"近\s*(\d+)\s*次|last\s+(\d+)|(\d+)\s*(?:most recent|updates)", re.I)

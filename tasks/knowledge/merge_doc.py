@@ -140,14 +140,14 @@ class EntryStyle:
 
     def entry(self, name: str, arxiv_id: str | None, statement: str, day: str) -> str:
         named = f"**{name}**" if self.bold else name
-        cited = f"{self.open or ' '}arXiv:{arxiv_id}{self.close}" if arxiv_id else ""
+        cited = f"{self.open or ' '}arXiv:{arxiv_id}{self.close}" if arxiv_id else ""  # open: "（", " (" or ""
         if not statement:
             return f"{self.marker}{named}{cited} [anchored {day}]"
         end = "" if statement[-1:] in "。.!?！？" else self.stop
         return f"{self.marker}{named}{cited}{self.sep}{statement}{end}{self.gap}[anchored {day}]"
 
 
-_STYLED = re.compile(r"^([-*+]\s+)(\*\*[^*]+\*\*|[^（(：:*]+?)\s*(?:([（(])arXiv:[^)）]+([)）]))?\s*([：:]\s?)")
+_STYLED = re.compile(r"^([-*+]\s+)(\*\*[^*]+\*\*|[^（(：:*]+?)(\s*)(?:([（(])arXiv:[^)）]+([)）]))?\s*([：:]\s?)")
 
 
 def entry_style(lines: list[str], start: int, end: int) -> EntryStyle | None:
@@ -168,8 +168,9 @@ def _style(line: str) -> EntryStyle | None:
         return None
     before = line[:anchor]
     stripped = before.rstrip()
-    return EntryStyle(marker=m.group(1), bold=m.group(2).startswith("**"), open=m.group(3) or "",
-                      close=m.group(4) or "", sep=m.group(5), stop=stripped[-1] if stripped[-1:] in "。." else "",
+    opened = m.group(4) or ""
+    return EntryStyle(marker=m.group(1), bold=m.group(2).startswith("**"), open=m.group(3) + opened if opened else "",
+                      close=m.group(5) or "", sep=m.group(6), stop=stripped[-1] if stripped[-1:] in "。." else "",
                       gap=before[len(stripped):])
 
 
