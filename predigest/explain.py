@@ -92,13 +92,13 @@ def merge_table(twin: dict[str, Any], workspace: Path, wanted: Sequence[str] = (
 
     merge = twin.get("knowledge_merge") or {}
     if not merge.get("diff"):
-        return "# noon merge: nothing to merge in this briefing; no proposal\n"
+        return "## noon merge · nothing to merge in this briefing; no proposal\n"
     try:
         proposal = make_proposal(twin, workspace)
         actions = {p.key: f"{p.action}: {p.why}" for p in proposal.placements} if proposal else {}
     except (OSError, UnicodeDecodeError) as exc:
         actions = {"": f"the document cannot be read: {exc}"}
-    out = [f"# noon merge at {merge.get('merge_at')} (proposal `{merge['diff']}`)", "",
+    out = [f"## noon merge · at {merge.get('merge_at')} · proposal `{merge['diff']}`", "",
            "| increment | into | section | basis | neighbours | proposal now |", "|---|---|---|---|---|---|"]
     for inc in twin.get("increments") or []:
         placed, key = inc.get("merge"), inc.get("arxiv_id") or inc.get("title")

@@ -1,7 +1,9 @@
 """Contract of `predigest explain`: on the sample's 2026-10-09 it prints, for every NET-new and every
 off-topic paper of the hand-written expectation, its verdict and the evidence that decided it (at
 least one row naming a window source, its kind and weight), and the JSON twin carries the same
-evidence per paper. The CLI registers the command.
+evidence per paper. Its last table says, per increment, where the noon merge proposal puts it
+(NET-new into a body section, adjacent into References) and what the proposal does with it now.
+The CLI registers the command.
 """
 
 from __future__ import annotations
@@ -35,6 +37,14 @@ def test_explain_prints_the_deciding_evidence(clean_db: Engine, settings: Settin
     text = explain(settings, SAMPLE_WORKSPACE, "inference", dt.date.fromisoformat(DAY), [])
     blocks = _blocks(text)
     exp = expected(DAY)
+    (merge_head,) = [k for k in blocks if k.startswith("noon merge")]
+    placed = {row[0]: row for row in blocks[merge_head][1] if row[0] not in ("increment", "---")}
+    assert set(placed) == set(exp["net_new"]) | set(exp["adjacent_pending"])
+    for arxiv_id in exp["net_new"]:
+        assert placed[arxiv_id][1] == "body" and placed[arxiv_id][2].startswith("§")
+        assert placed[arxiv_id][5].startswith("entry:")
+    for arxiv_id in exp["adjacent_pending"]:
+        assert placed[arxiv_id][1:3] == ["references", "References"]
     for status, ids in (("net_new", exp["net_new"]), ("off_topic", exp["off_topic_ids"])):
         for arxiv_id in ids:
             head, rows = blocks[arxiv_id]
@@ -48,7 +58,9 @@ def test_explain_prints_the_deciding_evidence(clean_db: Engine, settings: Settin
     # Asking for ids narrows the table; an id outside the window is named as such.
     narrowed = explain(settings, SAMPLE_WORKSPACE, "inference", dt.date.fromisoformat(DAY),
                        ["arXiv:2609.39334v2", "2501.00001"])
-    assert set(_blocks(narrowed)) == {"2609.39334"} and "not in this window: 2501.00001" in narrowed
+    narrowed_blocks = _blocks(narrowed)
+    assert set(narrowed_blocks) == {"2609.39334", "noon merge"} and "not in this window: 2501.00001" in narrowed
+    assert [row[0] for row in narrowed_blocks["noon merge"][1][1:]] == ["2609.39334"]
 
 
 def test_json_twin_carries_the_evidence(clean_db: Engine, settings: Settings) -> None:

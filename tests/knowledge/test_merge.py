@@ -22,7 +22,7 @@ import pytest
 
 from tasks.knowledge.merge import UNPLACED_HEADING, propose
 from tasks.knowledge.merge_doc import split_lines
-from tasks.knowledge.parse import anchors_as_of, parse_knowledge
+from tasks.knowledge.parse import anchors_as_of, changelog_as_of, parse_knowledge
 from tasks.model.merge import MergeIncrement, merge_time
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -195,3 +195,19 @@ def test_merge_time_is_the_next_noon_after_the_cutoff() -> None:
     assert merge_time(dt.datetime(2026, 10, 9, 12, 0, tzinfo=TZ), "Asia/Shanghai") == MERGE_AT
     with pytest.raises(ValueError, match="HH:MM"):
         merge_time(evening, "Asia/Shanghai", "noon")
+
+
+def test_the_version_in_force_at_a_cutoff_still_reads_from_an_edited_change_log() -> None:
+    """A change log with a version column gets the new version; as of an earlier cutoff the
+    document still reads as the version it was then (tasks.knowledge.parse.changelog_as_of)."""
+    old = build().replace("| 午间更新 | 合入内容 | 引用数 |", "| 午间更新 | 版本 | 合入内容 | 引用数 |").replace(
+        "|---|---|---|", "|---|---|---|---|").replace("| 2026-10-01 12:00 | Beta", "| 2026-10-01 12:00 | v7 | Beta")
+    proposal = propose(old, increments("§"), MERGE_AT, briefing_date=BRIEFING)
+    parsed = parse_knowledge(proposal.document, TZ)
+    assert (parsed.version, parsed.citations, parsed.updated_at) == ("v8", 6, MERGE_AT.astimezone(dt.UTC))
+    top = parsed.changelog[0]
+    assert (top.version, top.citations_before, top.citations_after, top.at) == ("v8", 4, 6,
+                                                                                 MERGE_AT.astimezone(dt.UTC))
+    evening = dt.datetime(2026, 10, 9, 22, 20, tzinfo=TZ)
+    before = changelog_as_of(parsed, evening)
+    assert before is not None and (before.version, before.citations_after) == ("v7", 3)
