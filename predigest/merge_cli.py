@@ -19,7 +19,7 @@ _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m", "#": "\033[2m"}
 
 
 def add_parser(sub: Any, date_type: Any) -> None:
-    merge = sub.add_parser("merge", help="review or apply a briefing's noon merge into the knowledge document",
+    merge = sub.add_parser("merge", help="review or apply a briefing's noon merge proposal",
                            description="Show the merge proposal of a published briefing; --apply writes it.")
     merge.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     merge.add_argument("--topic", required=True, metavar="T", help="topic whose knowledge document to merge into")

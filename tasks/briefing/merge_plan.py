@@ -38,9 +38,10 @@ def merge_placement(p: Paper) -> dict[str, Any] | None:
 
 
 def knowledge_merge(c: BriefingContent) -> dict[str, Any]:
-    """The proposal's keys and merge time; keys are null when the briefing has nothing to merge."""
+    """The proposal's keys and merge time; keys are null when the briefing has nothing to merge (or
+    no merge time: content assembled without a topic's schedule)."""
     merged = [p for p in c.increments if p.status in MERGED_STATUSES]
-    diff, document = proposal_keys(c.topic, c.date) if merged else (None, None)
+    diff, document = proposal_keys(c.topic, c.date) if merged and c.merge_at else (None, None)
     refs = sum(1 for p in merged if p.status == "adjacent")
     return {
         "merge_at": c.merge_at.astimezone(ZoneInfo(c.timezone)).isoformat() if c.merge_at else None,

@@ -33,6 +33,7 @@ from tasks.knowledge.merge_doc import (
     DocLines,
     EntryStyle,
     Heading,
+    already_merged,
     body,
     clean_title,
     entry_style,
@@ -40,7 +41,7 @@ from tasks.knowledge.merge_doc import (
     reference_line,
     scan,
 )
-from tasks.knowledge.merge_log import changelog_row, header_line
+from tasks.knowledge.merge_log import cap_changelog, changelog_row, header_line
 from tasks.knowledge.parse import parse_knowledge
 from tasks.model.merge import MergeIncrement
 
@@ -115,8 +116,8 @@ def _ids(doc: DocLines, start: int, end: int) -> set[str]:
 def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
             path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = ()) -> Proposal:
     """The document with `increments` merged at `merge_at` (aware; its wall clock is the document's)."""
-    tz = merge_at.tzinfo if isinstance(merge_at.tzinfo, ZoneInfo) else ZoneInfo("UTC")
-    parsed = parse_knowledge(text, tz)
+    # Only ids, dates and the header's count are read here; no time needs the document's timezone.
+    parsed = parse_knowledge(text, ZoneInfo("UTC"))
     doc = scan(text)
     nl = newline_of(doc.lines)
     day = merge_at.date().isoformat()
@@ -141,7 +142,7 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
         if not chosen:
             placements.append(Placement(inc.key, "skipped", None, "not chosen (--only/--skip)"))
             continue
-        done = "already in this proposal" if inc.key.casefold() in seen else _already(doc, inc, body_dates, cited)
+        done = "already in this proposal" if inc.key.casefold() in seen else already_merged(doc, inc, body_dates, cited)
         seen.add(inc.key.casefold())
         if done is not None:
             placements.append(Placement(inc.key, "already", None, done))
@@ -214,7 +215,7 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
             if out and not out[-1].endswith(("\n", "\r")):
                 out[-1] += nl
             out.append(line + nl)
-    out = _cap_changelog(out, doc, log, log_at)
+    out = cap_changelog(out, doc, log, log_at)
     for heading_line, block in ((UNPLACED_HEADING, tail), ("## References", refs_tail)):
         if not block:
             continue
@@ -228,60 +229,6 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     document = "".join(out)
     return Proposal(path, sha256_text(text), merge_at, document, unified_diff(text, document, path),
                     tuple(placements), tuple(notes))
-
-
-def _already(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.date | None],
-             cited: dict[str, dt.date | None]) -> str | None:
-    """Why the increment is merged already (an earlier proposal, or by hand), else None."""
-    def when(day: dt.date | None) -> str:
-        return f"already merged on {day.isoformat()}" if day else "already in the body (undated)"
-
-    if inc.arxiv_id:
-        if inc.arxiv_id in body_dates:
-            return when(body_dates[inc.arxiv_id])
-        if inc.into_references and inc.arxiv_id in cited:
-            day = cited[inc.arxiv_id]
-            return f"already cited on {day.isoformat()}" if day else "already in References"
-        return None
-    if inc.into_references:  # no id: a References line naming it by title
-        for raw in doc.lines:
-            found = re.search(r"cited\s+(\d{4}-\d{2}-\d{2})", body(raw))
-            if found and inc.title.casefold() in body(raw).casefold():
-                return f"already cited on {found.group(1)}"
-        return None
-    name = inc.title.casefold()
-    refs = doc.references()
-    for i, raw in enumerate(doc.lines):
-        line = body(raw)
-        in_refs = refs is not None and refs.index < i < doc.section_end(refs)
-        named = _ENTRY_NAME.match(line)
-        if not in_refs and named and (named.group(1) or named.group(2) or "").strip().casefold() == name:
-            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
-            return when(dt.date.fromisoformat(found.group(1)) if found else None)
-    return None
-
-
-# An entry's name: its bold text, else what comes before its id, statement or anchor.
-_ENTRY_NAME = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")
-
-
-_KEEP = re.compile(r"近\s*(\d+)\s*次|last\s+(\d+)|(\d+)\s*(?:most recent|updates)", re.I)
-
-
-def _cap_changelog(out: list[str], doc: DocLines, log: tuple[int, int, dict[str, int | None]] | None,
-                   log_at: int | None) -> list[str]:
-    """Drop the oldest rows beyond what the change log's heading promises to keep."""
-    if log is None or log_at is None:
-        return out
-    above = [h for h in doc.headings if h.index < log[0]]
-    m = _KEEP.search(above[-1].text) if above else None
-    if m is None:
-        return out
-    keep = int(next(g for g in m.groups() if g))
-    rows = end = log_at + 2
-    while end < len(out) and body(out[end]).lstrip().startswith("|"):
-        end += 1
-    return out[:rows + keep] + out[end:] if end - rows > keep else out
 
 
 def unified_diff(old: str, new: str, path: str) -> str:

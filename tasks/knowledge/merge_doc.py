@@ -8,11 +8,13 @@ with its line index. `EntryStyle` is how the document writes an entry, read from
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
 from tasks.knowledge.header import changelog_columns
+from tasks.model.merge import MergeIncrement
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -188,3 +190,38 @@ def reference_line(lines: list[str], start: int, end: int, arxiv_id: str | None,
             return f"{head}{title}{gap}{paren}cited {day}{close}"
     head = f"- arXiv:{arxiv_id} — " if arxiv_id else "- "
     return f"{head}{title} (cited {day})"
+
+
+def already_merged(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.date | None],
+             cited: dict[str, dt.date | None]) -> str | None:
+    """Why the increment is merged already (an earlier proposal, or by hand), else None."""
+    def when(day: dt.date | None) -> str:
+        return f"already merged on {day.isoformat()}" if day else "already in the body (undated)"
+
+    if inc.arxiv_id:
+        if inc.arxiv_id in body_dates:
+            return when(body_dates[inc.arxiv_id])
+        if inc.into_references and inc.arxiv_id in cited:
+            day = cited[inc.arxiv_id]
+            return f"already cited on {day.isoformat()}" if day else "already in References"
+        return None
+    if inc.into_references:  # no id: a References line naming it by title
+        for raw in doc.lines:
+            found = re.search(r"cited\s+(\d{4}-\d{2}-\d{2})", body(raw))
+            if found and inc.title.casefold() in body(raw).casefold():
+                return f"already cited on {found.group(1)}"
+        return None
+    name = inc.title.casefold()
+    refs = doc.references()
+    for i, raw in enumerate(doc.lines):
+        line = body(raw)
+        in_refs = refs is not None and refs.index < i < doc.section_end(refs)
+        named = _ENTRY_NAME.match(line)
+        if not in_refs and named and (named.group(1) or named.group(2) or "").strip().casefold() == name:
+            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
+            return when(dt.date.fromisoformat(found.group(1)) if found else None)
+    return None
+
+
+# An entry's name: its bold text, else what comes before its id, statement or anchor.
+_ENTRY_NAME = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")

@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
+from tasks.knowledge.merge_doc import DocLines, body
 from tasks.model.merge import MergeIncrement
 
 _VERSION = re.compile(r"(\bversion\s*[:：]\s*[*`]*)([vV]?[0-9][0-9A-Za-z._+-]*)", re.I)
@@ -78,3 +79,22 @@ def changelog_row(cols: dict[str, int | None], merge_at: dt.datetime, briefing_d
         if index is not None:
             cells[index] = _cell(values[key])
     return "| " + " | ".join(cells) + " |"
+
+
+_KEEP = re.compile(r"近\s*(\d+)\s*次|last\s+(\d+)|(\d+)\s*(?:most recent|updates)", re.I)
+
+
+def cap_changelog(out: list[str], doc: DocLines, log: tuple[int, int, dict[str, int | None]] | None,
+                   log_at: int | None) -> list[str]:
+    """Drop the oldest rows beyond what the change log's heading promises to keep."""
+    if log is None or log_at is None:
+        return out
+    above = [h for h in doc.headings if h.index < log[0]]
+    m = _KEEP.search(above[-1].text) if above else None
+    if m is None:
+        return out
+    keep = int(next(g for g in m.groups() if g))
+    rows = end = log_at + 2
+    while end < len(out) and body(out[end]).lstrip().startswith("|"):
+        end += 1
+    return out[:rows + keep] + out[end:] if end - rows > keep else out
