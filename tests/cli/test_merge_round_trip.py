@@ -6,6 +6,7 @@
 - The round trip: a note of 2026-10-10 mentions the 10-09 NET-new papers again; briefing
   2026-10-10 calls them already anchored (2026-10-10), not NET-new, and names the document's new
   version; a re-run of 2026-10-09 writes nothing and its bytes are the first run's.
+- The flow `knowledge-merge` only proposes unless `auto_apply` is set, then applies what it is given.
 - A stale proposal (the document edited after it was made) is refused by `predigest merge
   --apply` with one line on stderr and exit code 2, the file untouched; `predigest merge` without
   `--apply` shows the proposal against the document as it is now.
@@ -116,3 +117,22 @@ def test_a_stale_proposal_is_refused_with_one_line_and_exit_code_2(
     assert main([*args, "--apply", "--skip", "2610.07219"]) == 0
     applied = (workspace / DOC).read_bytes()
     assert applied.startswith(edited[:40]) and b"- **Hand edit**" in applied and b"arXiv:2610.07219" not in applied
+
+
+def test_the_knowledge_merge_flow_proposes_and_applies_only_when_asked(
+        prefect_harness: None, clean_db: Engine, settings: Settings, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from flows.merge import knowledge_merge
+
+    workspace, _ = sample_copy(tmp_path)
+    _brief(settings, workspace, D9)
+    point_flows_at(monkeypatch, settings)
+    before = (workspace / DOC).read_bytes()
+    proposed = asyncio.run(knowledge_merge(date=D9, topics=["inference"], workspace=str(workspace)))
+    assert [r["status"] for r in proposed] == ["proposed"] and (workspace / DOC).read_bytes() == before
+    applied = asyncio.run(knowledge_merge(date=D9, topics=["inference"], workspace=str(workspace),
+                                          only=["2609.39334"], auto_apply=True))
+    assert [r["status"] for r in applied] == ["applied"]
+    assert b"arXiv:2609.39334" in (workspace / DOC).read_bytes() and b"arXiv:2610.07219" not in (workspace / DOC).read_bytes()

@@ -61,6 +61,8 @@ def test_flow_publishes_to_s3(
     keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=s3_bucket)["Contents"])
     assert keys == ["team/briefings/index.html", "team/briefings/index.json",
                     "team/briefings/inference/2026-10-07.html", "team/briefings/inference/2026-10-07.json",
+                    "team/briefings/inference/2026-10-07.knowledge.diff",  # the noon merge proposal
+                    "team/briefings/inference/2026-10-07.knowledge.md",
                     "team/briefings/inference/2026-10-07.md", "team/briefings/inference/atom.xml",
                     "team/briefings/inference/index.html", "team/briefings/inference/site.json"]
     body = json.loads(s3.get_object(Bucket=s3_bucket, Key="team/briefings/inference/2026-10-07.json")["Body"].read())
