@@ -28,7 +28,7 @@ _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 _BRIEFING_JSON_KEY = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})(?:\.([a-z]{2,8}))?\.json")
 _INDEX_FIELDS = frozenset({"topic", "date", "markdown", "json", "content_hash"})
-_LANG = re.compile(r"[a-z]{2,8}")
+_LANG = re.compile(r"[a-z]{2,8}")  # a language code, and the name of a topic-wide object
 # The default language's objects keep the keys they had before briefings came in several languages;
 # every other language gets its own (`<date>.en.md`, `atom.en.xml`), so one never overwrites another.
 DEFAULT_LANG: str = Settings.model_fields["lang"].default
@@ -60,6 +60,8 @@ def object_key(topic: str, stem: dt.date | str, lang: str, suffix: str) -> str:
     # A datetime is a date subclass, but truncating it would silently ignore the topic's timezone.
     if isinstance(stem, dt.datetime) or not isinstance(stem, dt.date | str):
         raise TypeError(f"briefing date must be a datetime.date, got {type(stem).__name__}")
+    if isinstance(stem, str) and not _LANG.fullmatch(stem):  # "index", "atom", "site": never a path
+        raise ValueError(f"invalid object name {stem!r}: lower-case letters only")
     name = stem.isoformat() if isinstance(stem, dt.date) else stem
     return f"briefings/{topic}/{name}{lang_suffix(lang, suffix)}"
 
