@@ -31,6 +31,17 @@ test-server: $(STAMP) ## run the tests against the PostgreSQL at 127.0.0.1:5432 
 test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserver)
 	PREDIGEST_TEST_DATABASE_URL= $(BIN)/pytest -q
 
+.PHONY: screenshot
+CHROMIUM ?= chromium
+SHOT_STORE := $(CURDIR)/.predigest/screenshot
+screenshot: $(STAMP) ## brief the sample, then shoot its page in headless Chromium at 1280 px into docs/screenshot.png
+	PREDIGEST_STORAGE_URL=file://$(SHOT_STORE) $(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
+	@rm -f docs/screenshot.png
+	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 \
+	  --window-size=1280,1600 --screenshot=$(CURDIR)/docs/screenshot.png \
+	  file://$(SHOT_STORE)/briefings/inference/$(DEMO_DATE).html 2>/dev/null
+	@test -s docs/screenshot.png && echo "docs/screenshot.png: the $(DEMO_DATE) page of the sample at 1280 px"
+
 .PHONY: bench
 bench: $(STAMP) ## run the benchmarks (~9 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)
 	$(BIN)/python -m benchmarks

@@ -167,7 +167,7 @@ def stored_results(
         row = rows.get(topic.name)
         if row is None or not (row.content_hash and row.markdown_key and row.json_key and row.published_at):
             raise RuntimeError(f"briefing {day} finished without publishing {topic.name}")
-        site = site_keys(topic.name, day)
+        site = site_keys(topic.name, day, settings.lang)
         results.append(BriefingResult(topic.name, day, store.url_for(row.markdown_key),
                                       store.url_for(row.json_key), row.content_hash, row.published_at >= since,
                                       store.url_for(site["page"]), store.url_for(site["feed"])))

@@ -93,8 +93,8 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
     notify = not backfill or settings.notify_backfill
     for result in results:
-        markdown_key, json_key = briefing_keys(result.topic, result.date)
-        site = site_keys(result.topic, result.date)
+        markdown_key, json_key = briefing_keys(result.topic, result.date, settings.lang)
+        site = site_keys(result.topic, result.date, settings.lang)
         keys = {"page": site["page"], "feed": site["feed"], "markdown": markdown_key, "json": json_key}
         if error := getattr(result, "error", None):
             logger.warning("%s %s failed: %s", result.topic, result.date.isoformat(), error)
@@ -129,7 +129,7 @@ def backfill_rows(settings: Settings, results: Iterable[Published]) -> list[dict
     for result in sorted(results, key=lambda r: (r.date, r.topic)):
         error = getattr(result, "error", None)
         state = "failed" if error else "published" if result.written else "unchanged"
-        page = "" if error else store.url_for(site_keys(result.topic, result.date)["page"])
+        page = "" if error else store.url_for(site_keys(result.topic, result.date, settings.lang)["page"])
         rows.append({"date": result.date.isoformat(), "topic": clean_text(result.topic), "state": state,
                      "page": page, "error": clean_text(error)[:500]})
     return rows

@@ -1,4 +1,5 @@
-"""A topic's Atom feed, `briefings/<topic>/atom.xml`, built with feedgen: one entry per published date.
+"""A topic's Atom feed, `briefings/<topic>/atom.xml` (`atom.en.xml` in English), built with feedgen: one
+entry per published date. Each language has its own feed, entry ids and links.
 
 Deterministic: entry ids are UUIDs derived from the briefing's key, `updated` is the briefing's
 cutoff (the moment its content is as of), the feed's `updated` the latest of them, and entries are
@@ -15,7 +16,8 @@ from typing import Any
 from feedgen.feed import FeedGenerator
 
 from tasks.common.urls import safe_url
-from tasks.publish.pages import labels_for, render_entry_html, statement
+from tasks.publish.pages import extensions, labels_for, render_entry_html, statement
+from tasks.publish.publish import DEFAULT_LANG, lang_suffix, object_key
 from tasks.publish.safety import clean_text
 
 # Fixed namespace for entry and feed ids: they must never change, or readers see every entry again.
@@ -26,9 +28,9 @@ _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 FEED_ENTRIES = 100
 
 
-def entry_id(topic: str, date: str) -> str:
-    """The stable Atom id of one briefing."""
-    return uuid.uuid5(_ID_NAMESPACE, f"briefings/{topic}/{date}").urn
+def entry_id(topic: str, date: str, lang: str = DEFAULT_LANG) -> str:
+    """The stable Atom id of one briefing in `lang` (derived from its key without the suffix)."""
+    return uuid.uuid5(_ID_NAMESPACE, object_key(topic, dt.date.fromisoformat(date), lang, "")).urn
 
 
 def _moment(summary: Mapping[str, Any]) -> dt.datetime:
@@ -46,25 +48,26 @@ def _href(site_url: str | None, topic: str, name: str) -> str:
 
 
 def render_feed(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str, site_url: str | None = None) -> bytes:
-    """The Atom document of a topic's briefings (UTF-8 bytes)."""
+    """The Atom document of a topic's briefings in `lang` (UTF-8 bytes)."""
+    ext, key_lang = extensions(lang), lang
     lang, L, _, S = labels_for(lang)
     fg = FeedGenerator()
-    fg.id(uuid.uuid5(_ID_NAMESPACE, f"briefings/{topic}").urn)
+    fg.id(uuid.uuid5(_ID_NAMESPACE, f"briefings/{topic}{lang_suffix(key_lang, '')}").urn)
     fg.title(clean_text(S["feed_title"].format(topic=topic)))
     fg.subtitle(clean_text(S["feed_subtitle"].format(topic=topic)))
     fg.language("zh-Hans" if lang == "zh" else "en")
     fg.author({"name": "predigest"})
     fg.generator("predigest")
-    fg.link(href=_href(site_url, topic, "atom.xml"), rel="self", type="application/atom+xml")
-    fg.link(href=_href(site_url, topic, "index.html"), rel="alternate", type="text/html")
+    fg.link(href=_href(site_url, topic, f"atom{ext['xml']}"), rel="self", type="application/atom+xml")
+    fg.link(href=_href(site_url, topic, f"index{ext['html']}"), rel="alternate", type="text/html")
     ordered = sorted(summaries, key=lambda s: str(s["date"]))[-FEED_ENTRIES:]
     fg.updated(max((_moment(s) for s in ordered), default=_EPOCH))
     for s in ordered:  # feedgen prepends: the newest entry ends up first
         date = str(s["date"])
         entry = fg.add_entry()
-        entry.id(entry_id(topic, date))
+        entry.id(entry_id(topic, date, key_lang))
         entry.title(clean_text(L["title"].format(topic=topic, date=date)))
-        entry.link(href=_href(site_url, topic, f"{date}.html"), rel="alternate", type="text/html")
+        entry.link(href=_href(site_url, topic, f"{date}{ext['html']}"), rel="alternate", type="text/html")
         entry.updated(_moment(s))
         entry.published(_moment(s))
         entry.summary(statement(s, lang))

@@ -10,17 +10,27 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from tasks.briefing.labels import DENSITY, LABELS, short_title
 from tasks.common.urls import safe_url
+from tasks.publish.chart import density_chart
+from tasks.publish.publish import lang_suffix
 from tasks.publish.safety import arxiv_url, clean_text, note_html
 from tasks.publish.site_labels import SITE_LABELS
 
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
+
+
+def source_parts(path: str) -> tuple[str, str]:
+    """A source's folder (the person, for `inbox/<person>/<file>`) and its file name; a feed URI or a
+    bare name has no folder. The page shows these two and keeps the full path for hovering."""
+    if "://" in path or "/" not in path.strip("/"):
+        return "", path
+    folder, _, name = path.strip("/").rpartition("/")
+    return folder.rpartition("/")[2], name
 
 
 def _environment() -> Environment:
@@ -32,7 +42,8 @@ def _environment() -> Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
     )
-    env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title)
+    env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title,
+                       source_parts=source_parts)
     return env
 
 
@@ -91,53 +102,28 @@ def statement(summary: Mapping[str, Any], lang: str) -> str:
     return clean_text(text)
 
 
-@dataclass(frozen=True)
-class Bar:
-    """One date in the density chart: SVG coordinates computed here, drawn by the template."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-    date: str
-    density: str
-    score: float
+def extensions(lang: str) -> dict[str, str]:
+    """The suffixes of `lang`'s objects (".html", or ".en.html" for a language that is not the default)."""
+    return {ext: lang_suffix(lang, f".{ext}") for ext in ("html", "md", "json", "xml")}
 
 
-CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640.0, 160.0, 4.0
-
-
-def density_bars(summaries: Sequence[Mapping[str, Any]]) -> list[Bar]:
-    """Bars of each date's density score, oldest left; the height scale is the highest score (at least 5)."""
-    if not summaries:
-        return []
-    top = max([5.0, *(float(s.get("density_score") or 0) for s in summaries)])
-    slot = (CHART_WIDTH - 2 * CHART_PAD) / len(summaries)
-    bars = []
-    for k, s in enumerate(summaries):
-        score = float(s.get("density_score") or 0)
-        height = round((CHART_HEIGHT - 2 * CHART_PAD) * score / top, 2)
-        bars.append(Bar(x=round(CHART_PAD + k * slot + slot * 0.1, 2), y=round(CHART_HEIGHT - CHART_PAD - height, 2),
-                        width=round(max(slot * 0.8, 1.0), 2), height=height, date=str(s["date"]),
-                        density=str(s.get("density") or "low"), score=score))
-    return bars
-
-
-def _links(topic: str, date: str | None, site_url: str | None) -> dict[str, str]:
-    """Relative links between the site's pages (they work from a folder, a bucket or a web server)."""
-    return {"topic_index": "index.html", "atom": "atom.xml", "root_index": "../index.html",
-            **({"markdown": f"{date}.md", "json": f"{date}.json", "merge_diff": f"{date}.knowledge.diff",
-                "merge_document": f"{date}.knowledge.md"} if date else {}),
+def _links(date: str | None, site_url: str | None, ext: Mapping[str, str]) -> dict[str, str]:
+    """Relative links between the site's pages of one language (they work from a folder, a bucket or a web server)."""
+    return {"topic_index": f"index{ext['html']}", "atom": f"atom{ext['xml']}", "root_index": f"../index{ext['html']}",
+            # The merge proposal is one per briefing date, whatever the page's language.
+            **({"markdown": f"{date}{ext['md']}", "json": f"{date}{ext['json']}",
+                "merge_diff": f"{date}.knowledge.diff", "merge_document": f"{date}.knowledge.md"} if date else {}),
             "site": safe_url(site_url) or ""}
 
 
 def render_page(doc: Mapping[str, Any], lang: str, site_url: str | None = None) -> bytes:
     """The briefing's own page, `briefings/<topic>/<date>.html`."""
+    ext = extensions(lang)
     lang, L, density, S = labels_for(lang)
     summary = date_summary(doc)
     page = ENV.get_template("briefing.html").render(
         doc=doc, L=L, S=S, D=density, lang=lang, heading=heading, statement=statement(summary, lang),
-        links=_links(str(doc["topic"]), str(doc["date"]), site_url),
+        links=_links(str(doc["date"]), site_url, ext),
         title=L["title"].format(topic=doc["topic"], date=doc["date"]),
     )
     return page.encode("utf-8")
@@ -145,21 +131,23 @@ def render_page(doc: Mapping[str, Any], lang: str, site_url: str | None = None) 
 
 def render_topic_index(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str) -> bytes:
     """`briefings/<topic>/index.html`: every date (newest first) with its density and NET-new count, and the chart."""
+    ext = extensions(lang)
     lang, L, density, S = labels_for(lang)
     ordered = sorted(summaries, key=lambda s: str(s["date"]))
     page = ENV.get_template("topic.html").render(
-        topic=topic, rows=list(reversed(ordered)), bars=density_bars(ordered), L=L, S=S, D=density, lang=lang,
-        chart={"width": CHART_WIDTH, "height": CHART_HEIGHT}, levels=DENSITY_LEVELS,
-        links=_links(topic, None, None), latest_statement=statement(ordered[-1], lang) if ordered else "",
+        topic=topic, rows=list(reversed(ordered)), chart=density_chart(ordered), L=L, S=S, D=density, lang=lang,
+        levels=DENSITY_LEVELS, links=_links(None, None, ext), ext=ext,
+        latest_statement=statement(ordered[-1], lang) if ordered else "",
     )
     return page.encode("utf-8")
 
 
 def render_root_index(latest: Sequence[tuple[str, Mapping[str, Any]]], lang: str) -> bytes:
     """`briefings/index.html`: each topic with its latest briefing."""
+    ext = extensions(lang)
     lang, L, density, S = labels_for(lang)
     page = ENV.get_template("index.html").render(latest=sorted(latest, key=lambda t: t[0]), L=L, S=S, D=density,
-                                                 lang=lang)
+                                                 lang=lang, ext=ext)
     return page.encode("utf-8")
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from predigest.settings import Settings
 from tasks.common.jsontext import json_text
 from tasks.common.text import clean_text
 from tasks.publish.storage import ObjectStore, sha256_hex
@@ -25,8 +26,12 @@ JSON_CONTENT_TYPE = "application/json"
 _TOPIC = re.compile(r"[A-Za-z0-9._-]+")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-_BRIEFING_JSON_KEY = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})\.json")
+_BRIEFING_JSON_KEY = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})(?:\.([a-z]{2,8}))?\.json")
 _INDEX_FIELDS = frozenset({"topic", "date", "markdown", "json", "content_hash"})
+_LANG = re.compile(r"[a-z]{2,8}")  # a language code, and the name of a topic-wide object
+# The default language's objects keep the keys they had before briefings came in several languages;
+# every other language gets its own (`<date>.en.md`, `atom.en.xml`), so one never overwrites another.
+DEFAULT_LANG: str = Settings.model_fields["lang"].default
 # The index is read-modify-write; topics published from parallel threads must not drop each other's entries.
 # (Separate processes can still race; the loser's entry returns on its next publish, which re-merges it.)
 _INDEX_LOCK = threading.Lock()
@@ -40,14 +45,32 @@ def validate_topic(topic: str) -> str:
     return topic
 
 
-def briefing_keys(topic: str, date: dt.date) -> tuple[str, str]:
-    """Return the (markdown, json) keys `briefings/<topic>/<YYYY-MM-DD>.md|.json`."""
+def lang_suffix(lang: str, suffix: str) -> str:
+    """`suffix` (".html") for the default language, else with the language before it (".en.html")."""
+    if not _LANG.fullmatch(lang):
+        raise ValueError(f"invalid language {lang!r}: use a lower-case language code such as 'zh' or 'en'")
+    return suffix if lang == DEFAULT_LANG else f".{lang}{suffix}"
+
+
+def object_key(topic: str, stem: dt.date | str, lang: str, suffix: str) -> str:
+    """The key of one of a topic's objects: `briefings/<topic>/<stem>[.<lang>]<suffix>`, where `stem`
+    is a briefing's date (`2026-10-09.en.md`) or the name of a topic-wide object (`atom.en.xml`).
+    Every key of a topic's objects is built here, so each language keeps to its own keys."""
     validate_topic(topic)
     # A datetime is a date subclass, but truncating it would silently ignore the topic's timezone.
-    if isinstance(date, dt.datetime) or not isinstance(date, dt.date):
+    if isinstance(stem, dt.datetime) or not isinstance(stem, dt.date | str):
+        raise TypeError(f"briefing date must be a datetime.date, got {type(stem).__name__}")
+    if isinstance(stem, str) and not _LANG.fullmatch(stem):  # "index", "atom", "site": never a path
+        raise ValueError(f"invalid object name {stem!r}: lower-case letters only")
+    name = stem.isoformat() if isinstance(stem, dt.date) else stem
+    return f"briefings/{topic}/{name}{lang_suffix(lang, suffix)}"
+
+
+def briefing_keys(topic: str, date: dt.date, lang: str = DEFAULT_LANG) -> tuple[str, str]:
+    """Return the (markdown, json) keys `briefings/<topic>/<YYYY-MM-DD>[.<lang>].md|.json`."""
+    if not isinstance(date, dt.date):
         raise TypeError(f"briefing date must be a datetime.date, got {type(date).__name__}")
-    stem = f"briefings/{topic}/{date.isoformat()}"
-    return f"{stem}.md", f"{stem}.json"
+    return object_key(topic, date, lang, ".md"), object_key(topic, date, lang, ".json")
 
 
 def briefing_content_hash(markdown: bytes, json_bytes: bytes) -> str:
@@ -75,15 +98,17 @@ class IndexEntry:
     markdown_key: str
     json_key: str
     content_hash: str
+    lang: str = DEFAULT_LANG
 
     def to_dict(self) -> dict[str, str]:
-        """Return the entry as stored in the index."""
+        """Return the entry as stored in the index (`lang` only when not the default language)."""
         return {
             "topic": self.topic,
             "date": self.date.isoformat(),
             "markdown": self.markdown_key,
             "json": self.json_key,
             "content_hash": self.content_hash,
+            **({"lang": self.lang} if self.lang != DEFAULT_LANG else {}),
         }
 
     @classmethod
@@ -91,16 +116,17 @@ class IndexEntry:
         """Parse and validate a stored entry; raise ValueError if anything is off."""
         if (
             not isinstance(raw, dict)
-            or set(raw) != _INDEX_FIELDS
+            or set(raw) - {"lang"} != _INDEX_FIELDS
             or not all(isinstance(v, str) for v in raw.values())
         ):
             raise ValueError(f"malformed index entry {raw!r}")
         if not _ISO_DATE.fullmatch(raw["date"]) or not _SHA256_HEX.fullmatch(raw["content_hash"]):
             raise ValueError(f"malformed index entry {raw!r}")
         date = dt.date.fromisoformat(raw["date"])
-        if (raw["markdown"], raw["json"]) != briefing_keys(raw["topic"], date):
-            raise ValueError(f"index entry keys do not match its topic and date: {raw!r}")
-        return cls(raw["topic"], date, raw["markdown"], raw["json"], raw["content_hash"])
+        lang = raw.get("lang", DEFAULT_LANG)
+        if (raw["markdown"], raw["json"]) != briefing_keys(raw["topic"], date, lang):
+            raise ValueError(f"index entry keys do not match its topic, date and language: {raw!r}")
+        return cls(raw["topic"], date, raw["markdown"], raw["json"], raw["content_hash"], lang)
 
 
 @dataclass(frozen=True)
@@ -114,10 +140,11 @@ class PublishedBriefing:
     content_hash: str
     markdown_written: bool
     json_written: bool
+    lang: str = DEFAULT_LANG
 
     def index_entry(self) -> IndexEntry:
         """Return this briefing's index entry."""
-        return IndexEntry(self.topic, self.date, self.markdown_key, self.json_key, self.content_hash)
+        return IndexEntry(self.topic, self.date, self.markdown_key, self.json_key, self.content_hash, self.lang)
 
 
 def parse_twin(topic: str, date: dt.date, json_text: str) -> Any:
@@ -129,18 +156,18 @@ def parse_twin(topic: str, date: dt.date, json_text: str) -> Any:
 
 
 def publish_briefing(
-    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str
+    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = DEFAULT_LANG
 ) -> PublishedBriefing:
-    """Write the briefing's markdown and JSON twin where changed, then merge it into the index."""
+    """Write the briefing's markdown and JSON twin (in `lang`) where changed, then merge it into the index."""
     parse_twin(topic, date, json_text)
-    return write_briefing(store, topic, date, markdown, json_text)
+    return write_briefing(store, topic, date, markdown, json_text, lang)
 
 
 def write_briefing(
-    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str
+    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = DEFAULT_LANG
 ) -> PublishedBriefing:
     """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`)."""
-    markdown_key, json_key = briefing_keys(topic, date)
+    markdown_key, json_key = briefing_keys(topic, date, lang)
     markdown_bytes = markdown.encode("utf-8")
     json_bytes = json_text.encode("utf-8")
     # Markdown first: an index rebuild discovers briefings by their .json key, so the JSON twin marks completion.
@@ -154,6 +181,7 @@ def write_briefing(
         content_hash=briefing_content_hash(markdown_bytes, json_bytes),
         markdown_written=markdown_written,
         json_written=json_written,
+        lang=lang,
     )
     update_index(store, [published.index_entry()])
     return published
@@ -164,7 +192,7 @@ def render_index(entries: Iterable[IndexEntry], failed: Mapping[tuple[str, dt.da
 
     `failed`: (topic, date) -> error of briefings that could not be assembled, listed under "failed"
     (only when there are any, so an index without failures is what it always was)."""
-    ordered = sorted(entries, key=lambda e: (e.date, e.topic))
+    ordered = sorted(entries, key=lambda e: (e.date, e.topic, e.lang != DEFAULT_LANG, e.lang))
     document: dict[str, Any] = {"briefings": [e.to_dict() for e in ordered]}
     if failed:
         document["failed"] = [{"topic": clean_text(topic, 200), "date": date.isoformat(), "error": clean_text(error, 500)}
@@ -200,7 +228,8 @@ def scan_briefings(store: ObjectStore) -> list[IndexEntry]:
             continue
         try:
             date = dt.date.fromisoformat(match[2])
-            markdown_key, json_key = briefing_keys(match[1], date)
+            lang = match[3] or DEFAULT_LANG
+            markdown_key, json_key = briefing_keys(match[1], date, lang)
         except ValueError:
             log.warning("skipping %s while rebuilding the index: not a briefing key", store.url_for(key))
             continue
@@ -212,7 +241,7 @@ def scan_briefings(store: ObjectStore) -> list[IndexEntry]:
             )
             continue
         content_hash = briefing_content_hash(markdown_bytes, json_bytes)
-        entries.append(IndexEntry(match[1], date, markdown_key, json_key, content_hash))
+        entries.append(IndexEntry(match[1], date, markdown_key, json_key, content_hash, lang))
     return entries
 
 
@@ -233,14 +262,14 @@ def read_index(store: ObjectStore) -> list[IndexEntry]:
 def update_index(
     store: ObjectStore, entries: Iterable[IndexEntry], failed: Mapping[tuple[str, dt.date], str] | None = None
 ) -> bool:
-    """Merge `entries` into the index, replacing any with the same (topic, date), and record `failed`
+    """Merge `entries` into the index, replacing any with the same (topic, date, language), and record `failed`
     briefings (a published one is no longer failed); return whether it rewrote the index."""
     with _INDEX_LOCK:
-        merged = {(e.topic, e.date): e for e in read_index(store)}
-        published = {(e.topic, e.date): e for e in entries}
+        merged = {(e.topic, e.date, e.lang): e for e in read_index(store)}
+        published = {(e.topic, e.date, e.lang): e for e in entries}
         merged.update(published)
         failures = read_failures(store)
-        for key in published:
-            failures.pop(key, None)
+        for topic, date, _ in published:
+            failures.pop((topic, date), None)
         failures.update(failed or {})
         return put_if_changed(store, INDEX_KEY, render_index(merged.values(), failures), JSON_CONTENT_TYPE)

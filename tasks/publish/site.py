@@ -7,6 +7,8 @@ Keys (all under the same store as the markdown and JSON):
 - `briefings/<topic>/site.json`     what the index page and feed need of each date (rebuilt from the
                                     JSON twins whenever it is missing or unreadable)
 - `briefings/index.html`            every topic with its latest briefing
+These are the default language's; each other language has its own site beside it, its keys with
+the language before the suffix (`<date>.en.html`, `atom.en.xml`, `index.en.html`: `object_key`).
 
 `publish_with_site` writes a briefing and its page, then (unless `site=False`) refreshes its topic's
 site with that date's summary (`publish_site`). The topic's site covers every date, so refreshing it
@@ -37,10 +39,11 @@ from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
     briefing_keys,
+    lang_suffix,
+    object_key,
     parse_twin,
     put_if_changed,
     read_index,
-    validate_topic,
     write_briefing,
 )
 from tasks.publish.storage import ObjectStore
@@ -49,20 +52,24 @@ log = logging.getLogger(__name__)
 
 HTML_CONTENT_TYPE = "text/html; charset=utf-8"
 ATOM_CONTENT_TYPE = "application/atom+xml; charset=utf-8"
-SITE_INDEX_KEY = "briefings/index.html"
-_TWIN = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})\.json")
+_TWIN = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})((?:\.[a-z]{2,8})?\.json)")
 _SUMMARY_FIELDS = frozenset(date_summary({"date": ""}))  # written by this version (an older one is rebuilt)
 _SITE_LOCK = threading.Lock()  # site.json is read-modify-write, like the index
 
 
-def _topic_keys(topic: str) -> dict[str, str]:
-    base = f"briefings/{validate_topic(topic)}"
-    return {"topic_index": f"{base}/index.html", "feed": f"{base}/atom.xml", "summaries": f"{base}/site.json"}
+def site_index_key(lang: str) -> str:
+    """`briefings/index.html` (`index.en.html` for English): every topic with its latest briefing."""
+    return f"briefings/index{lang_suffix(lang, '.html')}"
 
 
-def site_keys(topic: str, date: dt.date) -> dict[str, str]:
-    """The keys of a briefing's page and of its topic's index page, feed and summaries."""
-    return {"page": f"briefings/{validate_topic(topic)}/{date.isoformat()}.html", **_topic_keys(topic)}
+def _topic_keys(topic: str, lang: str) -> dict[str, str]:
+    return {"topic_index": object_key(topic, "index", lang, ".html"), "feed": object_key(topic, "atom", lang, ".xml"),
+            "summaries": object_key(topic, "site", lang, ".json")}
+
+
+def site_keys(topic: str, date: dt.date, lang: str) -> dict[str, str]:
+    """The keys of a briefing's page and of its topic's index page, feed and summaries, in `lang`."""
+    return {"page": object_key(topic, date, lang, ".html"), **_topic_keys(topic, lang)}
 
 
 @dataclass(frozen=True)
@@ -96,18 +103,20 @@ def _twin_summary(store: ObjectStore, topic: str, key: str) -> dict[str, Any] | 
         return None
 
 
-def _rebuild_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
+def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
+    suffix = lang_suffix(lang, ".json")
     for key in store.list(f"briefings/{topic}/"):
         match = _TWIN.fullmatch(key)
-        if match and match[1] == topic and (summary := _twin_summary(store, topic, key)) is not None:
+        if match and match[1] == topic and match[3] == suffix and \
+                (summary := _twin_summary(store, topic, key)) is not None:
             out[match[2]] = summary
     return out
 
 
-def read_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
-    """date -> summary of every published briefing of `topic`; rebuilt from the JSON twins if need be."""
-    key = f"briefings/{validate_topic(topic)}/site.json"
+def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
+    """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be."""
+    key = _topic_keys(topic, lang)["summaries"]
     raw = store.get(key)
     if raw is not None:
         try:
@@ -118,7 +127,7 @@ def read_summaries(store: ObjectStore, topic: str) -> dict[str, dict[str, Any]]:
             return dated
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("%s is unreadable (%s); rebuilding it from the JSON twins", store.url_for(key), exc)
-    return _rebuild_summaries(store, topic)
+    return _rebuild_summaries(store, topic, lang)
 
 
 def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
@@ -132,8 +141,8 @@ def _write_site(
     """The topic's summaries with `fresh` (date -> summary) merged in, written as site.json, the
     topic's index page and feed, and the site index; which of the last three it had to write.
     The caller holds `_SITE_LOCK` (site.json is read-modify-write)."""
-    keys = _topic_keys(topic)
-    summaries = read_summaries(store, topic)
+    keys = _topic_keys(topic, lang)
+    summaries = read_summaries(store, topic, lang)
     summaries.update(fresh)
     put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
     ordered = [summaries[d] for d in sorted(summaries)]
@@ -143,10 +152,11 @@ def _write_site(
                                       ATOM_CONTENT_TYPE)}
     latest = []
     for other in sorted({e.topic for e in read_index(store)} | {topic}):
-        dated = summaries if other == topic else read_summaries(store, other)
+        dated = summaries if other == topic else read_summaries(store, other, lang)
         if dated:
             latest.append((other, dated[max(dated)]))
-    written["site_index"] = put_if_changed(store, SITE_INDEX_KEY, render_root_index(latest, lang), HTML_CONTENT_TYPE)
+    written["site_index"] = put_if_changed(store, site_index_key(lang), render_root_index(latest, lang),
+                                           HTML_CONTENT_TYPE)
     return written
 
 
@@ -161,7 +171,7 @@ def refresh_site(
         # of us refreshes last has read the newest twin.
         fresh = {}
         for date in dates:
-            summary = _twin_summary(store, topic, briefing_keys(topic, date)[1])
+            summary = _twin_summary(store, topic, briefing_keys(topic, date, lang)[1])
             if summary is not None:
                 fresh[date.isoformat()] = summary
         return _write_site(store, topic, fresh, lang, site_url)
@@ -170,7 +180,7 @@ def refresh_site(
 def _write_page(
     store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None,
 ) -> tuple[dict[str, str], bool]:
-    keys = site_keys(topic, date)
+    keys = site_keys(topic, date, lang)
     return keys, put_if_changed(store, keys["page"], render_page(doc, lang, site_url), HTML_CONTENT_TYPE)
 
 
@@ -194,7 +204,7 @@ def publish_with_site(
     `site=False` writes the page only and leaves the topic's site (site.json, index page, feed, site
     index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
     doc = parse_twin(topic, date, json_text)
-    briefing = write_briefing(store, topic, date, markdown, json_text)
+    briefing = write_briefing(store, topic, date, markdown, json_text, lang)
     if site:
         keys, written = publish_site(store, topic, date, doc, lang, site_url)
     else:

@@ -22,10 +22,10 @@ from pathlib import Path
 
 from predigest.settings import Settings
 from tasks.knowledge.merge import Proposal, sha256_text
-from tasks.model.merge import proposal_keys
 from tasks.publish.proposal import (
     make_proposal,
     proposal_base,
+    proposal_object_keys,
     proposal_text,
     publish_proposal,
     read_document,
@@ -55,7 +55,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
                     skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
     """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
     store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
-    raw = store.get(briefing_keys(topic, day)[1])
+    raw = store.get(briefing_keys(topic, day, settings.lang)[1])
     if raw is None:
         return MergeOutcome("missing", f"no published briefing of {topic} {day.isoformat()}; run "
                                        f"`predigest run --date {day.isoformat()}` first")
@@ -74,7 +74,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
         if not only and not skip:
             publish_proposal(store, topic, day, proposal)
         return MergeOutcome("proposed", f"proposal for {proposal.path}: {_counts(proposal)}", text, proposal)
-    stored = store.get(proposal_keys(topic, day)[0])
+    stored = store.get(proposal_object_keys(topic, day)[0])
     base = proposal_base(stored.decode("utf-8", "replace")) if stored is not None else None
     if base is not None and base != proposal.base_sha256:
         return MergeOutcome("stale", f"{proposal.path} changed after the proposal was made (sha256 {base[:12]} → "

@@ -4,6 +4,7 @@ real markdown and JSON renderers, with caller-chosen text in every place a works
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
@@ -18,12 +19,15 @@ from tasks.verify.status import StatusAsOf
 TZ = "Asia/Shanghai"
 
 
-def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arxiv_base: int = 1000) -> BriefingContent:
-    """`net_new` NET-new papers, one adjacent paper and one engineering increment, one pending
-    verification; `text` is put into titles, key points, relations, summaries, claims and advice."""
+def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arxiv_base: int = 1000,
+                 neighbours: bool = True, paths: Sequence[str] = ()) -> BriefingContent:
+    """`net_new` NET-new papers, one adjacent paper and one engineering increment (none with
+    `neighbours=False`: with `net_new=0` a day of score 0), one pending verification; `text` is put
+    into titles, key points, relations, summaries, claims and advice. One source per path in `paths`
+    (default one note of alice's), each with `text` in its cells."""
     tz = ZoneInfo(TZ)
     cutoff = dt.datetime.combine(day, dt.time(22, 20), tz)
-    path = f"inbox/alice/{day.isoformat()}-alice-{topic}.md"
+    path = paths[0] if paths else f"inbox/alice/{day.isoformat()}-alice-{topic}.md"
     entry = EntryRef(path, "条目#1", "heading " + text)
 
     def paper(k: int, status: str, arxiv: bool = True) -> Paper:
@@ -33,16 +37,18 @@ def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arx
                      relation=[f"relation {text}"], suggested_section=f"§{k} section {text}", section_basis="text",
                      first_seen=day, days_seen=1, independent=1)
 
-    papers = [paper(k, "net_new") for k in range(net_new)] + [paper(net_new, "adjacent"),
-                                                             paper(net_new + 1, "engineering", arxiv=False)]
-    sources = [SourceCheck(path, "note", cutoff - dt.timedelta(hours=3), "filename", "⭐⭐⭐", "summary " + text,
-                           "conclusion " + text, None, "relevance " + text, "increments")]
+    papers = [paper(k, "net_new") for k in range(net_new)]
+    if neighbours:
+        papers += [paper(net_new, "adjacent"), paper(net_new + 1, "engineering", arxiv=False)]
+    sources = [SourceCheck(p, "note", cutoff - dt.timedelta(hours=3), "filename", "⭐⭐⭐", "summary " + text,
+                           "conclusion " + text, None, "relevance " + text, "increments" if papers else "confirmatory")
+               for p in (paths or [path])]
     verification = StatusAsOf(key="hedge:x", kind="hedge", subject="x", title="Claim " + text, claim="claim " + text,
                               marker="待核实", sources=(path,), raised_on=day, last_seen=day, status="pending",
                               age_days=0, resolved_on=None, evidence=None, resolved_by=None, advice="advice " + text)
-    counts = {"net_new": net_new, "adjacent": 1, "engineering": 1}
+    counts = {"net_new": net_new, "adjacent": int(neighbours), "engineering": int(neighbours)}
     rule = DensityRule.from_mapping(None)
-    report = density_report(counts, [(path, "increments")], rule, main_source=path)
+    report = density_report(counts, [(s.path, s.outcome) for s in sources], rule, main_source=path)
     return BriefingContent(
         topic=topic, date=day, window_start=cutoff - dt.timedelta(days=1), cutoff=cutoff, timezone=TZ,
         knowledge_path=f"organized/knowledge/{topic}.md", knowledge_version="v1", knowledge_updated=None,

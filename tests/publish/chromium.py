@@ -3,7 +3,9 @@
 `Browser` starts one headless Chromium with its own profile directory and no network extras;
 each `visit` loads a URL in a new tab, records every console call, uncaught exception, log entry and JavaScript dialog
 (a dialog is accepted so a page cannot hang the test), and returns what it saw together with a
-DOM report (elements, `on*` attributes and link targets) and optional screenshots.
+DOM report (elements, `on*` attributes and link targets), optional screenshots and, at each
+screenshot's width, what an optional script measured in the page (`measure`: an expression that
+returns a JSON string, e.g. `LAYOUT_REPORT`).
 """
 
 from __future__ import annotations
@@ -49,6 +51,38 @@ DOM_REPORT = """(() => {
 })()"""
 
 
+# Runs in the page at each width: horizontal overflow of the page and of each table box, each source
+# cell's width and its file name's lines, and the density chart's bars and date labels (CSS px).
+LAYOUT_REPORT = """(() => {
+  const box = el => el.getBoundingClientRect();
+  const root = document.documentElement;
+  const out = {viewport: window.innerWidth, page: {scroll: root.scrollWidth, client: root.clientWidth},
+               containers: [], sources: [], labels: [], bars: [], svg: null};
+  for (const el of document.querySelectorAll('.scroll'))
+    out.containers.push({scroll: el.scrollWidth, client: el.clientWidth, right: box(el).right,
+                         overflowX: getComputedStyle(el).overflowX});
+  for (const cell of document.querySelectorAll('td.path')) {
+    const file = cell.querySelector('.file');
+    out.sources.push({width: box(cell).width, font: parseFloat(getComputedStyle(cell).fontSize),
+                      title: (cell.querySelector('[title]') || {}).title || '', text: file ? file.innerText : '',
+                      lines: file ? file.getClientRects().length : 0});
+  }
+  const svg = document.querySelector('svg');
+  if (svg) { const b = box(svg); out.svg = {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; }
+  for (const t of document.querySelectorAll('svg text.tick-label')) {
+    const b = box(t), style = getComputedStyle(t);
+    out.labels.push({text: t.textContent, visible: style.display !== 'none' && style.visibility !== 'hidden' && b.width > 0,
+                     left: b.left, right: b.right, top: b.top, bottom: b.bottom, height: b.height});
+  }
+  for (const r of document.querySelectorAll('svg rect.bar')) {
+    const b = box(r);
+    out.bars.push({date: (r.querySelector('title') || {}).textContent || '', zero: r.classList.contains('zero'),
+                   left: b.left, width: b.width, height: b.height});
+  }
+  return JSON.stringify(out);
+})()"""
+
+
 def find_chromium() -> str | None:
     """The path of a Chromium binary on PATH, or None."""
     return next((path for name in CHROMIUM_NAMES if (path := shutil.which(name))), None)
@@ -59,6 +93,7 @@ class PageVisit:
     events: list[dict[str, Any]] = field(default_factory=list)  # console, exceptions, log entries, dialogs
     dom: dict[str, Any] = field(default_factory=dict)
     screenshots: dict[str, bytes] = field(default_factory=dict)
+    measures: dict[str, Any] = field(default_factory=dict)  # width name -> what `measure` returned there
 
     def of(self, *methods: str) -> list[dict[str, Any]]:
         return [e for e in self.events if e["method"] in methods]
@@ -102,12 +137,15 @@ class _Session:
     def drain(self, seconds: float) -> None:
         """Read events for a while (a payload could act after load, e.g. on a timer)."""
         end = time.monotonic() + seconds
-        while (left := end - time.monotonic()) > 0:
-            self.ws.settimeout(left)
-            try:
-                self._record(json.loads(self.ws.recv()))
-            except websocket.WebSocketTimeoutException:
-                return
+        try:
+            while (left := end - time.monotonic()) > 0:
+                self.ws.settimeout(left)
+                try:
+                    self._record(json.loads(self.ws.recv()))
+                except websocket.WebSocketTimeoutException:
+                    return
+        finally:  # the next command's reply may take longer than what was left of the drain
+            self.ws.settimeout(30)
 
 
 class Browser:
@@ -161,7 +199,8 @@ class Browser:
         self.ws.send(json.dumps({"id": self.next_id, "method": method, "params": params}))
         return _reply(self.ws, self.next_id)
 
-    def visit(self, url: str, screenshots: tuple[str, ...] = (), settle: float = 0.5) -> PageVisit:
+    def visit(self, url: str, screenshots: tuple[str, ...] = (), settle: float = 0.5,
+              measure: str | None = None) -> PageVisit:
         """Load `url` in a new tab and report what happened (see the module docstring)."""
         visit = PageVisit()
         target = self._call("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -183,6 +222,9 @@ class Browser:
                 width, height = WIDTHS[name]
                 session.send("Emulation.setDeviceMetricsOverride",
                              {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": name == "phone"})
+                if measure is not None:
+                    result = session.send("Runtime.evaluate", {"expression": measure, "returnByValue": True})
+                    visit.measures[name] = json.loads(result["result"]["value"])
                 shot = session.send("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True,
                                                                "clip": _full_page(session, width)})
                 visit.screenshots[name] = base64.b64decode(shot["data"])

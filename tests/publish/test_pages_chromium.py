@@ -8,7 +8,8 @@
 - Template syntax shows up as text (nothing from a note is evaluated).
 - The demo-like briefing loads and shows its title and statement; screenshots at desktop and phone
   widths are saved under `artifacts/screenshots/` (git-ignored) for inspection.
-Skipped, with the reason, when no Chromium binary is installed (CI installs Debian's `chromium`).
+Skipped, with the reason, when no Chromium binary is installed; in CI (`CI` set) that fails instead
+(the `chromium` fixture, tests/publish/conftest.py; `.ci/run` installs Debian's `chromium`).
 """
 
 from __future__ import annotations
@@ -21,13 +22,9 @@ import pytest
 
 from tasks.publish.storage import LocalStore
 from tests.publish.briefing_factory import make_content, publish_content
-from tests.publish.chromium import Browser, find_chromium, save
+from tests.publish.chromium import Browser, save
 
-CHROMIUM = find_chromium()
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium binary on PATH (apt-get install chromium)"),
-]
+pytestmark = pytest.mark.slow
 ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 DAY = dt.date(2026, 10, 9)
 
@@ -84,12 +81,11 @@ def _problems(visit_events: list[dict], dom: dict) -> list[str]:
     return problems
 
 
-def test_payloads_in_notes_titles_and_feeds_never_execute(tmp_path: Path) -> None:
-    assert CHROMIUM is not None
+def test_payloads_in_notes_titles_and_feeds_never_execute(tmp_path: Path, chromium: str) -> None:
     store = _publish_corpus(tmp_path)
     keys = [k for k in store.list("briefings/") if k.endswith((".html", ".xml"))]
     assert len(keys) >= 10
-    with Browser(CHROMIUM) as browser:
+    with Browser(chromium) as browser:
         visits = {key: browser.visit((tmp_path / key).as_uri(), settle=0.3) for key in keys}
     for key, visit in visits.items():
         assert _problems(visit.events, visit.dom) == [], key
@@ -99,13 +95,12 @@ def test_payloads_in_notes_titles_and_feeds_never_execute(tmp_path: Path) -> Non
             assert "\u202e" not in visit.dom["text"]
 
 
-def test_a_briefing_page_loads_and_is_captured_at_desktop_and_phone_width(tmp_path: Path) -> None:
-    assert CHROMIUM is not None
+def test_a_briefing_page_loads_and_is_captured_at_desktop_and_phone_width(tmp_path: Path, chromium: str) -> None:
     store = LocalStore(tmp_path)
     for k in range(5):
         publish_content(store, make_content("inference", DAY - dt.timedelta(days=4 - k), net_new=k % 4))
     pages = ((f"briefings/inference/{DAY}.html", "briefing"), ("briefings/inference/index.html", "topic"))
-    with Browser(CHROMIUM) as browser:
+    with Browser(chromium) as browser:
         visits = [(name, browser.visit((tmp_path / key).as_uri(), screenshots=("desktop", "phone")))
                   for key, name in pages]
     for name, visit in visits:

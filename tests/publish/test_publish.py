@@ -6,6 +6,9 @@ identical content writes nothing (local mtimes unchanged, no S3 PUT); changed co
 and replaces the (topic, date) entry rather than duplicating it. Unsafe topics, datetimes and invalid JSON twins
 are refused before anything is written. A missing or corrupt index is rebuilt from the stored briefings rather
 than failing the run, and concurrent publishes in one process do not lose index entries.
+Every key comes from `object_key`: the default language keeps `<date>.md`, another language puts
+itself before the suffix (`<date>.en.md`), and a language that is not a lower-case code is refused;
+a briefing published in two languages has two index entries, the non-default one naming its `lang`.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ import pytest
 from moto import mock_aws
 
 from tasks.publish.publish import (
+    DEFAULT_LANG,
     INDEX_KEY,
     briefing_keys,
+    object_key,
     publish_briefing,
     read_index,
     update_index,
@@ -314,3 +319,24 @@ def test_s3_corrupt_index_is_rebuilt(s3: Any) -> None:
     assert {(e["topic"], e["date"]): e["content_hash"] for e in entries}[
         ("agents", "2024-05-02")
     ] == expected_hash(md("agents", MAY2), js("agents", MAY2))
+
+
+def test_keys_of_each_language_come_from_one_builder(tmp_path: Path) -> None:
+    assert DEFAULT_LANG == "zh"
+    assert briefing_keys("t", MAY1) == ("briefings/t/2024-05-01.md", "briefings/t/2024-05-01.json")
+    assert briefing_keys("t", MAY1, "en") == ("briefings/t/2024-05-01.en.md", "briefings/t/2024-05-01.en.json")
+    assert object_key("t", MAY1, "en", ".knowledge.md") == "briefings/t/2024-05-01.en.knowledge.md"
+    assert object_key("t", "atom", "zh", ".xml") == "briefings/t/atom.xml"
+    for bad in ("EN", "e", "en/../x", ""):
+        with pytest.raises(ValueError):
+            object_key("t", MAY1, bad, ".md")
+    with pytest.raises(TypeError):
+        object_key("t", dt.datetime(2024, 5, 1), "zh", ".md")  # type: ignore[arg-type]
+    store = LocalStore(tmp_path)
+    publish_briefing(store, "t", MAY1, md("t", MAY1), js("t", MAY1))
+    publish_briefing(store, "t", MAY1, "# English\n", js("t", MAY1), "en")
+    assert (tmp_path / "briefings/t/2024-05-01.md").read_text(encoding="utf-8") == md("t", MAY1)
+    listed = json.loads((tmp_path / INDEX_KEY).read_text(encoding="utf-8"))["briefings"]
+    assert [(e["markdown"], e.get("lang")) for e in listed] == [
+        ("briefings/t/2024-05-01.md", None), ("briefings/t/2024-05-01.en.md", "en")]
+    assert {e.lang for e in read_index(store)} == {"zh", "en"}

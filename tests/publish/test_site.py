@@ -9,7 +9,10 @@
   `FEED_ENTRIES`), newest first, each
   with a stable id, `updated` = the briefing's cutoff, and the honest density statement as summary.
 - The topic index lists every date with its density and NET-new count and draws one SVG bar per date.
-- `lang` applies to pages and feeds.
+- `lang` applies to pages and feeds, and each language has its own keys: the default language
+  (zh) keeps `<date>.md/.json/.html`, `atom.xml`, `index.html`; English gets `<date>.en.md/.json/.html`,
+  `atom.en.xml`, `index.en.html` with links among them, its own feed entry ids and its own index.json
+  entries, so publishing English never overwrites a Chinese object.
 - Whatever text the workspace holds, the feed stays well-formed and pages hold no script, no `on*`
   attribute and no link outside http/https/mailto (property test over arbitrary text).
 """
@@ -26,6 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasks.publish.atom import entry_id
+from tasks.publish.publish import read_index
 from tasks.publish.storage import LocalStore
 from tests.publish.briefing_factory import make_content, publish_content
 
@@ -116,12 +120,34 @@ def test_topic_index_lists_every_date_with_density_net_new_and_a_bar(tmp_path: P
     assert root.xpath("//tbody/tr/td[2]/a/@href") == [f"inference/{DAYS[-1]}.html"]
 
 
-def test_lang_applies_to_pages_and_feeds(tmp_path: Path) -> None:
-    store = _publish_all(tmp_path, DAYS, lang="en")
-    page = store.get(f"briefings/inference/{DAYS[0]}.html").decode()
+def test_each_language_has_its_own_keys_feed_and_links(tmp_path: Path) -> None:
+    chinese = _publish_all(tmp_path, DAYS)
+    before = {key: chinese.get(key) for key in chinese.list("briefings/") if key != "briefings/index.json"}
+    english = _publish_all(tmp_path, DAYS, lang="en")
+    for key, data in before.items():  # English never overwrites the default language's objects
+        assert english.get(key) == data, key
+    stem = f"briefings/inference/{DAYS[0]}"
+    assert {f"{stem}.en.md", f"{stem}.en.json", f"{stem}.en.html"} <= set(english.puts)
+    assert not any(key in before for key in english.puts if key != "briefings/index.json")
+    page = english.get(f"{stem}.en.html").decode()
     assert "Sources checked" in page and "检查过的来源" not in page
-    feed = feedparser.parse(store.get("briefings/inference/atom.xml"))
+    assert "检查过的来源" in (english.get(f"{stem}.html") or b"").decode()
+    links = set(lxml.html.fromstring(page).xpath("//nav/a/@href"))
+    assert links == {"index.en.html", "../index.en.html", "atom.en.xml", f"{DAYS[0]}.en.md", f"{DAYS[0]}.en.json"}
+    feed = feedparser.parse(english.get("briefings/inference/atom.en.xml"))
     assert feed.entries[0].summary.startswith("Honesty statement:")
+    assert [e.link for e in feed.entries] == [f"{d}.en.html" for d in reversed(DAYS)]
+    assert {e.id for e in feed.entries}.isdisjoint(e.id for e in feedparser.parse(
+        english.get("briefings/inference/atom.xml")).entries)
+    assert feedparser.parse(english.get("briefings/inference/atom.xml")).entries[0].summary.startswith("诚实度声明")
+    root = lxml.html.fromstring(english.get("briefings/index.en.html"))
+    assert root.xpath("//tbody/tr/td[2]/a/@href") == [f"inference/{DAYS[-1]}.en.html"]
+    index = read_index(english)
+    assert sorted((e.date, e.lang, e.json_key) for e in index) == sorted(
+        [(d, "zh", f"briefings/inference/{d}.json") for d in DAYS] +
+        [(d, "en", f"briefings/inference/{d}.en.json") for d in DAYS])
+    (tmp_path / "briefings/index.json").unlink()  # a rebuilt index finds both languages again
+    assert sorted(read_index(english), key=lambda e: (e.date, e.lang)) == sorted(index, key=lambda e: (e.date, e.lang))
 
 
 def _unsafe_in_html(data: bytes) -> list[str]:
