@@ -199,18 +199,15 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     zh = bool(_CJK.search(text))
     log_at: int | None = None  # where the change log starts in `out`
     for i, raw in enumerate(doc.lines):
-        if i in removed:
-            continue
         if i == doc.header:
             raw, header_changed = header_line(raw, merge_at, after), True
         if log is not None and i == log[0]:
             log_at = len(out)
-        if log is not None and i == log[0] + 1:  # the row goes under the table's separator line
+        if i not in removed:  # a promoted reference's line leaves; what goes after it stays
             out.append(raw)
+        if log is not None and i == log[0] + 1:  # the row goes under the table's separator line
             out.append(changelog_row(log[2], merge_at, briefing_date, merged, before, after, parsed.version,
                                      zh) + nl)
-            continue
-        out.append(raw)
         for line in entries.get(i, []):
             if out and not out[-1].endswith(("\n", "\r")):
                 out[-1] += nl

@@ -211,3 +211,17 @@ def test_the_version_in_force_at_a_cutoff_still_reads_from_an_edited_change_log(
     evening = dt.datetime(2026, 10, 9, 22, 20, tzinfo=TZ)
     before = changelog_as_of(parsed, evening)
     assert before is not None and (before.version, before.citations_after) == ("v7", 3)
+
+
+def test_an_adjacent_paper_after_a_promoted_last_reference_is_kept() -> None:
+    old = ("version: v1 · updated: 2026-10-01 12:00 · citations: 2\n\n## §1 Body\n\n"
+           "- **Old**（arXiv:2401.00002）：x。[anchored 2026-09-01]\n\n## References\n\n"
+           "- arXiv:2401.00001 — Gamma (cited 2026-09-29)\n")
+    incs = [MergeIncrement("2401.00001", "Gamma", "net_new", "", "§1 Body"),
+            MergeIncrement("2402.00020", "Epsilon", "adjacent")]
+    proposal = propose(old, incs, MERGE_AT, briefing_date=BRIEFING)
+    assert proposal.document == (
+        "version: v2 · updated: 2026-10-10 12:00 · citations: 3\n\n## §1 Body\n\n"
+        "- **Old**（arXiv:2401.00002）：x。[anchored 2026-09-01]\n"
+        "- **Gamma**（arXiv:2401.00001） [anchored 2026-10-10]\n\n## References\n\n"
+        "- arXiv:2402.00020 — Epsilon (cited 2026-10-10)\n")
