@@ -16,7 +16,6 @@ from predigest.runners import task_runner_for
 from predigest.settings import get_settings
 from predigest.windows import latest_closed_date
 from tasks import steps
-from tasks.feeds import steps as feed_steps
 from tasks.run import BriefingResult
 
 
@@ -57,6 +56,8 @@ async def daily_briefing(
     changed = steps.find_changed_files(settings, ref)
     steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
     if settings.arxiv_lookup:
+        from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
+
         feed_steps.lookup_papers(settings, ref.id)
     # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
     # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).

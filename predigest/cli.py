@@ -9,7 +9,6 @@ asks for the traceback. Subcommands: `build_parser` adds them, one `add_parser` 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import traceback
@@ -95,6 +94,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     ref = register_workspace(settings, root)
     since = progress.database_now(settings)
     print(_prefect_line(claimed), flush=True)
+    import asyncio
+
     from flows.daily import daily_briefing
 
     results = asyncio.run(daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root),
@@ -121,6 +122,8 @@ def cmd_feeds(args: argparse.Namespace) -> int:
     settings = _settings(args)
     root = check_workspace(settings.workspace, "feeds", " (its snapshots are stored with the workspace's sources)")
     print(_prefect_line(_claim_local_api(settings)), flush=True)
+    import asyncio
+
     from flows.feeds import poll_feeds
     from predigest import progress
 
