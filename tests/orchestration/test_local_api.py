@@ -15,6 +15,7 @@ turn a hang into a failure; nothing asserts durations.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -58,6 +59,7 @@ def home() -> Iterator[Path]:
     orchestrate.down(base / "home", grace=10.0, echo=lambda _: None)
     for pid in _server_pids(base / "home"):  # a replaced server the test left behind
         os.killpg(pid, signal.SIGKILL)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def _clean_env(home: Path) -> dict[str, str]:
