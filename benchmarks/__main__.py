@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-NAMES = ("ingest", "growth", "daily", "backfill", "arxiv")
+NAMES = ("ingest", "growth", "daily", "backfill", "arxiv", "oneoff", "trigger")
 
 
 def _prefect_environment() -> Path:
@@ -109,6 +109,18 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.bench_arxiv import bench_arxiv
 
             result = bench_arxiv(dbs)
+            results.append(result)
+            result.print()
+        if "trigger" in wanted:
+            from benchmarks.bench_trigger import bench_trigger
+
+            result = bench_trigger(dbs, args.seed)
+            results.append(result)
+            result.print()
+        if "oneoff" in wanted:
+            from benchmarks.bench_oneoff import bench_oneoff
+
+            result = bench_oneoff()
             results.append(result)
             result.print()
     finally:

@@ -14,20 +14,29 @@ from prefect import flow, unmapped
 
 from predigest.runners import task_runner_for
 from predigest.settings import get_settings
+from predigest.windows import latest_closed_date
 from tasks import steps
-from tasks.feeds import steps as feed_steps
 from tasks.run import BriefingResult
 
 
-def _today(timezone: str) -> dt.date:
-    from zoneinfo import ZoneInfo
+def _latest_closed(schedule: str, timezone: str) -> dt.date:
+    """The date a run given none briefs: the latest window whose cutoff has passed (never an open one)."""
+    return latest_closed_date(schedule, timezone, dt.datetime.now(dt.UTC))
 
-    return dt.datetime.now(ZoneInfo(timezone)).date()
+
+def _run_name() -> str:
+    """`daily-briefing <date>`: the date given, else the latest closed one of the default schedule."""
+    from prefect.runtime import flow_run
+
+    given = flow_run.parameters.get("date")
+    settings = get_settings()
+    day = given or _latest_closed(settings.default_schedule, settings.timezone)
+    return f"daily-briefing {day}"
 
 
 @flow(
     name="daily-briefing",
-    flow_run_name="daily-briefing {date}",
+    flow_run_name=_run_name,
     # Threads bounded below the DB pool (each ingest task holds one connection), or Dask when configured.
     task_runner=task_runner_for(get_settings()),
 )
@@ -37,16 +46,20 @@ async def daily_briefing(
     workspace: str | None = None,
     since: dt.datetime | None = None,
 ) -> list[BriefingResult]:
-    """Ingest the workspace (one task per 100 changed files), then publish each topic's briefing for `date`."""
+    """Ingest the workspace (one task per 100 changed files), then publish each topic's briefing for
+    `date` (default: each topic's latest closed window)."""
     settings = get_settings()
     root = workspace or (str(settings.workspace) if settings.workspace else None)
     if root is None:
         raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
-    day = date or _today(settings.timezone)
     ref = steps.register_workspace(settings, root)
     changed = steps.find_changed_files(settings, ref)
     steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
     if settings.arxiv_lookup:
+        from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
+
         feed_steps.lookup_papers(settings, ref.id)
     # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
-    return [steps.brief_topic(settings, ref, topic, day, since) for topic in steps.resolve_topics(settings, root, topics)]
+    # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).
+    return [steps.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)
+            for topic in steps.resolve_topics(settings, root, topics)]

@@ -11,9 +11,10 @@ from pathlib import Path, PurePosixPath
 
 from prefect import flow
 
-from predigest.settings import get_settings
+from predigest.settings import Settings, get_settings
 from tasks import steps
-from tasks.ingest.scan import scan_workspace
+from tasks.ingest.scan import scan_one
+from tasks.run import WorkspaceRef
 
 
 @dataclass(frozen=True)
@@ -46,24 +47,32 @@ def workspace_relative(root: Path, path: str) -> str:
 
 
 @flow(name="ingest-inbox-file", flow_run_name="ingest {path}")
-async def ingest_inbox_file(path: str, workspace: str | None = None) -> InboxIngestResult:
-    """Store one workspace file (a new or changed inbox note) as a source with its items and mentions.
+async def ingest_inbox_file(path: str, workspace: str | None = None,
+                            paths: list[str] | None = None) -> InboxIngestResult:
+    """Store one workspace file (a new or changed inbox note) as a source with its items and mentions,
+    then each of `paths` (further files the event names), each on its own; the result is `path`'s.
 
     `path` is workspace-relative (as the watcher sends it) or absolute inside the workspace; a path
-    that leaves the workspace fails the run. Symlinks leading out are recorded, never followed.
+    that leaves the workspace fails the run. Symlinks leading out are recorded, never followed. Only
+    the files named are looked at (`scan_one`), so the run costs the same in a workspace of any size.
     """
     settings = get_settings()
     root_text = workspace or (str(settings.workspace) if settings.workspace else None)
     if root_text is None:
         raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
     root = Path(root_text).resolve()
-    rel = workspace_relative(root, path)
+    rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
     ref = steps.register_workspace(settings, str(root))
-    # The scan decides kind, author and problems exactly as the daily run would (temp files and
-    # paths predigest does not read are absent from it).
-    found = [wf for wf in scan_workspace(root) if wf.path == rel]
-    if not found:
+    results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]
+    return results[0]
+
+
+def _ingest_one(settings: Settings, ref: WorkspaceRef, root: Path, rel: str) -> InboxIngestResult:
+    # `scan_one` decides kind, author and problems exactly as the daily run's scan would (temp
+    # files and paths predigest does not read get None).
+    found = scan_one(root, rel)
+    if found is None or found.path != rel:  # a symlinked folder on the way: the daily run records it
         exists = os.path.lexists(root / rel)
         return InboxIngestResult(rel, "ignored" if exists else "missing")
-    outcome = steps.ingest_source(settings, ref, found[0])
+    outcome = steps.ingest_source(settings, ref, found)
     return InboxIngestResult(outcome.path, outcome.status, outcome.source_id, outcome.error)

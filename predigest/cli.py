@@ -9,7 +9,6 @@ asks for the traceback. Subcommands: `build_parser` adds them, one `add_parser` 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import traceback
@@ -30,6 +29,7 @@ from predigest.cli_checks import (
 )
 
 if TYPE_CHECKING:
+    from predigest.local_api import LocalApi
     from predigest.settings import Settings
 
 def quiet_prefect() -> None:
@@ -53,10 +53,30 @@ def _settings(args: argparse.Namespace) -> Settings:
     return settings_for(getattr(args, "workspace", None))
 
 
-def _prefect_api_url() -> str | None:
+def _claim_local_api(settings: Settings) -> LocalApi | None:
+    """Claim the Prefect server kept under home (started now if need be, without waiting for it),
+    unless PREFECT_API_URL names a server or this process configured Prefect before (a Python
+    caller, a test harness): their choice stands. Prefect reads its settings once, on import, so
+    the URL goes into the environment now, before anything imports it."""
+    if settings.prefect_api_url or "prefect" in sys.modules:
+        return None
+    from predigest import local_api
+
+    claimed = local_api.claim(settings.home)
+    os.environ["PREFECT_API_URL"] = claimed.url
+    return claimed
+
+
+def _prefect_line(claimed: LocalApi | None) -> str:
+    """Wait for the claimed server to answer; the `prefect: …` progress line."""
+    from predigest import progress
+
+    if claimed is not None:
+        claimed.ready()
+        return progress.prefect_line(claimed.url, kept=claimed.home, started=claimed.started)
     from prefect.settings import get_current_settings
 
-    return get_current_settings().api.url or None
+    return progress.prefect_line(get_current_settings().api.url or None)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -66,13 +86,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     root = check_workspace(settings.workspace, "run")
     check_topics(settings, root, args.topic)
     check_storage(settings)
+    claimed = _claim_local_api(settings)  # it starts while the database does
     from predigest import progress
     from tasks.run import register_workspace
 
     print(progress.database_line(settings), flush=True)
     ref = register_workspace(settings, root)
     since = progress.database_now(settings)
-    print(progress.prefect_line(_prefect_api_url()), flush=True)
+    print(_prefect_line(claimed), flush=True)
+    import asyncio
+
     from flows.daily import daily_briefing
 
     results = asyncio.run(daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root),
@@ -98,6 +121,9 @@ def cmd_feeds(args: argparse.Namespace) -> int:
     quiet_prefect()
     settings = _settings(args)
     root = check_workspace(settings.workspace, "feeds", " (its snapshots are stored with the workspace's sources)")
+    print(_prefect_line(_claim_local_api(settings)), flush=True)
+    import asyncio
+
     from flows.feeds import poll_feeds
     from predigest import progress
 
@@ -120,10 +146,11 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     check_date_range(args.start, args.end)
     check_topics(settings, root, args.topic)
     check_storage(settings)
+    claimed = _claim_local_api(settings)
     from predigest import progress as lines
 
     print(lines.database_line(settings), flush=True)
-    print(lines.prefect_line(_prefect_api_url()), flush=True)
+    print(_prefect_line(claimed), flush=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from flows.backfill import backfill_briefings, date_range, report_progress
@@ -152,10 +179,11 @@ def cmd_backfill(args: argparse.Namespace) -> int:
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports a bad argument as one line (usage stays in --help)."""
+    """argparse that reports a bad argument as one line, `predigest: …` like every other error, from
+    the subcommands too (whose prog is `predigest run`); usage stays in --help."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+        self.exit(2, f"predigest: {message} (see {self.prog} --help)\n")
 
 
 def _rehash_flag(parser: argparse.ArgumentParser) -> None:
@@ -182,7 +210,7 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Ingest what changed in the workspace, then publish each topic's briefing.")
     run.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     run.add_argument("--date", type=parse_date, default=None, metavar="YYYY-MM-DD",
-                     help="briefing date YYYY-MM-DD (default: today in the topic's timezone)")
+                     help="briefing date YYYY-MM-DD (default: the latest closed window, whose cutoff has passed)")
     run.add_argument("--topic", action="append", metavar="T", help="topic to brief (repeatable; default: every knowledge document)")
     run.add_argument("--since", type=parse_datetime, default=None, metavar="DATETIME", help="override the window start (ISO datetime)")
     run.add_argument("--lang", choices=("zh", "en"), default=None, help="briefing language (default zh: Chinese)")

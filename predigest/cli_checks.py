@@ -16,8 +16,10 @@ import argparse
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from predigest.settings import Settings
+if TYPE_CHECKING:  # `predigest --help` and argument errors need no settings (pydantic)
+    from predigest.settings import Settings
 
 EXAMPLE_WORKSPACE = "examples/workspace"
 

@@ -1,6 +1,6 @@
-"""The operating subcommands of `predigest`: `db`, `watch`, `up` and `down`.
+"""The operating subcommands of `predigest`: `db`, `status`, `watch`, `up` and `down`.
 
-Contract: `db status` and `db stop` never start a server; `down` stops what `up` started and then
+Contract: `db status`, `db stop` and `status` never start a server; `down` stops what `up` started and then
 the embedded PostgreSQL of the home; `up` refuses a workspace that `run` would refuse before it
 starts anything. `add_ops_commands` registers the subparsers (one `add_parser` call each).
 """
@@ -52,6 +52,21 @@ def _embedded(home: Path, action: str, configured_url: str | None) -> int:
     return 0
 
 
+def cmd_status(args: argparse.Namespace) -> int:
+    """What runs under PREDIGEST_HOME: the embedded PostgreSQL and the kept Prefect server (starts nothing)."""
+    from predigest import local_api
+    from predigest.orchestrate import settings_for
+
+    settings = settings_for(None)
+    _embedded(settings.home, "status", settings.database_url)
+    if settings.prefect_api_url:
+        print(f"prefect: the server named by PREFECT_API_URL ({settings.prefect_api_url}; not managed by predigest)")
+    print(local_api.status_line(settings.home))
+    if (url := local_api.describe(settings.home)).answering:
+        print(f"export PREFECT_API_URL={url.url}")
+    return 0
+
+
 def cmd_watch(args: argparse.Namespace) -> int:
     """Emit a Prefect event per new or changed inbox file (rescan first); `--once` stops after the rescan."""
     import contextlib
@@ -100,7 +115,8 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_down(args: argparse.Namespace) -> int:
-    """Stop what `predigest up` started (by the pid files under <home>/run), then the embedded PostgreSQL."""
+    """Stop what `predigest up` or a one-off command started (by the pid files under <home>/run: the
+    Prefect server, workers, watcher), then the embedded PostgreSQL."""
     from db.embedded import stop_embedded
     from predigest import orchestrate
 
@@ -121,6 +137,9 @@ def add_ops_commands(sub: argparse._SubParsersAction[Any]) -> None:
     db.add_argument("action", choices=("upgrade", "current", "status", "stop"))
     db.set_defaults(func=cmd_db)
 
+    status = sub.add_parser("status", help="show the embedded PostgreSQL and the kept Prefect server")
+    status.set_defaults(func=cmd_status)
+
     watch = sub.add_parser("watch", help="emit a Prefect event per new or changed inbox note")
     watch.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
     watch.add_argument("--once", action="store_true", help="rescan, emit for unstored files, then exit")
@@ -134,5 +153,5 @@ def add_ops_commands(sub: argparse._SubParsersAction[Any]) -> None:
     up.add_argument("--workers", type=bounded_int(0, 64), default=1, metavar="N", help="process workers on the predigest pool (default 1)")
     up.set_defaults(func=cmd_up)
 
-    down = sub.add_parser("down", help="stop what `up` started and the embedded PostgreSQL")
+    down = sub.add_parser("down", help="stop the Prefect server, workers, watcher and embedded database")
     down.set_defaults(func=cmd_down)

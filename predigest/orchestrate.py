@@ -9,7 +9,8 @@ Contract:
   `predigest watch`. Each process gets its own session (process group); its pid goes to
   `<home>/run/<name>.pid` and its output to `<home>/run/<name>.log`. It returns the UI address.
 - A server, worker or watcher already running from this home is reused (and `up` says so); `up`
-  twice does not start a second one. `up` lists the deployments the server then holds as
+  twice does not start a second one; the server a one-off command keeps (`predigest.local_api`) is the
+  same server, found by the same pid file. Its last line is `export PREFECT_API_URL=…` on its own. `up` lists the deployments the server then holds as
   `flow/deployment` (what `prefect deployment run` takes), and reports the watcher started only
   once it says it watches: a watcher that exits at once is a RuntimeError naming its last log line.
 - `down` stops what `up` started, newest first, by the pid files (SIGTERM to each process group,
@@ -204,35 +205,23 @@ def up(
     extra_env: Mapping[str, str] | None = None,
 ) -> Stack:
     """Start (or reuse) the server, register the deployments, start workers and the watcher."""
+    from predigest import local_api
+
     home = home.resolve()
-    api_url = f"http://127.0.0.1:{port}/api"
-    recorded = run_dir(home) / "api_url"
-    if running(home, "server") is not None and recorded.exists():
-        api_url = recorded.read_text().strip()  # reuse the running server, whatever port it took
-        port = int(api_url.rsplit(":", 1)[1].split("/", 1)[0])
+    # The server one-off commands keep is reused as it is; a new one gets the stack's environment.
+    claimed = local_api.claim(home, port=port, extra_env=extra_env)
+    if claimed.started:
+        echo(f"prefect server starting (pid {claimed.pid}), PREFECT_HOME={home / 'prefect'}")
+    else:
+        echo(f"prefect server already running (pid {claimed.pid}): reused")
+    api_url = claimed.ready()
+    port = int(api_url.rsplit(":", 1)[1].split("/", 1)[0])
     env = prefect_env(home, api_url)
     env["PREDIGEST_REPO"] = str(repo.resolve())
     if workspace is not None:
         env["PREDIGEST_WORKSPACE"] = str(workspace.resolve())
     env.update(extra_env or {})
-    stack = Stack(api_url=api_url, ui_url=f"http://127.0.0.1:{port}")
-    rundir = run_dir(home)
-    rundir.mkdir(parents=True, exist_ok=True)
-
-    server = running(home, "server")
-    if server is not None:
-        echo(f"prefect server already running (pid {server}): reused")
-    else:
-        if healthy(api_url):
-            raise RuntimeError(f"something else already answers on {api_url}; pick another --port")
-        env_server = dict(env)
-        env_server.pop("PREFECT_API_URL")  # the server itself must not point at a client URL
-        server = spawn(home, "server", [sys.executable, "-m", "prefect", "server", "start",
-                                        "--host", "127.0.0.1", "--port", str(port)], env_server)
-        stack.started.append("server")
-        echo(f"prefect server starting (pid {server}), PREFECT_HOME={env['PREFECT_HOME']}")
-    wait_healthy(api_url, server, rundir / "server.log")
-    (rundir / "api_url").write_text(api_url + "\n")
+    stack = Stack(api_url=api_url, ui_url=f"http://127.0.0.1:{port}", started=["server"] if claimed.started else [])
 
     ensure_pool(env)
     stack.skipped_deployments = deploy_all(env, repo)
@@ -263,11 +252,13 @@ def up(
         echo(wait_watching(pid, log, f"watcher on {ws}/inbox", alive=is_ours, offset=offset))
     else:
         echo("no workspace (PREDIGEST_WORKSPACE or --workspace): the inbox watcher is not started")
-    echo(f"Prefect UI: {stack.ui_url}   (PREFECT_API_URL={api_url})")
+    echo(f"Prefect UI: {stack.ui_url}; for `prefect` commands in this shell:")
+    echo(f"export PREFECT_API_URL={api_url}")
     return stack
 
 
-def _stop(pid: int, grace: float) -> None:
+def stop_group(pid: int, grace: float) -> None:
+    """SIGTERM the process group `pid` leads, SIGKILL after `grace` seconds."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pid, sig)  # each was started in its own session: pgid == pid
@@ -296,7 +287,7 @@ def down(home: Path, *, grace: float = 20.0, echo: Callable[[str], None] = print
         pidfile = rundir / f"{name}.pid"
         pid = _read_pid(pidfile)
         if pid is not None and is_ours(pid):
-            _stop(pid, grace)
+            stop_group(pid, grace)
             stopped.append(name)
             echo(f"stopped {name} (pid {pid})")
         pidfile.unlink(missing_ok=True)

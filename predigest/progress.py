@@ -9,6 +9,7 @@ back from the `sources` rows stored since a database timestamp taken before the 
 from __future__ import annotations
 
 import datetime as dt
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from predigest.settings import Settings
@@ -27,7 +28,12 @@ def database_line(settings: Settings) -> str:
     return f"database: embedded PostgreSQL under {status.pgdata} ({state})"
 
 
-def prefect_line(api_url: str | None) -> str:
+def prefect_line(api_url: str | None, kept: Path | None = None, started: bool = False) -> str:
+    """`prefect: …` naming the API the runs go to; `kept`: the home whose local server it is."""
+    if api_url and kept is not None:
+        how = "started now, kept for later commands" if started else "kept between commands"
+        return (f"prefect: runs are recorded on {api_url} (the local server under {kept / 'run'}, {how}; "
+                f"`predigest down` stops it)")
     if api_url:
         return f"prefect: runs are recorded on {api_url}"
     return "prefect: starting an ephemeral API for this run (a few seconds; PREFECT_API_URL names a server instead)"

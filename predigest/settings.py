@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     # Optional TOML overriding judgment word lists and weights (predigest/judgment.toml).
     judgment_file: Path | None = None
     lang: str = "zh"
+    # Prefect's own PREFECT_API_URL, read here (not by importing Prefect) to decide whether a one-off
+    # command uses the server it names or the local one kept under home (predigest/local_api.py).
+    prefect_api_url: str | None = Field(default=None, validation_alias="PREFECT_API_URL")
     # Bound on concurrent Prefect task threads; keep below the DB pool size.
     task_concurrency: int = 4
     # "threads" (default) or "dask": extraction fan-out on a Dask cluster (pip install predigest[dask]);

@@ -74,3 +74,20 @@ def window_for(
 def local_midnight(day: dt.date, timezone: str) -> dt.datetime:
     """00:00 of `day` in `timezone`, as UTC; how a date without a time is placed in time."""
     return dt.datetime.combine(day, dt.time(0, 0), tzinfo=ZoneInfo(timezone)).astimezone(UTC)
+
+
+def latest_closed_date(schedule: str, timezone: str, now: dt.datetime) -> dt.date:
+    """The date of the latest window whose cutoff has passed at `now` (aware): what a run that is
+    given no date briefs, so a manual run before this evening's cutoff briefs last evening, not an
+    open window. A date's cutoff is its last scheduled time, so a schedule firing twice a day
+    names a date only once its second time has passed."""
+    tz = ZoneInfo(timezone)
+    local_now = now.astimezone(tz)
+    try:
+        fires = iter(CronSim(schedule, local_now + dt.timedelta(seconds=1), reverse=True))
+        for fire, _ in zip(fires, range(366), strict=False):  # bounded: a valid cron fires within a year
+            if cutoff_on(fire.date(), schedule, timezone) <= local_now:
+                return fire.date()
+    except CronSimError as exc:
+        raise ScheduleError(f"invalid schedule {schedule!r}: {exc}") from exc
+    raise ScheduleError(f"schedule {schedule!r} has no cutoff in the year before {local_now.isoformat()}")

@@ -161,3 +161,34 @@ def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> W
     if problem is None and info is not None and stat.S_ISREG(info.st_mode):
         return WorkspaceFile(rel, kind, author, where, None, info.st_size, info.st_mtime)
     return WorkspaceFile(rel, kind, author, where, problem)
+
+
+def scan_one(root: Path, rel: str) -> WorkspaceFile | None:
+    """What `scan_workspace(root)` says about the one workspace-relative path `rel`, without walking
+    the workspace: the same record (kind, author, problem), or None where the scan lists nothing
+    (a path predigest does not read, an editor dropping, a `.git*` folder, a file that is gone).
+
+    A symlinked folder on the way is reported as the scan reports it: one record for the folder."""
+    root = root.resolve()
+    raw_parts = tuple(p for p in rel.split("/") if p)
+    if not raw_parts or _is_temp(raw_parts[-1]) or any(p.startswith(".git") for p in raw_parts[1:-1]):
+        return None
+    if raw_parts[0] not in ("inbox", "organized"):
+        return None
+    dir_parts = tuple(display_name(p) for p in raw_parts)
+    for depth in range(1, len(raw_parts) + 1):
+        where = os.path.join(root, *raw_parts[:depth])
+        # A link to a folder is a folder to os.walk (not followed, one record); a link to a file is a file.
+        if os.path.islink(where) and (depth < len(raw_parts) or os.path.isdir(where)):
+            if depth == 1:
+                return WorkspaceFile(raw_parts[0], "other", None, where, "symlinked folder; not followed")
+            if _kind_of((*raw_parts[:depth], "x.md")) is None:
+                return None
+            return WorkspaceFile("/".join(dir_parts[:depth]), "other", None, where, "symlinked directory; not followed")
+    if not os.path.lexists(where) or (os.path.isdir(where) and not os.path.islink(where)):
+        return None
+    rel_display = "/".join(dir_parts)
+    step = guarded(rel_display, _classify, root, where, raw_parts, rel_display)
+    if step.failure is not None:
+        return WorkspaceFile(rel_display, "other", None, where, f"scan failed: {step.failure.error}")
+    return step.value

@@ -22,8 +22,6 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-import apprise
-
 from predigest.settings import Settings
 from tasks.common.urls import safe_url
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
@@ -112,6 +110,8 @@ def _deliver_once(destination: Destination, message: Message) -> bool:
     url = destination.url
     if url.startswith(("json://", "jsons://")):  # the facts as fields of the JSON body
         url += ("&" if "?" in url else "?") + urlencode({f":{k}": v for k, v in message.facts.items()})
+    import apprise  # ~0.1 s to import: only when a notification is sent
+
     client = apprise.Apprise()
     if not client.add(url):
         raise ValueError(f"{destination.name}: not a URL Apprise can deliver to")

@@ -89,7 +89,7 @@ def test_a_bad_request_is_one_line_on_stderr(case: str, tmp_path: Path, home: Pa
     assert done.returncode != 0
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert expected in lines[0] and lines[0].startswith("predigest")
+    assert expected in lines[0] and lines[0].startswith("predigest: ")  # argparse errors of subcommands too
     assert "Traceback" not in done.stderr + done.stdout
     assert not (home / "published").exists() and not (home / "pg").exists()  # nothing started, nothing written
 

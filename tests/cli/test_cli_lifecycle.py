@@ -1,10 +1,11 @@
 """Contract: predigest leaves no PostgreSQL of its own running once told to stop.
 
 - A one-off `predigest run` on the embedded database (what `make demo` does) prints its progress
-  (database, Prefect API, ingest count, each topic published or unchanged) and, having started the
-  embedded server, says in one line that it keeps running and how to stop it; a second run reuses
-  it, says `unchanged` and `no new or changed files`, and no such line.
-- `predigest db status` reports it running, `predigest down` stops it, after which no process of
+  (database, the Prefect API it started and keeps, ingest count, each topic published or unchanged)
+  and, having started the embedded server, says in one line that it keeps running and how to stop
+  it; a second run reuses both, says `unchanged` and `no new or changed files`, and no such line.
+- `predigest db status` reports it running, `predigest status` prints the kept API's
+  `export PREFECT_API_URL=…` line, `predigest down` stops both, after which no process of
   that data directory is left and `db status` / `db stop` say it is not running (and start nothing).
 - A pytest session on the embedded test server (tests/conftest.py, `make test` without a server)
   leaves no postgres process behind: processes are recognised by a marker in their environment,
@@ -60,7 +61,9 @@ def short_home() -> Iterator[Path]:
     path = Path(tempfile.mkdtemp(prefix="pdh", dir="/tmp"))
     yield path / "home"
     from db.embedded import stop_embedded
+    from predigest.orchestrate import down
 
+    down(path / "home", grace=10.0, echo=lambda _: None)  # the Prefect server the runs kept
     stop_embedded(path / "home")
     shutil.rmtree(path, ignore_errors=True)
 
@@ -77,7 +80,9 @@ def test_demo_run_then_down_leaves_no_postgres(short_home: Path) -> None:
     first = _run(argv, env, short_home.parent)
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert lines[0].startswith("database: embedded PostgreSQL under") and lines[1].startswith("prefect: starting")
+    assert lines[0].startswith("database: embedded PostgreSQL under") and lines[1].startswith("prefect: runs are recorded on")
+    assert "started now, kept for later commands" in lines[1]
+    api_url = lines[1].split()[5]
     assert any(ln.startswith("ingest: ") and "new or changed files stored" in ln for ln in lines)
     assert "inference 2026-10-09 published" in lines
     assert "keeps running" in lines[-1] and "predigest db stop" in lines[-1] and "predigest down" in lines[-1]
@@ -88,12 +93,15 @@ def test_demo_run_then_down_leaves_no_postgres(short_home: Path) -> None:
     assert second.returncode == 0, second.stderr
     assert "inference 2026-10-09 unchanged" in second.stdout and "ingest: no new or changed files" in second.stdout
     assert "keeps running" not in second.stdout  # it did not start the server this time
+    assert f"prefect: runs are recorded on {api_url} (" in second.stdout and "kept between commands" in second.stdout
 
     assert f"running (pid {status.pid}" in _run(["db", "status"], env, short_home.parent).stdout
+    assert f"\nexport PREFECT_API_URL={api_url}\n" in _run(["status"], env, short_home.parent).stdout
     down = _run(["down"], env, short_home.parent)
-    assert down.returncode == 0 and f"stopped the embedded PostgreSQL under {status.pgdata} (pid {status.pid})" in down.stdout
+    assert down.returncode == 0 and "stopped server (pid" in down.stdout and f"stopped the embedded PostgreSQL under {status.pgdata} (pid {status.pid})" in down.stdout
     assert not _postgres_pids(pgdata=status.pgdata)
     assert "stopped (the next command starts it)" in _run(["db", "status"], env, short_home.parent).stdout
+    assert "no local server" in _run(["status"], env, short_home.parent).stdout
     assert "is not running" in _run(["db", "stop"], env, short_home.parent).stdout
     assert "nothing to stop" in _run(["down"], env, short_home.parent).stdout
     assert not embedded_status(short_home).running

@@ -107,5 +107,6 @@ def test_the_run_output_shown_is_what_run_prints(tmp_path: Path) -> None:
 
     settings = Settings(_env_file=None, home=tmp_path / "home")  # type: ignore[call-arg]
     assert progress.database_line(settings).split(" under ")[0] + " under" in README
-    assert progress.prefect_line(None) in README
+    kept = progress.prefect_line("http://127.0.0.1:41677/api", kept=settings.home, started=True)
+    assert kept.split(" under ")[0] in README and kept.split(", ", 1)[1] in README
     assert "ingest: " in README and "keeps running for later commands; stop it with `predigest db stop`" in README

@@ -1,7 +1,8 @@
 """Contract of the `ingest-inbox-file` flow (flows/inbox.py) on an ephemeral Prefect API:
 
 - it stores one file given as a workspace-relative or absolute path: `new` once, `unchanged` after,
-  and a changed file becomes a new source version;
+  and a changed file becomes a new source version; only the files named are stored (`paths` names
+  more, each stored once), never the rest of the workspace;
 - a path that leaves the workspace (`..`, an absolute path elsewhere) fails the run and stores nothing;
 - a file gone before the run reads it is `missing`, a temp file is `ignored`; a symlink leading out
   is recorded with its reason, never followed.
@@ -63,6 +64,16 @@ def test_flow_ingests_one_file(
     changed = asyncio.run(ingest_inbox_file(path=str(note), workspace=str(ws)))
     assert changed.status == "new" and changed.source_id != first.source_id
     assert [s[2] for s in _sources(clean_db)] == [False, True]
+
+    # Further files the event names are stored too, each once; the result is the first path's.
+    (ws / "inbox" / "alice" / "2026-10-09T1200-alice-c.md").write_text("# c\n")
+    more = asyncio.run(ingest_inbox_file(path=str(note), workspace=str(ws), paths=[
+        "inbox/alice/2026-10-09T1100-alice-b.md", "inbox/alice/2026-10-09T1200-alice-c.md",
+        "inbox/alice/2026-10-09T1100-alice-b.md"]))
+    assert (more.status, more.source_id) == ("unchanged", changed.source_id)
+    assert sorted(s[0] for s in _sources(clean_db) if s[2]) == [
+        "inbox/alice/2026-10-09T1000-alice-a.md", "inbox/alice/2026-10-09T1100-alice-b.md",
+        "inbox/alice/2026-10-09T1200-alice-c.md"]
 
 
 def test_flow_rejects_missing_ignored_and_outside_paths(

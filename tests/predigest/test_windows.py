@@ -7,17 +7,22 @@ topic's five-field cron schedule, read in the topic's timezone and stored as UTC
 - a schedule that skips Sundays gives a 48-hour Monday window;
 - `since` overrides the start, and a naive `since` is read in the topic's timezone;
 - a date the schedule does not fire on, and an invalid cron, raise ScheduleError;
-- a DST change inside the window changes its length (25 hours when clocks fall back).
+- a DST change inside the window changes its length (25 hours when clocks fall back);
+- a run given no date briefs the latest closed window: the last date whose cutoff has passed at
+  that moment, in the topic's timezone (checked on generated moments and schedules).
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from predigest.windows import ScheduleError, Window, local_midnight, window_for
+from predigest.windows import ScheduleError, Window, cutoff_on, latest_closed_date, local_midnight, window_for
 
 SHANGHAI = "Asia/Shanghai"
 DAILY = "20 22 * * *"
@@ -164,3 +169,25 @@ def test_window_is_frozen_and_named_after_its_local_date() -> None:
 def test_local_midnight_places_a_date_at_00_00_local_in_utc() -> None:
     assert local_midnight(dt.date(2026, 10, 7), SHANGHAI) == dt.datetime(2026, 10, 6, 16, 0, tzinfo=UTC)
     assert local_midnight(dt.date(2026, 10, 7), "UTC") == dt.datetime(2026, 10, 7, 0, 0, tzinfo=UTC)
+
+
+# --- the date a run without one briefs ---------------------------------------------------------
+
+SCHEDULES = (DAILY, SKIP_SUNDAYS, "0 9,22 * * *", "30 20 * * 0-4")
+
+
+@given(st.sampled_from(SCHEDULES), st.sampled_from((SHANGHAI, "America/New_York", "UTC")),
+       st.datetimes(min_value=dt.datetime(2026, 1, 1), max_value=dt.datetime(2027, 12, 31), timezones=st.just(UTC)))
+def test_latest_closed_date_is_the_last_date_whose_cutoff_has_passed(schedule: str, timezone: str, now: dt.datetime) -> None:
+    day = latest_closed_date(schedule, timezone, now)
+    assert cutoff_on(day, schedule, timezone) <= now  # its window is closed
+    later = day + dt.timedelta(days=1)
+    while later <= now.astimezone(ZoneInfo(timezone)).date() + dt.timedelta(days=1):
+        with contextlib.suppress(ScheduleError):  # raised for a date the schedule does not brief
+            assert cutoff_on(later, schedule, timezone) > now  # every later briefing date is still open
+        later += dt.timedelta(days=1)
+
+
+def test_before_tonight_s_cutoff_a_run_briefs_last_evening() -> None:
+    assert latest_closed_date(DAILY, SHANGHAI, dt.datetime(2026, 10, 9, 22, 19, tzinfo=CST)) == dt.date(2026, 10, 8)
+    assert latest_closed_date(DAILY, SHANGHAI, dt.datetime(2026, 10, 9, 22, 20, tzinfo=CST)) == dt.date(2026, 10, 9)
