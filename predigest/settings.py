@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     dask_address: str | None = None
     db_pool_size: int = 8
     s3_endpoint_url: str | None = None
+    # botocore's retry of S3 requests that answer 5xx/throttling or drop the connection: "standard"
+    # backs off exponentially with jitter (up to 20 s a wait); max_attempts counts the first try.
+    s3_retry_mode: Literal["standard", "adaptive", "legacy"] = "standard"
+    s3_max_attempts: int = Field(default=5, ge=1, le=20)
+    # Seconds to wait for an S3 connection, and for each read of an answer, before the attempt fails.
+    s3_timeout_seconds: float = Field(default=30.0, gt=0)
     stale_after_days: int = 7
     # Read and hash every stored workspace file to find what changed, instead of trusting an
     # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.

@@ -137,9 +137,10 @@ def publish_briefing(
 
 
 def write_briefing(
-    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str
+    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, index: bool = True
 ) -> PublishedBriefing:
-    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`)."""
+    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`); `index=False`
+    leaves the index to the caller, who merges the entry once everything it points at is stored."""
     markdown_key, json_key = briefing_keys(topic, date)
     markdown_bytes = markdown.encode("utf-8")
     json_bytes = json_text.encode("utf-8")
@@ -155,7 +156,8 @@ def write_briefing(
         markdown_written=markdown_written,
         json_written=json_written,
     )
-    update_index(store, [published.index_entry()])
+    if index:
+        update_index(store, [published.index_entry()])
     return published
 
 
