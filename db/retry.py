@@ -15,12 +15,15 @@ import time
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
-from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.exc import DBAPIError, InterfaceError
 
 P = ParamSpec("P")
 T = TypeVar("T")
 
 log = logging.getLogger(__name__)
+
+# admin_shutdown, crash_shutdown, cannot_connect_now: the server is stopping or not yet up.
+_SERVER_GOING_AWAY = frozenset({"57P01", "57P02", "57P03"})
 
 
 class DatabaseUnavailable(RuntimeError):
@@ -38,10 +41,13 @@ def is_disconnect(exc: BaseException) -> bool:
         seen.add(id(current))
         if isinstance(current, DBAPIError) and current.connection_invalidated:
             return True
-        # psycopg raises OperationalError for a refused, closed or administratively ended connection
-        # (AdminShutdown, CannotConnectNow); InterfaceError for one used after it was closed.
-        if isinstance(current, OperationalError | InterfaceError | psycopg.OperationalError | psycopg.InterfaceError):
+        if isinstance(current, InterfaceError | psycopg.InterfaceError):  # used after it was closed
             return True
+        # An OperationalError without a SQLSTATE is the client's (refused, or closed under it); with
+        # one, only the connection classes count, not e.g. a statement timeout or a full disk.
+        if isinstance(current, psycopg.OperationalError):
+            state = current.sqlstate
+            return state is None or state.startswith("08") or state in _SERVER_GOING_AWAY
         current = current.__cause__ or current.__context__
     return False
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psycopg.errors import QueryCanceled
 from sqlalchemy import text
 
 from benchmarks.harness import table_counts
@@ -114,13 +115,15 @@ def test_a_server_that_stays_down_fails_the_stage_with_one_line() -> None:
     assert "\n" not in str(caught.value) and "refused" in str(caught.value) and "3 attempts" in str(caught.value)
 
 
-def test_other_errors_are_not_retried() -> None:
+@pytest.mark.parametrize("error", [ValueError("a bug, not a lost connection"),
+                                   QueryCanceled("canceling statement due to statement timeout")])
+def test_other_errors_are_not_retried(error: Exception) -> None:
     attempts: list[int] = []
 
     def broken() -> None:
         attempts.append(1)
-        raise ValueError("a bug, not a lost connection")
+        raise error
 
-    with pytest.raises(ValueError):
+    with pytest.raises(type(error)):
         retry_on_disconnect(3, 0.0, broken)
     assert len(attempts) == 1
