@@ -150,11 +150,11 @@ def stored_results(
     from db.engine import get_engine, session_scope
     from db.models import Briefing
     from tasks.publish.site import site_keys
-    from tasks.publish.storage import open_store
+    from tasks.publish.storage import store_for
 
     settings = get_settings()
     ref = run.register_workspace(settings, Path(workspace))
-    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    store = store_for(settings)
     with session_scope(get_engine(settings)) as session:
         rows = {row.topic: row for row in session.execute(
             select(Briefing).where(Briefing.workspace_id == ref.id, Briefing.date == day,

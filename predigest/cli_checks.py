@@ -66,11 +66,11 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
 
 def check_storage(settings: Settings) -> str:
     """The storage URL, after opening it (nothing is written); UsageError when it cannot be used."""
-    from tasks.publish.storage import open_store
+    from tasks.publish.storage import store_for
 
     url = settings.storage_root_url
     try:
-        open_store(url, s3_endpoint_url=settings.s3_endpoint_url)
+        store_for(settings)
     except ValueError as exc:
         raise UsageError(f"PREDIGEST_STORAGE_URL: {exc}") from exc
     return url

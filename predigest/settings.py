@@ -53,7 +53,17 @@ class Settings(BaseSettings):
     task_runner: Literal["threads", "dask"] = "threads"
     dask_address: str | None = None
     db_pool_size: int = 8
+    # A stage whose database connection is lost (the server restarted) is redone, up to this many
+    # attempts in all, waiting the backoff, then twice as long each time (db/retry.py).
+    db_retry_attempts: int = Field(default=6, ge=1, le=20)
+    db_retry_backoff_seconds: float = Field(default=1.0, ge=0)
     s3_endpoint_url: str | None = None
+    # botocore's retry of S3 requests that answer 5xx/throttling or drop the connection: "standard"
+    # backs off exponentially with jitter (up to 20 s a wait); max_attempts counts the first try.
+    s3_retry_mode: Literal["standard", "adaptive", "legacy"] = "standard"
+    s3_max_attempts: int = Field(default=5, ge=1, le=20)
+    # Seconds to wait for an S3 connection, and for each read of an answer, before the attempt fails.
+    s3_timeout_seconds: float = Field(default=30.0, gt=0)
     stale_after_days: int = 7
     # Read and hash every stored workspace file to find what changed, instead of trusting an
     # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.

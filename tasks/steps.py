@@ -1,4 +1,7 @@
-"""Prefect tasks: thin, verb-noun wrappers over the stage functions in tasks.run (no retries: no network)."""
+"""Prefect tasks: thin, verb-noun wrappers over the stage functions in tasks.run.
+
+No Prefect retries (there is no network), but each stage that touches the database is redone when
+its connection is lost, as the settings say (`db.retry`: the server restarted mid-run)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
+from db.retry import retry_on_disconnect
 from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks import backfill, run
@@ -22,22 +26,27 @@ from tasks.publish.artifacts import announce
 from tasks.stages.derive import DerivedWindow
 
 
+def _retried(settings: Settings, step: Callable[..., Any], *args: Any) -> Any:
+    """`step(*args)`, redone on a fresh connection while the database connection is lost."""
+    return retry_on_disconnect(settings.db_retry_attempts, settings.db_retry_backoff_seconds, step, *args)
+
+
 @task(name="register-workspace")
 def register_workspace(settings: Settings, workspace: str) -> run.WorkspaceRef:
     """Migrate the schema if behind and return the workspace's id."""
-    return run.register_workspace(settings, Path(workspace))
+    return _retried(settings, run.register_workspace, settings, Path(workspace))
 
 
 @task(name="find-changed-files")
 def find_changed_files(settings: Settings, ref: run.WorkspaceRef) -> list[WorkspaceFile]:
     """List workspace files whose bytes are not stored yet."""
-    return run.find_changed_files(settings, ref)
+    return _retried(settings, run.find_changed_files, settings, ref)
 
 
 @task(name="ingest-source", task_run_name="ingest {wf.path}")
 def ingest_source(settings: Settings, ref: run.WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
     """Store one file as a source with its items and mentions."""
-    return run.ingest_one(settings, ref, wf)
+    return _retried(settings, run.ingest_one, settings, ref, wf)
 
 
 # Files per ingest task: each is one transaction and one bulk write (tasks.run.ingest_batch); a task
@@ -60,7 +69,7 @@ def _batch_run_name() -> str:
 @task(name="ingest-sources", task_run_name=_batch_run_name)
 def ingest_sources(settings: Settings, ref: run.WorkspaceRef, files: list[WorkspaceFile]) -> list[IngestOutcome]:
     """Store a batch of files as sources with their items and mentions, in one transaction."""
-    return run.ingest_batch(settings, ref, files, batch_size=max(1, len(files)))
+    return _retried(settings, run.ingest_batch, settings, ref, files, max(1, len(files)))
 
 
 @task(name="resolve-topics")
@@ -78,7 +87,7 @@ def brief_topic(
     """Derive the topic's verifications through `day` (nothing is written when they are up to
     date), then assemble its briefing as of the cutoff and publish it."""
     # Guarded: a topic that fails is reported failed (its result and the index say why); the others publish.
-    step = guarded(topic.name, run.brief, settings, ref, topic, day, since)
+    step = guarded(topic.name, _retried, settings, run.brief, settings, ref, topic, day, since)
     if step.value is not None:
         announce(settings, [step.value])  # log, run-page artifact, notifications
         return step.value
@@ -90,7 +99,7 @@ def plan_derivation(
     settings: Settings, ref: run.WorkspaceRef, topics: list[Topic], through: dt.date, known: list[str]
 ) -> dict[str, dict[dt.date, DerivedWindow]]:
     """Per topic, the windows through `through` whose verifications must be derived (again)."""
-    return backfill.plan_derivation(settings, ref, topics, through, known)
+    return _retried(settings, backfill.plan_derivation, settings, ref, topics, through, known)
 
 
 # Backfill: `lanes` runs the jobs (here or in its worker processes) and keeps them in date order;

@@ -4,7 +4,8 @@ Every per-input boundary of the system (a workspace file, a card, a queue row, a
 knowledge document, a topic's briefing) runs its work through `guarded`: the result, or a
 `Failure` naming the input and the exception's type and message. Nothing is re-raised except
 what must stop the process (KeyboardInterrupt, SystemExit, MemoryError are not swallowed:
-`BaseException` that is not `Exception` passes through).
+`BaseException` that is not `Exception` passes through), and a lost database connection, which is
+not the input's fault: the stage around it is redone (`db.retry`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, ParamSpec, TypeVar
 
+from db.retry import is_disconnect
 from tasks.common.text import clean_text
 
 P = ParamSpec("P")
@@ -49,10 +51,13 @@ class Guarded(Generic[T]):
 
 
 def guarded(label: str, step: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> Guarded[T]:
-    """Run `step(*args, **kwargs)` for the input `label`; any Exception becomes a Failure."""
+    """Run `step(*args, **kwargs)` for the input `label`; any Exception but a lost database
+    connection becomes a Failure."""
     try:
         return Guarded(step(*args, **kwargs))
     except Exception as exc:  # noqa: BLE001 - the point: one input's failure, foreseen or not, stays its own
+        if is_disconnect(exc):
+            raise
         return Guarded(None, Failure(label, describe(exc)))
 
 

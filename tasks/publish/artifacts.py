@@ -29,7 +29,7 @@ from tasks.publish.pages import date_summary, labels_for, statement
 from tasks.publish.publish import briefing_keys
 from tasks.publish.safety import clean_text
 from tasks.publish.site import site_keys
-from tasks.publish.storage import ObjectStore, open_store
+from tasks.publish.storage import ObjectStore, store_for
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
     if not results:
         return
     logger = _run_logger()
-    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    store = store_for(settings)
     notify = not backfill or settings.notify_backfill
     for result in results:
         markdown_key, json_key = briefing_keys(result.topic, result.date, settings.lang)
@@ -124,7 +124,7 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
 
 def backfill_rows(settings: Settings, results: Iterable[Published]) -> list[dict[str, str]]:
     """A row per briefing of a backfill: date, topic, what happened to it, and where it is."""
-    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    store = store_for(settings)
     rows = []
     for result in sorted(results, key=lambda r: (r.date, r.topic)):
         error = getattr(result, "error", None)

@@ -164,9 +164,16 @@ def publish_briefing(
 
 
 def write_briefing(
-    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = DEFAULT_LANG
+    store: ObjectStore,
+    topic: str,
+    date: dt.date,
+    markdown: str,
+    json_text: str,
+    lang: str = DEFAULT_LANG,
+    index: bool = True,
 ) -> PublishedBriefing:
-    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`)."""
+    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`); `index=False`
+    leaves the index to the caller, who merges the entry once everything it points at is stored."""
     markdown_key, json_key = briefing_keys(topic, date, lang)
     markdown_bytes = markdown.encode("utf-8")
     json_bytes = json_text.encode("utf-8")
@@ -183,7 +190,8 @@ def write_briefing(
         json_written=json_written,
         lang=lang,
     )
-    update_index(store, [published.index_entry()])
+    if index:
+        update_index(store, [published.index_entry()])
     return published
 
 

@@ -44,6 +44,7 @@ from tasks.publish.publish import (
     parse_twin,
     put_if_changed,
     read_index,
+    update_index,
     write_briefing,
 )
 from tasks.publish.storage import ObjectStore
@@ -204,11 +205,14 @@ def publish_with_site(
     `site=False` writes the page only and leaves the topic's site (site.json, index page, feed, site
     index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
     doc = parse_twin(topic, date, json_text)
-    briefing = write_briefing(store, topic, date, markdown, json_text, lang)
+    briefing = write_briefing(store, topic, date, markdown, json_text, lang, index=False)
     if site:
         keys, written = publish_site(store, topic, date, doc, lang, site_url)
     else:
         keys, page = _write_page(store, topic, date, doc, lang, site_url)
         written = {"page": page, "topic_index": False, "feed": False, "site_index": False}
+    # The index last: a publish cut short by the store (S3 retries exhausted) never leaves an entry
+    # whose markdown, twin or page is missing; the re-run writes what is missing, then the entry.
+    update_index(store, [briefing.index_entry()])
     return PublishedSite(briefing, keys["page"], keys["feed"], keys["topic_index"], written["page"],
                          written["feed"], written["topic_index"], written["site_index"])

@@ -7,11 +7,14 @@ import os
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from botocore.exceptions import ClientError
+
+if TYPE_CHECKING:
+    from predigest.settings import Settings
 
 # Suffix of in-flight temp files; list() skips them so a crashed write never shows up as a key.
 _TMP_SUFFIX = ".predigest-tmp"
@@ -203,8 +206,23 @@ def _error_code(exc: ClientError) -> str:
     return str(exc.response.get("Error", {}).get("Code", ""))
 
 
-def open_store(url: str, *, s3_endpoint_url: str | None = None) -> ObjectStore:
-    """Open `file:///dir` as a LocalStore or `s3://bucket[/prefix]` as an S3Store; anything else is a ValueError."""
+def store_for(settings: Settings) -> ObjectStore:
+    """The store the settings publish to, S3 requests retried as they configure (`open_store`)."""
+    return open_store(
+        settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url, s3_retry_mode=settings.s3_retry_mode,
+        s3_max_attempts=settings.s3_max_attempts, s3_timeout_seconds=settings.s3_timeout_seconds,
+    )
+
+
+def open_store(
+    url: str, *, s3_endpoint_url: str | None = None, s3_retry_mode: str = "standard", s3_max_attempts: int = 5,
+    s3_timeout_seconds: float = 30.0,
+) -> ObjectStore:
+    """Open `file:///dir` as a LocalStore or `s3://bucket[/prefix]` as an S3Store; anything else is a ValueError.
+
+    S3 requests that answer 5xx or throttling, time out, or lose their connection are retried by
+    botocore (`s3_retry_mode`, `s3_max_attempts` counting the first try). Retrying a write is safe: a
+    PUT stores the whole body or nothing, and every key is written with the same bytes again."""
     parts = urlsplit(url)
     if parts.scheme == "file":
         if parts.netloc not in ("", "localhost"):
@@ -218,7 +236,10 @@ def open_store(url: str, *, s3_endpoint_url: str | None = None) -> ObjectStore:
             raise ValueError(f"S3 URL {url!r} has no bucket; expected s3://bucket[/prefix]")
         # Imported here so local-only runs never pay for loading boto3.
         import boto3
+        from botocore.config import Config
 
-        client = boto3.client("s3", endpoint_url=s3_endpoint_url)
+        config = Config(retries={"mode": s3_retry_mode, "max_attempts": s3_max_attempts},
+                        connect_timeout=s3_timeout_seconds, read_timeout=s3_timeout_seconds)
+        client = boto3.client("s3", endpoint_url=s3_endpoint_url, config=config)
         return S3Store(parts.netloc, parts.path, client)
     raise ValueError(f"unsupported storage URL {url!r}: expected file:///path or s3://bucket[/prefix]")

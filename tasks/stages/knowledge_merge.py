@@ -31,7 +31,7 @@ from tasks.publish.proposal import (
     read_document,
 )
 from tasks.publish.publish import briefing_keys
-from tasks.publish.storage import open_store
+from tasks.publish.storage import store_for
 
 EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
 
@@ -54,7 +54,7 @@ class MergeOutcome:
 def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.date, only: Collection[str] = (),
                     skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
     """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
-    store = open_store(settings.storage_root_url, s3_endpoint_url=settings.s3_endpoint_url)
+    store = store_for(settings)
     raw = store.get(briefing_keys(topic, day, settings.lang)[1])
     if raw is None:
         return MergeOutcome("missing", f"no published briefing of {topic} {day.isoformat()}; run "

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
+from db.retry import is_disconnect
 from predigest.settings import Settings
 from predigest.topics import Topic
 from tasks.common.guard import describe
@@ -101,6 +102,8 @@ def ingest_batch(
                 with session_scope(engine) as session:
                     outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
             except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
+                if is_disconnect(exc):
+                    raise  # not this file's fault: the batch is redone (db.retry)
                 outcomes.append(_record_refused(engine, ref, wf, exc, failures))
 
     if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
@@ -108,7 +111,9 @@ def ingest_batch(
             try:
                 with session_scope(engine) as session:
                     outcomes += ingest_files(session, ref.id, batch, settings.timezone, topics)
-            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
+            except Exception as exc:  # noqa: BLE001 - redone file by file: the bad file fails alone
+                if is_disconnect(exc):
+                    raise
                 one_by_one(batch)
     else:
         _ingest_pipelined(settings, ref, batches, workers, topics, outcomes, one_by_one)
@@ -128,6 +133,8 @@ def _record_refused(
         with session_scope(engine) as session:
             return record_refused(session, ref.id, wf, describe(exc))
     except Exception as again:  # noqa: BLE001
+        if is_disconnect(again):
+            raise
         failures.append(again)
         return IngestOutcome(wf.path, 0, "failed", describe(exc))
 
@@ -167,5 +174,7 @@ def _ingest_pipelined(
                 with session_scope(engine) as session:
                     planned, rows = plan_built(session, ref.id, batch, built)
                     outcomes.extend(write_planned(session, ref.id, planned, rows, builder))
-            except Exception:  # noqa: BLE001 - redone file by file: the bad file fails alone
+            except Exception as exc:  # noqa: BLE001 - redone file by file: the bad file fails alone
+                if is_disconnect(exc):
+                    raise
                 one_by_one(batch)
