@@ -49,8 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--daily-new", type=int, default=100, help="new notes on the daily date")
     parser.add_argument("--backfill-notes", type=int, default=1_000, help="notes in the backfill workspace")
     parser.add_argument("--backfill-dates", type=int, default=365, help="dates to backfill (fewer: extrapolated to 365)")
-    parser.add_argument("--wholerun-sizes", default="1000,10000",
-                        help="comma-separated note counts of the whole-run benchmark (~10 and ~100 MB)")
+    parser.add_argument("--wholerun-sizes", default="100,1000",
+                        help="comma-separated note counts of the whole-run benchmark (~1 and ~10 MB; "
+                             "1000,10000 is ~10 and ~100 MB, about 12 CPU minutes)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--profile", type=Path, metavar="DIR",
