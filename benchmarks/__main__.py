@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-NAMES = ("ingest", "growth", "daily", "backfill", "arxiv", "oneoff", "trigger")
+NAMES = ("ingest", "growth", "daily", "backfill", "arxiv", "oneoff", "trigger", "wholerun")
 
 
 def _prefect_environment() -> Path:
@@ -49,6 +49,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--daily-new", type=int, default=100, help="new notes on the daily date")
     parser.add_argument("--backfill-notes", type=int, default=1_000, help="notes in the backfill workspace")
     parser.add_argument("--backfill-dates", type=int, default=365, help="dates to backfill (fewer: extrapolated to 365)")
+    parser.add_argument("--wholerun-sizes", default="100,1000",
+                        help="comma-separated note counts of the whole-run benchmark (~1 and ~10 MB; "
+                             "1000,10000 is ~10 and ~100 MB, about 12 CPU minutes)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument("--profile", type=Path, metavar="DIR",
@@ -103,6 +106,12 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.bench_backfill import bench_backfill
 
             result = bench_backfill(dbs, args.backfill_notes, args.backfill_dates, args.seed)
+            results.append(result)
+            result.print()
+        if "wholerun" in wanted:
+            from benchmarks.bench_wholerun import bench_wholerun
+
+            result = bench_wholerun(dbs, [int(s) for s in args.wholerun_sizes.split(",") if s.strip()], args.seed)
             results.append(result)
             result.print()
         if "arxiv" in wanted:

@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     # Seconds to wait for an S3 connection, and for each read of an answer, before the attempt fails.
     s3_timeout_seconds: float = Field(default=30.0, gt=0)
     stale_after_days: int = 7
+    # Seconds one source's parse may take before it is cut short: the entries parsed by then are
+    # kept, the source says "cut short", the briefing names it, and the run goes on (README,
+    # "Hostile inputs"). The largest real note parses in well under a second.
+    source_budget_seconds: float = Field(default=60.0, gt=0)
     # Read and hash every stored workspace file to find what changed, instead of trusting an
     # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.
     rehash: bool = False

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
+from tasks.common.limits import limited
 from tasks.common.sql import any_of
 from tasks.model.window import (
     NOTE_KINDS,
@@ -96,7 +97,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
-               Source.error)
+               Source.error, Source.warnings)
         .where(versions.condition(), Source.kind != "knowledge")
         .where(
             or_(
@@ -106,7 +107,9 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         )
         .order_by(Source.path)
     )
-    data.sources = [SourceView(*row, later_version=versions.later_only.get(row[0])) for row in source_rows]
+    data.sources = [SourceView(r.id, r.path, r.kind, r.author, r.observed_at, r.time_basis, r.error,
+                               later_version=versions.later_only.get(r.id), limits=limited(r.warnings))
+                    for r in source_rows]
 
     data.mentions = _mentions(session, in_window)
     data.entries = [r.entry for r in in_window]

@@ -200,7 +200,9 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
             by_path[entry.path].append(entry)
     j = topic.judgment
     merged: list[_Candidate] = []
-    index: dict[str, list[int]] = defaultdict(list)  # key -> the merged candidates holding it
+    # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
+    index: dict[str, dict[int, None]] = defaultdict(dict)
+    held: list[set[int]] = []  # per merged candidate: id() of its entries
     for path in sorted(by_path):
         for cand in _candidates(by_path[path], papers):
             keys = _keys(cand, j)
@@ -209,15 +211,17 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
             if at is None:
                 at = len(merged)
                 merged.append(cand)
+                held.append({id(e) for e in cand.entries})
             else:
                 same = merged[at]
                 if cand.recommended and not same.recommended:
                     same.title, same.recommended = cand.title, True
-                same.entries += [e for e in cand.entries if e not in same.entries]
+                fresh = [e for e in cand.entries if id(e) not in held[at]]
+                same.entries += fresh
+                held[at].update(map(id, fresh))
                 same.lines += cand.lines
             for key in keys:
-                if at not in index[key]:
-                    index[key].append(at)
+                index[key][at] = None
     return merged
 
 

@@ -46,6 +46,7 @@ ZH_ROWS: dict[str, str] = {
     "cc_hedged": "过半待核实",
     # Source rows (tasks.briefing.sources).
     "src_later": "仅存截止后的版本（最早一版首见于 {seen}），按该版读取；",
+    "src_limited": "只读了一部分（{what}）；",
     "src_error": "读取失败：{error}",
     "src_queue": "快照 Top {n}：{ids}",
     "src_ids": "（arXiv:{ids}）",
@@ -111,6 +112,7 @@ EN_ROWS: dict[str, str] = {
     "cc_unknown_id": "id unknown to arXiv",
     "cc_hedged": "mostly pending",
     "src_later": "only a version first seen after the cutoff exists (earliest seen {seen}); read as that version; ",
+    "src_limited": "read in part ({what}); ",
     "src_error": "unreadable: {error}",
     "src_queue": "snapshot top {n}: {ids}",
     "src_ids": " (arXiv:{ids})",

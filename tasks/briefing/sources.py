@@ -49,10 +49,12 @@ def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
 def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
              L: Labels) -> str:
     headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
+    # A source a cap or its time budget cut says so first: what follows is only what was read.
+    limited = L["src_limited"].format(what=L["list_sep"].join(source.limits)) if source.limits else ""
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
-        return L["src_later"].format(seen=seen) + _contents(source, contents, queue, L, headed)
-    return _contents(source, contents, queue, L, headed)
+        limited += L["src_later"].format(seen=seen)
+    return limited + _contents(source, contents, queue, L, headed)
 
 
 def _entries_named(entries: list[EntryView], papers: list[Paper]) -> list[tuple[str, list[str]]]:

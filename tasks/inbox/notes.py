@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from predigest.arxiv_ids import find_id_spans, find_ids
 from tasks.common.decode import normalise_newlines
+from tasks.common.limits import Deadline
 from tasks.inbox import claims
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import (
@@ -134,7 +135,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
     )
 
 
-def _parse(text: str) -> ParsedNote:
+def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
     text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
@@ -151,6 +152,8 @@ def _parse(text: str) -> ParsedNote:
             lines[j].strip() and not is_hr(lines[j]) for j in range(block.start, block.end) if j not in skip
         ):
             continue
+        if entries and deadline is not None and deadline.expired(f"entry {len(entries) + 1} of its parse"):
+            break  # the source's time budget is spent: keep the entries parsed so far (at least one)
         entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
@@ -166,10 +169,11 @@ def _whole(body: str, offset: int) -> Entry:
     return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions)
 
 
-def parse_note(text: str) -> ParsedNote:
-    """Parse a note's text (any line endings) into front matter, title and entries; never raises."""
+def parse_note(text: str, deadline: Deadline | None = None) -> ParsedNote:
+    """Parse a note's text (any line endings) into front matter, title and entries; never raises.
+    Once `deadline` has expired no further entry is parsed (the caller says so on the source)."""
     try:
-        return _parse(text)
+        return _parse(text, deadline)
     except Exception:  # noqa: BLE001 - a note must never stop a run; keep its ids rather than nothing
         try:
             mentions = [MentionRef(m.raw, m.canonical, m.version, m.malformed, text) for m in find_ids(text)]

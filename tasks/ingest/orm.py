@@ -19,7 +19,7 @@ from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
 from tasks.common.guard import describe
 from tasks.common.text import clamp_text
-from tasks.ingest.rows import CATEGORY_CHARS, add_warnings, cap_mentions, source_header
+from tasks.ingest.rows import CATEGORY_CHARS, add_warnings, cap_entries, cap_mentions, source_header
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
@@ -112,7 +112,7 @@ def _store_content(
         return None
     else:
         items = list(note_items(text_))
-    items = cap_mentions(items, source["warnings"])
+    items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
     for ordinal, extracted in enumerate(items):
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,

@@ -19,15 +19,16 @@ from predigest.topics import Topic
 from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard, parse_card
 from tasks.common.guard import describe, guarded
+from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
 from tasks.common.text import clamp_text
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.source_row import (
     CATEGORY_CHARS,
-    MAX_IDS_PER_SOURCE,
     MAX_SOURCE_BYTES,
     add_warnings,
+    cap_entries,
     cap_mentions,
     fallback_source,
     read_file,
@@ -40,7 +41,7 @@ from tasks.queue.parse import parse_queue
 
 __all__ = [
     "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "RowBuilder",
-    "add_warnings", "build_files", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
+    "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
     "source_header",
 ]
 
@@ -93,9 +94,10 @@ class ReadFile(Protocol):
 class RowBuilder:
     """Parses new file versions into rows (CPU only: runs in this process or in a worker process)."""
 
-    def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic]):
+    def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic], budget: float | None = None):
         self.workspace_id = workspace_id
         self.tz = ZoneInfo(timezone)
+        self.budget = budget  # seconds per source (Settings.source_budget_seconds); None: unbounded
 
     def build(self, files: Sequence[ReadFile]) -> list[FileRows | None]:
         """Rows per file, in order; None for a file whose parse raised after producing rows."""
@@ -107,6 +109,7 @@ class RowBuilder:
         Guarded as a whole: an exception anywhere (reading the header, parsing, classifying)
         costs this file alone. Before any row was made, the version is stored with the error
         (`parse failed: Type: message`) and no entries; after, the per-file path keeps the rows."""
+        deadline = Deadline(self.budget)
         header = guarded(wf.path, source_header, self.workspace_id, wf, data, digest, error, self.tz)
         if header.value is None:
             failure = header.failure.error if header.failure else "no header"
@@ -117,7 +120,7 @@ class RowBuilder:
             return rows
         started = [False]
         try:
-            _content(rows, wf, text_, self.tz, started)
+            _content(rows, wf, text_, self.tz, started, deadline)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             if started[0]:
                 return None
@@ -127,9 +130,11 @@ class RowBuilder:
 
 
 def _content(
-    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool]
+    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool], deadline: Deadline | None = None,
 ) -> None:
-    """Parse by kind into `rows` (the bulk twin of `tasks.ingest.orm`); `started` flags the first row made."""
+    """Parse by kind into `rows` (the bulk twin of `tasks.ingest.orm`); `started` flags the first row made.
+    Past `deadline`, no further entry is parsed or written, and the source says where it was cut short."""
+    deadline = deadline or Deadline(None)
     items: list[ExtractedItem] = []
     card: ParsedCard | None = None
     if wf.kind == "paper_card":
@@ -169,12 +174,17 @@ def _content(
             rows.source.update(observed_at=doc.updated_at, time_basis="header")
         return
     else:
-        items = list(note_items(text_))
-    items = cap_mentions(items, rows.source["warnings"])
+        items = list(note_items(text_, deadline))
+    items = cap_mentions(cap_entries(items, rows.source["warnings"]), rows.source["warnings"])
     lines = _Lines()
     for ordinal, extracted in enumerate(items):
+        if ordinal and deadline.expired(f"entry {ordinal + 1} of its rows"):
+            break  # the first entry is always kept: a source is never cut to nothing
         started[0] = True
         lines.add(ordinal, extracted)
+    cut = deadline.cut_short(f"entries kept: {len(lines.items)}")
+    if cut:
+        rows.source["warnings"].append(cut)
     rows.items, rows.mentions, rows.queue = (
         "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
     rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items
@@ -239,10 +249,10 @@ class BuiltFile:
 _WORKER_BUILDER: RowBuilder | None = None
 
 
-def init_worker(workspace_id: int, timezone: str, topics: Sequence[Topic]) -> None:
+def init_worker(workspace_id: int, timezone: str, topics: Sequence[Topic], budget: float | None = None) -> None:
     """Initializer of a process pool that builds rows (`build_files`)."""
     global _WORKER_BUILDER
-    _WORKER_BUILDER = RowBuilder(workspace_id, timezone, topics)
+    _WORKER_BUILDER = RowBuilder(workspace_id, timezone, topics, budget)
 
 
 def build_files(files: Sequence[WorkspaceFile]) -> list[BuiltFile]:

@@ -1,5 +1,5 @@
 """A workspace file read, and the source row it is stored as: bytes (bounded, never blocking),
-decoded text, time (from the name, else mtime; "undated" when the name's date cannot exist), and
+decoded text (within the line caps of tasks.common.limits), time (from the name, else mtime; "undated" when the name's date cannot exist), and
 the warnings that go with it (lossy decoding, capped ids, out-of-range values). CPU only."""
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ from zoneinfo import ZoneInfo
 
 from tasks.common.decode import decode_bytes
 from tasks.common.guard import describe
+from tasks.common.limits import CAPPED, MAX_ENTRIES_PER_SOURCE, MAX_IDS_PER_SOURCE, cap_lines
 from tasks.common.text import clamp_text, clean_text
 from tasks.inbox.filenames import name_date_problem, parse_note_name
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem
 
 MAX_SOURCE_BYTES = 64 * 1024 * 1024
-# Mentions kept per source: beyond this a file is a dump, not a note (the rest are dropped, with a warning).
-MAX_IDS_PER_SOURCE = 5000
 # VARCHAR widths of db.models columns that workspace text fills.
 AUTHOR_CHARS, CATEGORY_CHARS = 128, 64
 UTC = dt.UTC
@@ -103,6 +102,7 @@ def source_header(
             decoded = decode_bytes(data)
             text_, encoding = decoded.text, decoded.encoding
             warnings += decoded.warnings
+            text_ = cap_lines(text_, warnings)  # every parser after this is linear in what is left
         except ValueError as exc:
             error = str(exc)
     observed_at, basis = None, "mtime"
@@ -178,5 +178,13 @@ def cap_mentions(items: list[ExtractedItem], warnings: list[str], cap: int = MAX
         left -= len(mentions)
         out.append(replace(x, mentions=mentions) if mentions is not x.mentions else x)
     if total > cap:
-        warnings.append(f"{total} arXiv references; only the first {cap} are kept")
+        warnings.append(f"{CAPPED}{total} arXiv references; only the first {cap} are kept")
     return out
+
+
+def cap_entries(items: list[ExtractedItem], warnings: list[str], cap: int = MAX_ENTRIES_PER_SOURCE) -> list[ExtractedItem]:
+    """`items` within `cap` entries (the later ones dropped, with a warning)."""
+    if len(items) <= cap:
+        return items
+    warnings.append(f"{CAPPED}{len(items)} entries; only the first {cap} are kept")
+    return items[:cap]

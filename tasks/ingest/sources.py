@@ -10,6 +10,7 @@ from typing import Any
 from predigest.arxiv_ids import find_ids
 from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard
+from tasks.common.limits import Deadline
 from tasks.inbox.notes import parse_note
 from tasks.queue.parse import QueueRow, QueueSnapshot
 
@@ -39,9 +40,9 @@ class ExtractedItem:
     extra: dict[str, Any] = field(default_factory=dict)  # the note's front matter, on its first entry
 
 
-def note_items(text: str) -> Iterator[ExtractedItem]:
-    """One item per entry of a note, in order."""
-    note = parse_note(text)
+def note_items(text: str, deadline: Deadline | None = None) -> Iterator[ExtractedItem]:
+    """One item per entry of a note, in order (those parsed before `deadline` expired)."""
+    note = parse_note(text, deadline)
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,

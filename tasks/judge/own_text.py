@@ -56,8 +56,15 @@ def ids_named(text: str, ids: frozenset[str]) -> frozenset[str]:
     """Which of `ids` the text names (`names_id` for each), in one pass over the text: an entry of a
     digest can name thousands of ids, and asking each id of each block is quadratic."""
     found = {token for token in _NEW_ID_TOKEN.findall(text) if token in ids}
-    found.update(i for i in ids if "/" in i and names_id(text, i))  # old-style ids are rare
+    found.update(i for i in _old_style(ids) if names_id(text, i))  # old-style ids are rare
     return frozenset(found)
+
+
+@lru_cache(maxsize=256)
+def _old_style(ids: frozenset[str]) -> tuple[str, ...]:
+    """The old-style ids (`hep-th/9901001`) among `ids`, found once per set rather than once per block
+    (the sets are an entry's `id_set`, the same object for each of its blocks)."""
+    return tuple(sorted(i for i in ids if "/" in i))
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
     sections, heading = _split_heading(entry)
     if mention.context.lstrip().startswith("|"):
         return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
-    known = frozenset(entry.ids) | {arxiv_id}
+    known = entry.ids_with(arxiv_id)
     named = _named_blocks(entry.text, known)
     if len(known) == 1:
         return OwnText(mention.path, sections, "\n".join([heading, *named.blocks]))

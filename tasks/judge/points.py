@@ -77,12 +77,12 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
         elif m.kind == "paper_card":
             out.append(_Candidate(3, outline(entry.text if entry else m.context, join)))
         elif entry is not None:
-            known = frozenset(entry.ids) | {arxiv_id}
+            known = entry.ids_with(arxiv_id)
             if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
                 text = _with_subsections(entry, arxiv_id, entries)
                 out.append(_Candidate(4, _line(entry, title, join) or outline(text, join)))
             else:
-                cut, by_id = _units_by_id(entry.text, frozenset(entry.ids))
+                cut, by_id = _units_by_id(entry.text, entry.id_set)
                 own = [cut[k] for k in by_id.get(arxiv_id, ())]
                 out.append(_Candidate(2, outline("\n\n".join(own), join)))
     return out

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from predigest.windows import Window
@@ -22,6 +23,7 @@ class SourceView:
     time_basis: str
     error: str | None
     later_version: dt.datetime | None = None  # only versions first seen after the cutoff are stored: the earliest's time
+    limits: tuple[str, ...] = ()  # its warnings of a cap or its time budget (tasks.common.limits): named in the briefing
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,16 @@ class EntryView:
     item_time: dt.datetime | None = None
     ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
     front_matter: tuple[tuple[str, str], ...] = ()  # the note's (key, value) pairs, on its first entry only
+
+    @cached_property
+    def id_set(self) -> frozenset[str]:
+        """`ids` as one set per entry: every paper of a digest's entry asks for it, and building it per
+        paper (and hashing it as a cache key) made judging an entry of n ids cost n²."""
+        return frozenset(self.ids)
+
+    def ids_with(self, arxiv_id: str) -> frozenset[str]:
+        """The entry's ids and `arxiv_id`: `id_set` itself when it holds it (the usual case)."""
+        return self.id_set if arxiv_id in self.id_set else self.id_set | {arxiv_id}
 
 
 @dataclass(frozen=True)

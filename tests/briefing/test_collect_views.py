@@ -22,6 +22,7 @@ from predigest.windows import Window
 from tasks import run
 from tasks.briefing import collect
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
+from tasks.common.limits import limited
 from tasks.model.window import (
     NOTE_KINDS,
     AnchorView,
@@ -45,7 +46,8 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
     data = WindowData(window)
     item_time = func.coalesce(Item.observed_at, Source.observed_at)
     in_window = and_(item_time > window.start, item_time <= window.end)
-    data.sources = [SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error)
+    data.sources = [SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error,
+                               limits=limited(s.warnings))
                     for s in session.execute(
         select(Source).where(_current(workspace_id), Source.kind != "knowledge").where(or_(
             and_(Source.observed_at > window.start, Source.observed_at <= window.end),

