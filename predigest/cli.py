@@ -212,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from predigest import explain
 
-    explain.add_parser(sub, parse_date)
+    explain.add_parser(sub, parse_date, parse_datetime)
     add_ops_commands(sub)
     for subparser in sub.choices.values():
         _debug_flag(subparser, argparse.SUPPRESS)  # after the subcommand too; never overrides the global one
