@@ -246,12 +246,13 @@ _BOLD_HEAD = re.compile(r" {0,3}\*\*(?=[^*\n]*\d{4}\.\d{4,5}|[^*\n]+\*\*\s*[(（
                         r"[^*\n]+\*\*\s*(?:[(（][^)）\n]*[)）])?\s*[:：]?\s*$")
 _BOLD_HINTS = re.compile(r"^ {0,3}\*\*", re.M)
 _BOLD_LEVEL = 5
+_BOLD_MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
 
 
 def _bold_heads(lines: list[str], body: str, code: list[bool], skip: range) -> list[tuple[int, int, str, int]]:
     hinted = {body.count("\n", 0, m.start()) for m in _BOLD_HINTS.finditer(body)}
     return [(i, _BOLD_LEVEL, lines[i].strip().rstrip(":：").strip(), 1) for i in sorted(hinted)
-            if not code[i] and i not in skip and _BOLD_HEAD.match(lines[i])]
+            if not code[i] and i not in skip and len(lines[i]) <= _BOLD_MAX_CHARS and _BOLD_HEAD.match(lines[i])]
 
 
 def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
