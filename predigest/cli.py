@@ -240,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from predigest import explain
 
-    explain.add_parser(sub, parse_date)
+    explain.add_parser(sub, parse_date, parse_datetime)
     from predigest import merge_cli
 
     merge_cli.add_parser(sub, parse_date)

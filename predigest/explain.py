@@ -1,10 +1,15 @@
-"""`predigest explain`: why each paper of a briefing window has its verdict.
+"""`predigest explain`: why each paper of a briefing window has its status, for any run.
 
-For every paper in the window of (topic, date), or only the ids asked for, it prints the verdict,
-the owning topic, the reason and the evidence that decided it (source path, kind of evidence,
-topic, weight), as a table. The same evidence is in the briefing's JSON twin (`evidence`).
-The workspace is ingested first, as `predigest run` does, so the answer is the briefing's. A last
-table says, per increment, where the noon merge proposal puts it and why (`merge_table`).
+It takes the window flags `run` takes (`--date`, default today in the topic's timezone; `--since`,
+overriding the window's start; the topic's schedule gives the rest, so a Monday after a skipped
+Sunday is a 48-hour window), ingests the workspace as `run` does, and judges the window as the
+briefing does. For each paper (or only the ids asked for) it shows the status, the decision for the
+topic and its reason, every topic's total and every piece of evidence (source, line, kind, topic,
+weight), the statements that bound to the paper with file and line first. The window is printed in
+the topic's timezone. `--json` gives the same as data; the JSON twin of a briefing carries the
+evidence too (`evidence`). A last table says, per increment, where the noon merge proposal puts it
+and why (the section match and its neighbours), and what the proposal against the document as it
+is now does with it (`merge_placements`).
 """
 
 from __future__ import annotations
@@ -12,19 +17,32 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from predigest.arxiv_ids import canonicalize, find_ids
+from predigest.explain_lines import SourceLines
+
+STATUSES = ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic")
+# Evidence kinds that are something a source says about the paper (shown with file and line).
+STATEMENT_KINDS = ("owner_statement", "handoff_statement", "missing_statement", "taken_statement", "stated_primary",
+                   "stated_secondary", "exclusion", "adjacency")
 
 
-def add_parser(sub: Any, date_type: Any) -> None:
-    explain = sub.add_parser("explain", help="why each paper got its verdict (evidence and weights)")
+def add_parser(sub: Any, date_type: Any, datetime_type: Any) -> None:
+    explain = sub.add_parser("explain", help="why each paper got its status (decision, evidence, statements)",
+                             description="Explain a briefing's window: the window flags are run's.")
     explain.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
-    explain.add_argument("--date", type=date_type, required=True, help="briefing date YYYY-MM-DD")
-    explain.add_argument("--topic", required=True, help="topic whose briefing to explain")
+    explain.add_argument("--date", type=date_type, default=None, metavar="YYYY-MM-DD",
+                         help="briefing date (default: today in the topic's timezone)")
+    explain.add_argument("--since", type=datetime_type, default=None, metavar="DATETIME",
+                         help="override the window start (ISO datetime; without an offset, the topic's timezone)")
+    explain.add_argument("--topic", action="append", metavar="T",
+                         help="topic whose briefing to explain (repeatable; default: every knowledge document)")
+    explain.add_argument("--lang", choices=("zh", "en"), default=None, help="wording of the reasons (default zh)")
+    explain.add_argument("--rehash", action="store_true", help="read and hash every stored file (as run --rehash)")
+    explain.add_argument("--json", action="store_true", help="print the evidence table as JSON")
     explain.add_argument("ids", nargs="*", help="arXiv ids to explain (default: every paper in the window)")
     explain.set_defaults(func=cmd_explain)
 
@@ -33,89 +51,151 @@ def _cell(value: object) -> str:
     return str(value).replace("|", "/").replace("\n", " ")
 
 
-def evidence_table(papers: Sequence[Any], lang: str = "zh") -> str:
-    """One block per paper: verdict line, then its evidence, strongest first (markdown table)."""
-    from tasks.briefing.labels import LABELS, reason_text
-
-    L = LABELS.get(lang, LABELS["zh"])
-    out: list[str] = []
-    for p in papers:
-        out.append(f"## {p.arxiv_id} · {p.status} · owner {p.owner or '—'} · {reason_text(p.reason, L)}")
-        out.append(f"{p.title}")
-        out.append("")
-        out.append("| source | kind | topic | weight | detail |")
-        out.append("|---|---|---|---|---|")
-        for e in sorted(p.evidence, key=lambda e: (-abs(e.weight), e.path, e.kind, e.topic)):
-            out.append(f"| {_cell(e.path)} | {e.kind} | {e.topic} | {e.weight:g} | {_cell(e.detail)[:80]} |")
-        out.append("")
-    return "\n".join(out)
-
-
 def _canonical(raw: str) -> str:
     """An id as asked for ("arXiv:2609.39334v2", a URL, "2609.39334") in canonical form, else as given."""
     found = [m.canonical for m in find_ids(raw) if m.canonical] or [(canonicalize(raw) or (raw, None))[0]]
     return found[0]
 
 
-def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date, ids: Sequence[str]) -> str:
-    """The evidence tables of the window's papers (ingesting the workspace first)."""
+def _today(timezone: str) -> dt.date:
+    from zoneinfo import ZoneInfo
+
+    return dt.datetime.now(ZoneInfo(timezone)).date()
+
+
+def paper_record(p: Any, lines: SourceLines, L: dict[str, str]) -> dict[str, Any]:
+    """One paper as explain shows it: status, decision, every topic's total, evidence with lines."""
+    from tasks.briefing.labels import reason_text
+
+    evidence = [{**e.as_dict(), "line": lines.line_of(e, p.arxiv_id)}
+                for e in sorted(p.evidence, key=lambda e: (-abs(e.weight), e.path, e.kind, e.topic, e.detail))]
+    return {
+        "arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "decision": p.decision,
+        "reason": reason_text(p.reason, L), "rests_on": p.owner, "scores": dict(p.scores),
+        "statements": [e for e in evidence if e["kind"] in STATEMENT_KINDS], "evidence": evidence,
+    }
+
+
+def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, day: dt.date | None,
+                 since: dt.datetime | None, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Per topic, the window (in the topic's timezone) and its papers' records (ingesting first)."""
     from db.engine import get_engine, session_scope
     from tasks import run
     from tasks.briefing.collect import collect_window
     from tasks.briefing.judge import judge_window
+    from tasks.briefing.labels import LABELS
 
     ref = run.register_workspace(settings, workspace)
     run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
-    (topic,) = run.topics_for(settings, workspace, [topic_name])
-    window = run.window_of(topic, day)
-    with session_scope(get_engine(settings)) as session:
-        data = collect_window(session, ref.id, topic.name, window)
-    papers = judge_window(data, topic, run.known_topic_names(settings, workspace))
+    known = run.known_topic_names(settings, workspace)
+    L = LABELS.get(settings.lang, LABELS["zh"])
+    lines = SourceLines(workspace)
     wanted = [_canonical(i) for i in ids]
-    if wanted:
-        papers = [p for p in papers if p.arxiv_id in wanted]
-    head = (f"# {topic.name} · {day.isoformat()} · window {window.start.isoformat()} → {window.end.isoformat()}\n"
-            f"# verdicts: " + ", ".join(f"{s} {sum(p.status == s for p in papers)}" for s in
-                                        ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic"))
-            + "\n")
-    missing = [i for i in wanted if i not in {p.arxiv_id for p in papers}]
-    tail = ("\nnot in this window: " + ", ".join(missing) + "\n") if missing else ""
-    _, twin = run.render_briefing(settings, ref, topic, window)
-    return head + "\n" + evidence_table(papers, settings.lang) + tail + "\n" + merge_table(
-        json.loads(twin), workspace, wanted)
+    out = []
+    for topic in run.topics_for(settings, workspace, list(topics) if topics else None):
+        window = run.window_of(topic, day or _today(topic.timezone), since)
+        with session_scope(get_engine(settings)) as session:
+            data = collect_window(session, ref.id, topic.name, window)
+        papers = [p for p in judge_window(data, topic, known) if not wanted or p.arxiv_id in wanted]
+        out.append({
+            "topic": topic.name, "date": window.date.isoformat(),
+            "window": {"start": window.start_local.isoformat(), "end": window.cutoff_local.isoformat(),
+                       "timezone": window.timezone},
+            "counts": {s: sum(p.status == s for p in papers) for s in STATUSES},
+            "papers": [paper_record(p, lines, L) for p in papers],
+            "not_in_window": [i for i in wanted if i not in {p.arxiv_id for p in papers}],
+            "noon_merge": merge_placements(json.loads(run.render_briefing(settings, ref, topic, window)[1]),
+                                           workspace, wanted),
+        })
+    return out
 
 
-def merge_table(twin: dict[str, Any], workspace: Path, wanted: Sequence[str] = ()) -> str:
+def merge_placements(twin: dict[str, Any], workspace: Path, wanted: Sequence[str] = ()) -> dict[str, Any]:
     """Per increment: where the noon merge proposal puts it and why (the briefing's section match and
     neighbours), and what the proposal against the document as it is now does with it."""
     from tasks.publish.proposal import make_proposal
 
     merge = twin.get("knowledge_merge") or {}
     if not merge.get("diff"):
-        return "## noon merge · nothing to merge in this briefing; no proposal\n"
+        return {"merge_at": merge.get("merge_at"), "diff": None, "increments": []}
     try:
         proposal = make_proposal(twin, workspace)
         actions = {p.key: f"{p.action}: {p.why}" for p in proposal.placements} if proposal else {}
     except (OSError, UnicodeDecodeError) as exc:
         actions = {"": f"the document cannot be read: {exc}"}
-    out = [f"## noon merge · at {merge.get('merge_at')} · proposal `{merge['diff']}`", "",
-           "| increment | into | section | basis | neighbours | proposal now |", "|---|---|---|---|---|---|"]
+    rows = []
     for inc in twin.get("increments") or []:
         placed, key = inc.get("merge"), inc.get("arxiv_id") or inc.get("title")
         if not placed or (wanted and key not in wanted):
             continue
-        out.append(f"| {_cell(key)} | {placed['into']} | {_cell(placed.get('section') or '— (a marked section at the end)')} "
-                   f"| {placed.get('basis') or '—'} | {_cell(', '.join(placed.get('neighbours') or []) or '—')} "
-                   f"| {_cell(actions.get(str(key), actions.get('', '—')))} |")
-    return "\n".join(out) + "\n"
+        rows.append({"increment": key, "into": placed["into"], "section": placed.get("section"),
+                     "basis": placed.get("basis"), "neighbours": list(placed.get("neighbours") or []),
+                     "proposal_now": actions.get(str(key), actions.get(""))})
+    return {"merge_at": merge.get("merge_at"), "diff": merge["diff"], "increments": rows}
+
+
+def merge_text(merge: dict[str, Any]) -> list[str]:
+    """The noon merge placements as the text's last table."""
+    if not merge["diff"]:
+        return ["## noon merge · nothing to merge in this briefing; no proposal"]
+    out = [f"## noon merge · at {merge['merge_at']} · proposal `{merge['diff']}`", "",
+           "| increment | into | section | basis | neighbours | proposal now |", "|---|---|---|---|---|---|"]
+    out += [f"| {_cell(r['increment'])} | {r['into']} | {_cell(r['section'] or '— (a marked section at the end)')} "
+            f"| {r['basis'] or '—'} | {_cell(', '.join(r['neighbours']) or '—')} | {_cell(r['proposal_now'] or '—')} |"
+            for r in merge["increments"]]
+    return out
+
+
+def _where(e: dict[str, Any]) -> str:
+    return f"{e['path']}:{e['line']}" if e.get("line") else e["path"]
+
+
+def evidence_text(explained: dict[str, Any]) -> str:
+    """One topic's explanation as text: a header with the window, then one block per paper."""
+    w = explained["window"]
+    out = [f"# {explained['topic']} · {explained['date']} · window {w['start']} → {w['end']} ({w['timezone']})",
+           "# " + ", ".join(f"{s} {n}" for s, n in explained["counts"].items()), ""]
+    for p in explained["papers"]:
+        out.append(f"## {p['arxiv_id']} · {p['status']} · {p['decision']} · {p['reason']}")
+        out.append(p["title"])
+        out.append("topics: " + ", ".join(f"{t} {s:g}" for t, s in sorted(p["scores"].items(), key=lambda kv: -kv[1]))
+                   + (f" · rests on {p['rests_on']}" if p["rests_on"] else ""))
+        out += [f"- {_where(e)} · {e['kind']} · {e['topic']} · 「{_cell(e['detail'])}」" for e in p["statements"]]
+        out += ["", "| source | line | kind | topic | weight | detail |", "|---|---|---|---|---|---|"]
+        out += [f"| {_cell(e['path'])} | {e['line'] or ''} | {e['kind']} | {e['topic']} | {e['weight']:g} | "
+                f"{_cell(e['detail'])[:80]} |" for e in p["evidence"]]
+        out.append("")
+    if explained["not_in_window"]:
+        out += ["not in this window: " + ", ".join(explained["not_in_window"]), ""]
+    out += merge_text(explained["noon_merge"])
+    return "\n".join(out)
+
+
+def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date | None, ids: Sequence[str],
+            since: dt.datetime | None = None) -> str:
+    """The text explanation of one topic's window."""
+    (explained,) = explanations(settings, workspace, [topic_name], day, since, ids)
+    return evidence_text(explained) + "\n"
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    import os
+
+    from predigest.cli_checks import check_topics, check_workspace
     from predigest.orchestrate import settings_for
 
+    if args.lang:
+        os.environ["PREDIGEST_LANG"] = args.lang
+    if args.rehash:
+        os.environ["PREDIGEST_REHASH"] = "true"
     settings = settings_for(args.workspace)
-    if settings.workspace is None:
-        print("predigest: no workspace; pass --workspace or set PREDIGEST_WORKSPACE", file=sys.stderr)
-        return 2
-    print(explain(settings, Path(settings.workspace), args.topic, args.date, args.ids))
+    root = check_workspace(settings.workspace, "explain")
+    check_topics(settings, root, args.topic)
+    explained = explanations(settings, root, args.topic, args.date, args.since, args.ids)
+    if args.json:
+        print(json.dumps({"workspace": str(root), "explanations": explained}, ensure_ascii=False, indent=1,
+                         sort_keys=True))
+    else:
+        print("\n".join(evidence_text(e) for e in explained))
     return 0
+

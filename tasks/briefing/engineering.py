@@ -29,7 +29,7 @@ from predigest.judgment import Judgment
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
-from tasks.judge.evidence import decide, gather_entries
+from tasks.judge.evidence import decide, decision_text, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points
 from tasks.judge.relevance import Verdict
@@ -272,6 +272,7 @@ def engineering_increments(
         paper.reason = ((Reason("recommended"),) if cand.recommended else ()) + ownership.reason + (
             Reason("signals", (("score", f"{score:g}"), ("kinds", kinds))),)
         paper.evidence, paper.owner = (*ownership.evidence, *signals), ownership.owner
+        paper.decision, paper.scores = decision_text(ownership.verdict, topic.name), ownership.scores
         out.append(paper)
     return out
 

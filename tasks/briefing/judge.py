@@ -11,7 +11,7 @@ from tasks.briefing.titles import (
 )
 from tasks.briefing.titles import title_for
 from tasks.judge.dedup import anchor_status_as_of
-from tasks.judge.evidence import judge_ownership
+from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import key_points
 from tasks.judge.relevance import Verdict
@@ -104,6 +104,7 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
             credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
             relation=own.relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
             evidence=tuple(ownership.evidence), owner=ownership.owner,
+            decision=decision_text(verdict, topic.name), scores=ownership.scores,
         ))
     papers.sort(key=lambda p: (STATUS_ORDER[p.status], -len(p.sources), p.sources[0], p.arxiv_id or ""))
     return papers

@@ -15,6 +15,10 @@ ZH_ROWS: dict[str, str] = {
     "reason_taken": "已被 {topics} 锚定",
     "reason_excluded": "来源标注不属于 {topic}",
     "reason_untouched": "未涉及本主题",
+    "reason_for_topic": "来源指向 {topic}（「{said}」）",
+    "reason_disputed": "来源意见不一（「{said}」对「{against}」），待定",
+    "reason_held_elsewhere": "主分类 {primary} 且已在 {primary} 锚定，无来源指向 {topic}，待定",
+    "reason_primary_elsewhere": "主分类 {topics}，无来源指向本主题",
     "reason_recommended": "来源建议进 E1",
     "reason_signals": "信号 {score}（{kinds}）",
     # The density rule, from its numbers (tasks.judge.density.DensityRule).
@@ -83,6 +87,10 @@ EN_ROWS: dict[str, str] = {
     "reason_taken": "already anchored by {topics}",
     "reason_excluded": "a source says it is not {topic}",
     "reason_untouched": "not about this topic",
+    "reason_for_topic": "a source points it to {topic} (\u201c{said}\u201d)",
+    "reason_disputed": "sources disagree (\u201c{said}\u201d against \u201c{against}\u201d), undecided",
+    "reason_held_elsewhere": "primary {primary}, anchored by {primary}; no source points it to {topic}, undecided",
+    "reason_primary_elsewhere": "primary {topics}; no source points it to this topic",
     "reason_recommended": "a source recommends it for E1",
     "reason_signals": "signals {score} ({kinds})",
     "density_rule": "score = NET-new + {engineering_weight:g}×engineering + {adjacent_weight:g}×adjacent + "

@@ -52,8 +52,10 @@ def _increment(p: Paper, rank: int, L: dict[str, str]) -> dict[str, Any]:
 
 
 def _judged(p: Paper, L: dict[str, str]) -> dict[str, Any]:
-    """Why the paper has its status: the owning topic, the reason (worded) and every piece of evidence."""
-    return {"owner": p.owner, "reason": reason_text(p.reason, L), "evidence": [e.as_dict() for e in p.evidence]}
+    """Why the paper has its status: the decision for this topic, the topic it rests on, the reason
+    (worded), every topic's total and every piece of evidence."""
+    return {"owner": p.owner, "decision": p.decision, "topic_scores": dict(p.scores), "reason": reason_text(p.reason, L),
+            "evidence": [e.as_dict() for e in p.evidence]}
 
 
 def _verification(v: StatusAsOf) -> dict[str, Any]:

@@ -140,7 +140,11 @@ def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
     front, offset, body = front_matter(text)
     lines = body.split("\n")
     code, hr, heads = scan(lines, body)
+    # The first level-1 heading is the note's title, unless it names a paper: then it heads that
+    # paper's entry ("# Relay (arXiv:2610.90003)" in a note whose entries are all level 1).
     title_at = next((i for i, (level, _, _) in heads.items() if level == 1), None)
+    if title_at is not None and any(m.canonical for m in find_ids(heads[title_at][1])):
+        title_at = None
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
     # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
     # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.

@@ -239,12 +239,30 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
     return blocks
 
 
+# A line that is a bold name and nothing else but the paper it names ("**Foo: a paper** (arXiv:…)",
+# "**Foo（arXiv:…）**："): an entry's heading written in bold, below any hashed heading. A bold
+# lead-in that names no paper ("**核心论点**") and a labelled digest line ("**C3**: Foo …") are not.
+_BOLD_HEAD = re.compile(r" {0,3}\*\*(?=[^*\n]*\d{4}\.\d{4,5}|[^*\n]+\*\*\s*[(（][^)）\n]*\d{4}\.\d{4,5})"
+                        r"[^*\n]+\*\*\s*(?:[(（][^)）\n]*[)）])?\s*[:：]?\s*$")
+_BOLD_HINTS = re.compile(r"^ {0,3}\*\*", re.M)
+_BOLD_LEVEL = 5
+_BOLD_MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
+
+
+def _bold_heads(lines: list[str], body: str, code: list[bool], skip: range) -> list[tuple[int, int, str, int]]:
+    hinted = {body.count("\n", 0, m.start()) for m in _BOLD_HINTS.finditer(body)}
+    return [(i, _BOLD_LEVEL, lines[i].strip().rstrip(":：").strip(), 1) for i in sorted(hinted)
+            if not code[i] and i not in skip and len(lines[i]) <= _BOLD_MAX_CHARS and _BOLD_HEAD.match(lines[i])]
+
+
 def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
             heads: dict[int, tuple[int, str, int]], skip: range) -> list[Block]:
     events = [(i, lv, t, used) for i, (lv, t, used) in heads.items() if i not in skip and lv <= 4]
     if not events:
         events = [(i, lv, lines[i].strip(), 1) for i in _line_numbers(body, _PSEUDO_HINT, _PSEUDO_HINTS)
                   if not code[i] and lines[i][:1].strip() for lv, pat in _PSEUDO if pat.match(lines[i])]
+    if "**" in body:
+        events = sorted([*events, *_bold_heads(lines, body, code, skip)])
     first = events[0][0] if events else len(lines)
     blocks = _items(lines, code, 0, first, numbered=bool(events))
     blocks = blocks or [Block("preamble", None, "", 0, 0, first)]

@@ -1,22 +1,33 @@
-"""Which topic owns a paper, from the evidence of every mention and declaration, for every known topic.
+"""Is a paper the briefed topic's, adjacent to it, or not its: evidence per topic, decided per topic.
 
-Evidence (kind, weight from `judgment.toml [weights]`):
+Evidence (kind, weight from `judgment.toml [weights]`), gathered for every known topic:
 - card_primary / card_secondary, queue_primary / queue_secondary: declared categories;
 - note_for_topic / note_names_topic: the topic a note is written for (its file name);
-- owner_statement, taken_statement, stated_primary / stated_secondary, exclusion: statements in
-  the paper's own text or the headings of the section it sits in ("归属 rag", "已在 evaluation.md
-  锚定", "主分类 llm-infra", "不进 inference");
-- vocabulary: distinct terms of a topic's vocabulary in the paper's own text only: its card (title
-  and TL;DR), its queue row, its table row, or in a note entry its heading and the lines that name
-  it (all of the entry when it names no other paper), never a neighbouring row, line or entry;
+- owner_statement, handoff_statement, missing_statement: a source says where the paper should go
+  ("归属 rag", "交给 inference", "inference.md 还没有"): each speaks for the topic it names;
+- taken_statement: "已在 evaluation.md 锚定": that topic has anchored it (its evidence, and never
+  evidence against another topic: topics share papers);
+- stated_primary / stated_secondary, exclusion: "主分类 llm-infra", "不进 inference";
+- vocabulary: distinct terms of a topic's vocabulary in the paper's own text only (its card, its
+  row, or the lines and clauses of an entry written next to it), never a neighbour's;
 - adjacency: the source registers the paper as adjacent to a topic (🟡, held back; no weight).
-The topic with the largest total owns the paper (a tie owns nothing, nor does a total below
-`min_owner`). For the briefed topic T the verdict is then (`decide`):
-1. T owns it: NET-new, unless a source holds it back as adjacent and nothing declares it T's;
-2. a card, the queue or a source declares T a secondary category and no statement excludes T or
-   says another topic has taken it: NET-new (主分类邻接);
-3. a source registers it as adjacent to T, with nothing excluding T or saying it was taken: adjacent;
-4. otherwise another topic's paper (off-topic).
+Statements are read in the paper's own text (`tasks.judge.own_text`), so in an entry about several
+papers each binds to the paper it is written next to.
+
+For the briefed topic T (`decide`), from T's evidence and what the sources say about T, never by
+comparing totals across topics (a paper can be T's and X's on the same evening):
+1. a source speaks for T and another excludes T: undecided, adjacent (the reason says so);
+2. a source excludes T: not T's;
+3. a source speaks for T, or a card, the queue or a source declares T primary: T's;
+4. another topic X holds it as primary (card, queue, statement or X's own prep note) and has
+   anchored it: T needs a source speaking for T. With only a secondary category or an adjacency
+   registration for T it is adjacent, the reason naming X; with neither, X's and not T's;
+5. another topic is declared primary (not anchored there): T's when T is a declared secondary
+   (主分类邻接), adjacent when a source registers it as adjacent to T, else not T's (T's vocabulary
+   alone does not outweigh a declared category);
+6. T is a declared secondary (the primary undecided, or a category that is no topic): T's;
+7. T's own evidence reaches `min_owner`: T's (adjacent when a source registers it so);
+8. a source registers it as adjacent to T: adjacent; otherwise not T's.
 """
 
 from __future__ import annotations
@@ -38,10 +49,12 @@ from tasks.model.window import EntryView, MentionView, WindowData
 
 @dataclass
 class Ownership:
-    """The evidence about one paper, the totals per topic and the verdict for the briefed topic."""
+    """The evidence about one paper, every topic's total, and the decision for the briefed topic."""
 
     evidence: list[Evidence] = field(default_factory=list)
     scores: dict[str, float] = field(default_factory=dict)
+    # The topic this decision rests on: the briefed topic when its own standing decided, else the
+    # topic that holds the paper as primary (T has it as secondary or adjacent); None when neither.
     owner: str | None = None
     verdict: Verdict = Verdict.NONE
     reason: tuple[Reason, ...] = ()
@@ -49,7 +62,13 @@ class Ownership:
 
 DECLARED = ("card_primary", "queue_primary", "stated_primary")
 SECONDARY = ("card_secondary", "queue_secondary", "stated_secondary")
-STATEMENTS = ("owner_statement", "taken_statement")
+SPEAKS_FOR = ("owner_statement", "handoff_statement", "missing_statement")
+# Another topic holds the paper as primary: it declares it so, or a source says it belongs there.
+HOLDS = (*DECLARED, "owner_statement")
+# Statement tables read in a paper's own text, and the evidence each is.
+STATEMENT_KINDS = (("owner", "owner_statement"), ("handoff", "handoff_statement"), ("missing", "missing_statement"),
+                   ("taken", "taken_statement"), ("primary", "stated_primary"), ("secondary", "stated_secondary"),
+                   ("exclusion", "exclusion"))
 
 
 def known_topics(topic: Topic) -> tuple[TopicTerms, ...]:
@@ -88,10 +107,11 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
     """Statement evidence of one own text (adjacency included: the topics it registers the paper as adjacent to)."""
     out: list[Evidence] = []
     read = f"{text.sections}\n{text.body}"
-    for table, kind in (("owner", "owner_statement"), ("taken", "taken_statement"), ("primary", "stated_primary"),
-                        ("secondary", "stated_secondary"), ("exclusion", "exclusion")):
-        # One statement of a kind per topic and text ("转 rag 线" is also "转 rag").
-        said = dict(reversed(topic_statements(read, j.words("statements", table), j, extra)))
+    negations = j.words("markers", "negation")
+    for table, kind in STATEMENT_KINDS:
+        # One statement of a kind per topic and text ("转 rag 线" is also "转 rag"); "不交给 rag" is none.
+        denied = negations if kind in SPEAKS_FOR else ()
+        said = dict(reversed(topic_statements(read, j.words("statements", table), j, extra, denied)))
         out += [Evidence(text.path, kind, name, j.weight(kind), said[name]) for name in sorted(said)]
     rest = read  # a bare "不进" that is part of "不进 inference" says nothing more
     for e in out:
@@ -100,7 +120,7 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
     generic = found_word(j.words("statements", "generic_exclusion"), rest,
                          j.words("statements", "generic_exclusion_except"))
     if generic:
-        named = {e.topic for e in out if e.kind in ("owner_statement", "taken_statement")}
+        named = {e.topic for e in out if e.kind in (*SPEAKS_FOR, "taken_statement")}
         for name in (collecting or (topic.name,)):
             if name not in named:
                 out.append(Evidence(text.path, "exclusion", name, j.weight("exclusion"), generic))
@@ -210,50 +230,70 @@ def scores_of(evidence: Sequence[Evidence], j: Judgment) -> dict[str, float]:
     return dict(sorted(totals.items()))
 
 
-def owner_of(scores: dict[str, float], j: Judgment) -> str | None:
-    if not scores:
-        return None
-    top = max(scores.values())
-    leaders = [name for name, score in scores.items() if score == top]
-    return leaders[0] if len(leaders) == 1 and top >= j.weight("min_owner") else None
-
-
 def _owned(topic: str, score: float) -> Reason:
     return Reason("owned", (("topic", topic), ("score", f"{score:g}")))
 
 
+def _first(evidence: Sequence[Evidence], kinds: Sequence[str], topic: str) -> str:
+    return next((e.detail for e in evidence if e.topic == topic and e.kind in kinds), "")
+
+
 def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
-    """The verdict for `topic` (see the module docstring), with a reason naming the deciding evidence."""
+    """The decision for `topic` (see the module docstring), with a reason naming what decided it."""
     j, me = topic.judgment, topic.name
     scores = scores_of(evidence, j)
-    adjacent = {e.topic for e in evidence if e.kind == "adjacency"}
-    owner = owner_of(scores, j)
-    mine = [e for e in evidence if e.topic == me]
-    kinds = {e.kind for e in mine}
-    excluded = "exclusion" in kinds
-    taken = sorted({e.topic for e in evidence if e.kind == "taken_statement" and e.topic != me})
-    result = Ownership(list(evidence), scores, owner)
-    if owner == me:
-        declared = kinds & {*DECLARED, *SECONDARY, *STATEMENTS}
-        if me in adjacent and not declared:
-            result.verdict, result.reason = Verdict.ADJACENT, (Reason("adjacent_declared"),)
-        else:
-            result.verdict, result.reason = Verdict.RELEVANT, (_owned(me, scores[me]),)
-    elif kinds & set(SECONDARY) and not excluded and not taken:
-        primary = owner or "/".join(sorted({e.topic for e in evidence if e.kind in DECLARED}))
-        why = Reason("secondary", (("primary", primary), ("topic", me))) if primary else Reason("secondary_only", (("topic", me),))
-        result.verdict, result.reason = Verdict.RELEVANT, (why,)
-    elif me in adjacent and not excluded and not taken:
-        result.verdict, result.reason = Verdict.ADJACENT, (Reason("adjacent_declared"),)
-    elif taken:
-        result.verdict, result.reason = Verdict.NONE, (Reason("taken", (("topics", "/".join(taken)),)),)
-    elif owner is not None:
-        result.verdict, result.reason = Verdict.NONE, (_owned(owner, scores[owner]),)
-    elif excluded:
-        result.verdict, result.reason = Verdict.NONE, (Reason("excluded", (("topic", me),)),)
-    else:
-        result.verdict, result.reason = Verdict.NONE, (Reason("untouched"),)
-    return result
+    kinds = {e.kind for e in evidence if e.topic == me}
+    others = [e for e in evidence if e.topic != me]
+    known = {t.name for t in known_topics(topic)}
+    # A primary category that is no topic ("engineering") holds the paper for no other topic.
+    held = sorted({e.topic for e in others if e.kind in HOLDS} & known)
+    prepared = {e.topic for e in others if e.kind == "note_for_topic"}
+    anchored_by = sorted({e.topic for e in others if e.kind == "taken_statement"} & ({*held} | prepared))
+    speaks, excluded, adjacent = bool(kinds & set(SPEAKS_FOR)), "exclusion" in kinds, "adjacency" in kinds
+    secondary = bool(kinds & set(SECONDARY))
+    result = Ownership(list(evidence), scores)
+
+    def verdict(v: Verdict, owner: str | None, *why: Reason) -> Ownership:
+        result.verdict, result.owner, result.reason = v, owner, why
+        return result
+
+    if speaks and excluded:
+        return verdict(Verdict.ADJACENT, None, Reason("disputed", (
+            ("topic", me), ("said", _first(evidence, SPEAKS_FOR, me)), ("against", _first(evidence, ("exclusion",), me)))))
+    if excluded:
+        return verdict(Verdict.NONE, None, Reason("excluded", (("topic", me),)))
+    if speaks:
+        return verdict(Verdict.RELEVANT, me, Reason("for_topic", (("topic", me), ("said", _first(evidence, SPEAKS_FOR, me)))))
+    if kinds & set(DECLARED):
+        return verdict(Verdict.RELEVANT, me, _owned(me, scores[me]))
+    if anchored_by:
+        holder = "/".join(anchored_by)
+        if secondary or adjacent:
+            return verdict(Verdict.ADJACENT, anchored_by[0], Reason("held_elsewhere", (("primary", holder), ("topic", me))))
+        return verdict(Verdict.NONE, anchored_by[0], Reason("taken", (("topics", holder),)))
+    if held:
+        if secondary:
+            return verdict(Verdict.RELEVANT, held[0], Reason("secondary", (("primary", "/".join(held)), ("topic", me))))
+        if adjacent:
+            return verdict(Verdict.ADJACENT, held[0], Reason("adjacent_declared"))
+        return verdict(Verdict.NONE, held[0], Reason("primary_elsewhere", (("topics", "/".join(held)),)))
+    enough = scores.get(me, 0.0) >= j.weight("min_owner")
+    if secondary:
+        named = "/".join(sorted({e.topic for e in others if e.kind in DECLARED}))
+        why = Reason("secondary", (("primary", named), ("topic", me))) if named else Reason("secondary_only", (("topic", me),))
+        return verdict(Verdict.RELEVANT, me if enough else None, why)
+    if enough:
+        if adjacent:
+            return verdict(Verdict.ADJACENT, me, Reason("adjacent_declared"))
+        return verdict(Verdict.RELEVANT, me, _owned(me, scores[me]))
+    if adjacent:
+        return verdict(Verdict.ADJACENT, None, Reason("adjacent_declared"))
+    return verdict(Verdict.NONE, None, Reason("untouched"))
+
+
+def decision_text(verdict: Verdict, topic: str) -> str:
+    """The decision for `topic` in words: the topic's, adjacent to it, or not its."""
+    return {Verdict.RELEVANT: f"{topic}'s", Verdict.ADJACENT: f"adjacent to {topic}"}.get(verdict, f"not {topic}'s")
 
 
 def judge_ownership(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],

@@ -90,6 +90,31 @@ def _named_blocks(text: str, ids: frozenset[str]) -> _NamedBlocks:
     return _NamedBlocks(blocks, {i: tuple(v) for i, v in by_id.items()}, tuple(unnamed))
 
 
+# Where a clause ends: a sentence or clause mark, or a line break (a table cell is one clause).
+_CLAUSE_END = re.compile(r"(?<=[。！？；;，,!?|])|(?<=\.)(?=\s)|\n")
+
+
+@lru_cache(maxsize=4096)
+def bound_clauses(block: str, arxiv_id: str, ids: frozenset[str]) -> str:
+    """The clauses of `block` that speak of `arxiv_id`, when the block names other papers too.
+
+    A clause naming papers speaks of them; a clause naming none speaks of the paper named last
+    before it (prose goes on about the paper it just named), or before any is named, of the first
+    named after it. So "A 已在 rag.md 锚定；B inference.md 还没有，交给 inference" binds the anchoring
+    to A and the hand-over to B, in a list item, a table cell or a paragraph alike."""
+    clauses = [c for c in _CLAUSE_END.split(block) if c.strip()]
+    names = [ids_named(c, ids) for c in clauses]
+    if sum(bool(n) for n in names) < 2 and len(set().union(*names)) < 2:
+        return block
+    kept: list[str] = []
+    last: frozenset[str] = next((n for n in names if n), frozenset())
+    for clause, named in zip(clauses, names, strict=True):
+        last = named or last
+        if arxiv_id in last:
+            kept.append(clause.strip())
+    return " ".join(kept)
+
+
 def _blocks(text: str) -> list[str]:
     """A note body as blocks: list items with their continuation lines, paragraphs, table rows."""
     blocks: list[list[str]] = []
@@ -128,9 +153,10 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
         return OwnText(mention.path, sections, "\n".join([heading, *named.blocks]))
     in_heading = ids_named(heading, known)
     headed = arxiv_id in in_heading
-    # Its own blocks, and under a heading that names it, the blocks that name no paper at all.
+    # Its own blocks, and under a heading that names it, the blocks that name no paper at all; of a
+    # block that names other papers too, only the clauses written next to this one.
     chosen = set(named.by_id.get(arxiv_id, ())) | (set(named.unnamed) if headed else set())
-    mine = [named.blocks[k] for k in sorted(chosen)]
+    mine = [bound_clauses(named.blocks[k], arxiv_id, known) for k in sorted(chosen)]
     if not headed and not in_heading - {arxiv_id}:
         sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)

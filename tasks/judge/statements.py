@@ -78,12 +78,15 @@ def name_index(judgment: Judgment) -> tuple[tuple[str, ...], dict[str, str]]:
 
 
 def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
-                     extra: Iterable[tuple[str, str]] = ()) -> list[tuple[str, str]]:
+                     extra: Iterable[tuple[str, str]] = (), negations: tuple[str, ...] = ()
+                     ) -> list[tuple[str, str]]:
     """(topic, statement) for each statement of `templates` in `text`, in text order.
 
     `extra`: (name, topic) pairs of topics the judgment does not list (a topic briefed without
-    configuration) that statements may also name.
+    configuration) that statements may also name. `negations`: words that, right before a
+    statement, deny it ("不交给 rag", "not handing it to rag"): such a statement is not one.
     """
+    denied = _after_negation(negations) if negations else None
     _, index = name_index(judgment)
     more = {n.lower(): t for n, t in extra if n.lower() not in index}
     folded = text.lower()
@@ -93,11 +96,23 @@ def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
         if anchor not in folded:
             continue
         for m in pattern.finditer(text):
+            if denied is not None and denied.search(text, max(0, m.start() - _NEGATION_REACH), m.start()):
+                continue
             name = m.group("topic").lower()
             topic = index.get(name) or more.get(name)
             if topic:
                 found.append((m.start(), topic, m.group(0)))
     return [(topic, said) for _, topic, said in sorted(found)]
+
+
+_NEGATION_REACH = 12  # characters before a statement read for a negation word
+
+
+@lru_cache(maxsize=16)
+def _after_negation(words: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of `words` ending where the statement starts (only whitespace between)."""
+    kept = sorted((w for w in words if w.strip()), key=lambda w: (-len(w), w))
+    return re.compile("(?:" + "|".join(term_pattern(w) for w in kept) + r")\s*$", re.I) if kept else _NEVER
 
 
 def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) -> str | None:

@@ -84,7 +84,12 @@ class Paper:
     hint_texts: list[str] = field(default_factory=list)  # texts read for explicit section hints
     # What decided its topic: {path, kind, topic, weight, detail} per piece (tasks.judge.evidence).
     evidence: tuple[Evidence, ...] = ()
-    owner: str | None = None  # the topic with the strongest evidence, if one leads
+    # The topic its decision rests on: this briefing's topic when its own standing decided, else the
+    # topic holding it as primary (this one has it as secondary or adjacent). Per briefing: a paper
+    # can be two topics' on the same evening (tasks.judge.evidence).
+    owner: str | None = None
+    decision: str = ""  # the decision for this briefing's topic: "T's", "adjacent to T", "not T's"
+    scores: dict[str, float] = field(default_factory=dict)  # every topic's evidence total
 
     @property
     def label(self) -> str:

@@ -3,7 +3,8 @@
 - A paper's own text in a digest entry is the block that names it: vocabulary of neighbouring
   lines or rows never counts (property: adding any inference-heavy neighbour line changes nothing).
 - A card's primary category outweighs vocabulary; a card or queue row declaring the topic
-  secondary makes the paper NET-new (主分类邻接) unless a statement says another topic took it.
+  secondary makes the paper NET-new (主分类邻接), unless the primary topic has anchored it: then,
+  with no source speaking for this topic, it is 🟡 adjacent.
 - A source that registers a paper as adjacent holds it back (🟡) unless something declares it the
   topic's.
 - A note's file name says which topic it is written for; "已在 X.md 锚定" in it is a taken statement.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -87,11 +89,12 @@ def test_card_primary_outweighs_inference_prose() -> None:
     assert _verdict("2610.30001", mentions, entries, _data(_card("llm-infra", ("inference",)))) is Verdict.RELEVANT
 
 
-def test_secondary_taken_by_another_topic_is_not_net_new() -> None:
+def test_secondary_of_a_paper_anchored_by_its_primary_topic_is_adjacent_not_net_new() -> None:
     mentions, entries = _note("inbox/nina/2026-10-09-nina-evaluation-e1prep.md", "增量 1 · X（arXiv:2610.30001）",
                               "- 已在 evaluation.md 锚定", ("2610.30001",))
     data = _data(queue={"2610.30001": [("evaluation", "inference")]})
-    assert _verdict("2610.30001", mentions, entries, data) is Verdict.NONE
+    held = judge_ownership("2610.30001", mentions, entries, data, TOPIC)
+    assert held.verdict is Verdict.ADJACENT and held.reason[0].key == "held_elsewhere"
     free = _data(queue={"2610.30001": [("evaluation", "inference")]})
     assert judge_ownership("2610.30001", [], {}, free, TOPIC).verdict is Verdict.RELEVANT
 
@@ -140,7 +143,8 @@ def test_bare_anchored_in_a_prep_note_means_that_topic_took_it() -> None:
                               "- KV cache serving latency; 已锚", ("2610.30001",))
     data = _data(_card("agents", ("inference",)))
     ownership = judge_ownership("2610.30001", mentions, entries, data, TOPIC)
-    assert ownership.verdict is Verdict.NONE
+    # rag's own prep note anchored it: inference's secondary alone leaves it undecided (🟡).
+    assert ownership.verdict is Verdict.ADJACENT
     assert any(e.kind == "taken_statement" and e.topic == "rag" for e in ownership.evidence)
 
 
@@ -158,3 +162,33 @@ def test_a_workspace_file_overrides_words_and_weights(tmp_path: Path) -> None:
     lone, lone_entries = _note("inbox/a/n.md", "list", "- arXiv:2610.20001 · latency\n- arXiv:2610.20002 · b",
                                ("2610.20001", "2610.20002"))
     assert judge_ownership("2610.20001", lone[:1], lone_entries, _data(), topic).verdict is Verdict.RELEVANT
+
+
+SHARED_ENTRY = {
+    "table": "| arXiv | name | note |\n|---|---|---|\n| 2610.40001 | A | 今天已在 rag.md 锚定 |\n"
+             "| 2610.40002 | B | inference.md 还没有，交给今晚 inference 的 E1 |\n",
+    "list": "- A（arXiv:2610.40001）：今天已在 rag.md 锚定。\n- B（arXiv:2610.40002）：inference.md 还没有，交给 inference。\n",
+    "prose": "A (arXiv:2610.40001) is anchored in rag.md today. B (arXiv:2610.40002) is not in inference.md yet, "
+             "handing it over to inference for tonight.\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(SHARED_ENTRY))
+def test_a_statement_binds_to_the_paper_it_is_written_next_to(form: str) -> None:
+    """In rag's prep note, one entry about two papers: the anchoring is A's (rag's evidence, A is
+    not inference's), the hand-over is B's (NET-new for inference, whatever rag did with A)."""
+    from tests.judge.digests import views
+
+    path = "inbox/nina/2026-10-09-nina-rag-e1prep.md"
+    mentions, entries = views(path, f"# rag · E1 prep\n\n## 今日承接\n\n{SHARED_ENTRY[form]}")
+    a = judge_ownership("2610.40001", [m for m in mentions if m.arxiv_id == "2610.40001"], entries, _data(), TOPIC)
+    b = judge_ownership("2610.40002", [m for m in mentions if m.arxiv_id == "2610.40002"], entries, _data(), TOPIC)
+    assert a.verdict is Verdict.NONE and any(e.kind == "taken_statement" and e.topic == "rag" for e in a.evidence)
+    assert b.verdict is Verdict.RELEVANT and b.reason[0].key == "for_topic"
+    assert not any(e.kind == "taken_statement" for e in b.evidence), b.evidence
+
+
+def test_a_denied_hand_over_speaks_for_nobody() -> None:
+    mentions, entries = _note("inbox/a/n.md", "条目 · P（arXiv:2610.30001）", "- 不交给 inference，先放着", ("2610.30001",))
+    assert not any(e.kind == "handoff_statement" for e in judge_ownership(
+        "2610.30001", mentions, entries, _data(), TOPIC).evidence)
