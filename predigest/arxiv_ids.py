@@ -77,16 +77,6 @@ def _to_ascii_table() -> dict[int, str]:
              if chr(c).isdecimal() and not 48 <= c <= 57}
     table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
     return table
-
-
-def _ascii_digits_and_forms(text: str) -> str:
-    """text.translate(_to_ascii_table()), touching only the characters _WIDE matches: exactly the
-    table's keys (tests/predigest/test_arxiv_ids.py), and a few per text, where translate looks up
-    every character of a long CJK text in a 700-entry dict."""
-    table = _to_ascii_table()
-    return _WIDE.sub(lambda m: table[ord(m.group())], text)
-
-
 # A version number larger than this is no version (and would not fit its INTEGER column).
 MAX_VERSION = 2**31 - 1
 _FIRST_NEW_STYLE = (7, 4)
@@ -178,7 +168,7 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
     """
     original = text
     if not text.isascii() and _WIDE.search(text):
-        text = _ascii_digits_and_forms(text)  # same length: every span found is the original's too
+        text = text.translate(_to_ascii_table())  # same length: every span found is the original's too
     if not _FOUR_DIGITS.search(text):
         return [], True  # every id has four digits in a row (then each line has none either)
     found: list[IdSpan] = []
