@@ -6,7 +6,7 @@ STAMP   := $(VENV)/.installed
 DEMO_DATE ?= 2026-10-09
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-server test-embedded lint format clean
+.PHONY: help install demo test test-server test-embedded test-database lint format clean
 
 help: ## show the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
@@ -22,14 +22,23 @@ install: $(STAMP) ## create .venv and install predigest with its dev tools
 demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest down` stops its database)
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
 
-test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL)
-	$(BIN)/pytest -q
+# Two pytest-xdist workers, each a session of its own (own databases, Prefect API, servers); a module
+# stays on one worker (loadfile), so its module-scoped setup runs once. One line per test.
+TEST_WORKERS ?= 2
+PYTEST_ARGS  ?=
+PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -v --durations=10 $(PYTEST_ARGS)
+
+test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL; PYTEST_ARGS adds options)
+	$(PYTEST)
 
 test-server: $(STAMP) ## run the tests against the PostgreSQL at 127.0.0.1:5432 (database test)
-	PREDIGEST_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test $(BIN)/pytest -q
+	PREDIGEST_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test $(PYTEST)
 
 test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserver)
-	PREDIGEST_TEST_DATABASE_URL= $(BIN)/pytest -q
+	PREDIGEST_TEST_DATABASE_URL= $(PYTEST)
+
+test-database: $(STAMP) ## only the tests that use the database (marked `database` by their fixtures), on an embedded PostgreSQL
+	PREDIGEST_TEST_DATABASE_URL= $(PYTEST) -m database
 
 .PHONY: screenshot
 CHROMIUM ?= chromium

@@ -1,8 +1,15 @@
-"""Shared pytest fixtures. Sections: import path, database; add new sections below, one per concern.
+"""Shared pytest fixtures. Sections: import path, database, database marker; add new sections below,
+one per concern.
 
 Database tests run against real PostgreSQL only. With `PREDIGEST_TEST_DATABASE_URL` set (CI), each
 test session creates uniquely named databases on that server; otherwise it starts a throwaway
 embedded server (pgserver) in a short temp dir. Either way the databases are dropped at the end.
+Each pytest-xdist worker is a session of its own, with its own databases, server and Prefect API.
+
+Every test whose fixtures reach `pg_admin_url` is marked `database` at collection, so `-m database`
+selects exactly the tests that depend on the database mode (CI runs them a second time against the
+embedded server); a test that reaches the database only through `request.getfixturevalue` fails,
+saying so, rather than being left out of that run.
 """
 
 from __future__ import annotations
@@ -149,6 +156,51 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
         database_url=database_url,
         storage_url=(tmp_path / "published").as_uri(),
     )
+
+
+# --- database marker -----------------------------------------------------------------------------
+# The mode (server or embedded) reaches a test only through `pg_admin_url`; nothing else reads
+# PREDIGEST_TEST_DATABASE_URL. So the tests that depend on it are exactly those whose fixture closure
+# contains it: new tests are classified by what they request, not by a list.
+
+DATABASE_ROOT_FIXTURE = "pg_admin_url"
+DATABASE_MARK = "database"
+
+
+def _reaches_database(item: pytest.Item, names: set[str]) -> bool:
+    """Whether any fixture in `names`, or anything it depends on, is the database root fixture."""
+    manager = item.session._fixturemanager
+    seen: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name == DATABASE_ROOT_FIXTURE:
+            return True
+        for fixturedef in manager.getfixturedefs(name, item) or ():
+            todo.extend(fixturedef.argnames)
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if DATABASE_ROOT_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(DATABASE_MARK)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    if item.get_closest_marker(DATABASE_MARK) is not None:
+        return
+    request = getattr(item, "_request", None)
+    dynamic = set(request.fixturenames if request is not None else ()) - set(getattr(item, "fixturenames", ()))
+    if dynamic and _reaches_database(item, dynamic):
+        pytest.fail(f"{item.nodeid} uses the database through request.getfixturevalue({sorted(dynamic)}): "
+                    "name the fixture as a parameter, so that it is marked `database` and runs in both modes",
+                    pytrace=False)
 
 
 # --- other fixtures ------------------------------------------------------------------------------

@@ -18,7 +18,9 @@ from typing import Any
 import jsonschema
 import pytest
 from rapidfuzz import fuzz
+from sqlalchemy import Engine
 
+from predigest.settings import Settings
 from tasks import run
 from tasks.verify.names import normalise
 from tests.briefing.twins import assert_twins
@@ -38,10 +40,10 @@ ANCHOR_DATES = {
 
 
 @pytest.fixture(scope="module")
-def briefings(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def briefings(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     # One ingest for every date: the same database must answer each date as of its own cutoff.
-    truncate_all(request.getfixturevalue("engine"))
-    settings = request.getfixturevalue("module_settings")
+    truncate_all(engine)
+    settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}

@@ -16,7 +16,9 @@ import re
 from typing import Any
 
 import pytest
+from sqlalchemy import Engine
 
+from predigest.settings import Settings
 from tasks import run
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import strip_labels
@@ -28,9 +30,9 @@ DAYS = ["2026-10-07", "2026-10-09"]
 
 
 @pytest.fixture(scope="module")
-def briefings(request: pytest.FixtureRequest) -> dict[str, tuple[str, dict[str, Any]]]:
-    truncate_all(request.getfixturevalue("engine"))
-    settings = request.getfixturevalue("module_settings")
+def briefings(engine: Engine, module_settings: Settings) -> dict[str, tuple[str, dict[str, Any]]]:
+    truncate_all(engine)
+    settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}

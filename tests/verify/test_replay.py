@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 
 from db.engine import get_engine, session_scope
 from db.models import Verification, VerificationEvent
@@ -44,9 +44,9 @@ class Replay:
 
 
 @pytest.fixture(scope="module")
-def replay(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Replay:
-    truncate_all(request.getfixturevalue("engine"))
-    settings: Settings = request.getfixturevalue("module_settings")
+def replay(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Replay:
+    truncate_all(engine)
+    settings = module_settings
     root = tmp_path_factory.mktemp("replay") / "workspace"
     evenings: dict[int, tuple[str, str]] = {}
     ref, topic = None, None
