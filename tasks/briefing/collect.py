@@ -18,6 +18,7 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
+from predigest.arxiv_ids import issued_by
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
 from tasks.common.sql import any_of
@@ -108,7 +109,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     )
     data.sources = [SourceView(*row, later_version=versions.later_only.get(row[0])) for row in source_rows]
 
-    data.mentions = _mentions(session, in_window)
+    data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]
     data.history = [r.entry for r in rows if r.time <= window.start and r.entry.kind in NOTE_KINDS]
     _mention_history(session, versions, data)
@@ -123,7 +124,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .order_by(Source.path)
     )
     for arxiv_id, path, title, primary, secondary, created_on, votes in card_rows:
-        if arxiv_id is None:
+        if arxiv_id is None or not issued_by(arxiv_id, window.date):
             continue
         data.cards.setdefault(arxiv_id, []).append(CardView(
             arxiv_id, path, title, primary, tuple(secondary or ()), created_on, votes,
@@ -172,7 +173,9 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
     # serve it (every item was read for every window); as two selects, each is found by its index.
     dated = union_all(dated_by(Item.observed_at), dated_by(Source.observed_at, Item.observed_at.is_(None))).subquery()
     rows = session.execute(select(*dated.c).order_by(dated.c.path, dated.c.ordinal))
-    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo, tuple(item_ids or ())))
+    day = window.date
+    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo,
+                                           tuple(i for i in item_ids or () if i and issued_by(i, day))))
             for item_id, *fields, when, item_ids in rows]
 
 
@@ -207,8 +210,9 @@ def _json(value: str | None) -> list[Any]:
     return decoded or []
 
 
-def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
-    """The mentions of the window's items, by (path, ordinal, mention id)."""
+def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[MentionView]:
+    """The mentions of the window's items, by (path, ordinal, mention id). An id that could not
+    exist by `day` (a new-style YYMM after the briefing's month) is malformed for this briefing."""
     by_id = {r.id: r for r in items}
     if not by_id:
         return []
@@ -219,6 +223,8 @@ def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
     ordered = sorted(found, key=lambda m: (by_id[m.item_id].entry.path, by_id[m.item_id].entry.ordinal, m.id))
     out = []
     for _, item_id, arxiv_id, raw, malformed, context in ordered:
+        if arxiv_id is not None and not issued_by(arxiv_id, day):
+            arxiv_id, malformed = None, True
         e = by_id[item_id].entry
         out.append(MentionView(
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
