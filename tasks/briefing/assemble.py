@@ -100,4 +100,5 @@ def build_content(
         malformed=sorted({(m.raw, m.path) for m in data.mentions if m.malformed}), increments=increments,
         report=report, stale_after_days=stale_after_days, highlight=highlight(increments),
         earlier_verifications=[v for v in items if not v.seen_in_window],
+        undated=data.undated, undated_count=data.undated_count,
     )

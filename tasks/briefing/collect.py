@@ -21,6 +21,7 @@ from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from predigest.arxiv_ids import issued_by
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
+from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.common.sql import any_of
 from tasks.model.window import (
     NOTE_KINDS,
@@ -98,7 +99,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
                Source.error)
-        .where(versions.condition(), Source.kind != "knowledge")
+        .where(versions.condition(), Source.kind != "knowledge", Source.time_basis != UNDATED)
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
@@ -108,6 +109,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .order_by(Source.path)
     )
     data.sources = [SourceView(*row, later_version=versions.later_only.get(row[0])) for row in source_rows]
+    data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
 
     data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]
@@ -120,7 +122,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         select(PaperCard.arxiv_id, Source.path, PaperCard.title, PaperCard.primary_category, PaperCard.secondary,
                PaperCard.created_on, PaperCard.votes)
         .join(Source, Source.id == PaperCard.source_id)
-        .where(versions.condition(), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
+        .where(versions.condition(), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end,
+               Source.time_basis != UNDATED)
         .order_by(Source.path)
     )
     for arxiv_id, path, title, primary, secondary, created_on, votes in card_rows:
@@ -165,7 +168,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
                    cast(Item.extra, Text).label("extra"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
-            .where(versions.condition(), *own, item_time > since, item_time <= window.end,
+            .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
                    or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
         )
 
@@ -250,7 +253,7 @@ def _mention_history(session: Session, versions: Versions, data: WindowData) -> 
     sources = dict(session.execute(
         select(Source.id, Source.observed_at)
         .where(any_of(Source.id, sorted({source_id for _, source_id, _ in items})), versions.condition(),
-               Source.kind != "knowledge")
+               Source.kind != "knowledge", Source.time_basis != UNDATED)
     ).tuples().all()) if items else {}
     times: dict[int, dt.datetime] = {}
     for item_id, source_id, observed_at in items:

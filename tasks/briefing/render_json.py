@@ -108,6 +108,8 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
             for p in content.papers if p.status == "off_topic"
         ],
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],
+        "undated": [{"path": path, "reason": reason} for path, reason in content.undated],
+        "undated_count": content.undated_count,
     }
 
 

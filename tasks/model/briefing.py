@@ -174,6 +174,9 @@ class BriefingContent:
     # Raised by earlier windows, still open and not mentioned since: listed apart, one line each,
     # so section 三 and its count hold what this evening's sources say, as the team writes it.
     earlier_verifications: list[StatusAsOf] = field(default_factory=list)
+    # Files seen by the cutoff that have no date that can exist (path, why): listed, in no window.
+    undated: list[tuple[str, str]] = field(default_factory=list)
+    undated_count: int = 0
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

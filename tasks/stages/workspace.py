@@ -12,6 +12,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from predigest.settings import Settings
@@ -101,7 +102,7 @@ def ingest_batch(
                 with session_scope(engine) as session:
                     outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, topics))
             except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
-                outcomes.append(_record_refused(engine, ref, wf, exc, failures))
+                outcomes.append(_record_refused(engine, ref, wf, exc, failures, ZoneInfo(settings.timezone)))
 
     if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
         for batch in batches:
@@ -120,13 +121,13 @@ def ingest_batch(
 
 
 def _record_refused(
-    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException]
+    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException], tz: ZoneInfo
 ) -> IngestOutcome:
     """The file stored with the error its ingest raised (`tasks.ingest.store.record_refused`); only if
     even that fails is the error kept for the caller."""
     try:
         with session_scope(engine) as session:
-            return record_refused(session, ref.id, wf, describe(exc))
+            return record_refused(session, ref.id, wf, describe(exc), tz)
     except Exception as again:  # noqa: BLE001
         failures.append(again)
         return IngestOutcome(wf.path, 0, "failed", describe(exc))
