@@ -4,8 +4,12 @@ Canonical form is version-stripped and lower-case (`2610.04646`, `hep-th/9901001
 digits of any script and full-width forms (`２６１０．０４６４６`, Arabic-Indic digits) are read as
 their ASCII equivalents (NFKC, then each decimal digit by its value), the raw text stays as
 written. Written forms: `arXiv:ID`, `arxiv.org/abs|pdf|html/ID[vN]`, the DOI
-`10.48550/arXiv.ID`, and `huggingface.co/papers/ID`; bare ids in prose. New-style ids run from
-0704 to the current month (YYMM), old-style ones need a known archive and a month 01-12.
+`10.48550/arXiv.ID`, and `huggingface.co/papers/ID`; bare ids in prose. Ids are checked against
+the calendar: a new-style id's YYMM needs a real month (01-12) and is not before 0704, when the
+scheme began; an old-style id (`archive/YYMMNNN`) needs a known archive, a real month and a date
+from 1991-08 (the first listing) to 2007-03 (the last). Whether a new-style id could exist by a
+given date ("not after the briefing's month") depends on that date, which the caller passes to
+`issued_by`: nothing here reads a clock, so the same text always gives the same ids.
 Something written as an arXiv reference that is not a valid id is reported as malformed with its
 raw text, never "repaired" into another paper.
 """
@@ -79,15 +83,33 @@ def _to_ascii_table() -> dict[int, str]:
     return table
 # A version number larger than this is no version (and would not fit its INTEGER column).
 MAX_VERSION = 2**31 - 1
+# The months each scheme was issued in, as (year, month): new-style YYMM from April 2007 on,
+# old-style archive/YYMMNNN from the first listing (August 1991) to the last (March 2007).
 _FIRST_NEW_STYLE = (7, 4)
+_OLD_STYLE_MONTHS = ((1991, 8), (2007, 3))
 
 
-def latest_yymm(today: dt.date | None = None) -> tuple[int, int]:
-    """(YY, MM) of the newest new-style id that can exist: the current month (UTC), one month
-    ahead for ids announced before a timezone's new month began."""
-    day = today or dt.datetime.now(dt.UTC).date()
-    year, month = day.year % 100, day.month + 1
-    return (year + 1, 1) if month > 12 else (year, month)
+def id_month(canonical: str) -> tuple[int, int] | None:
+    """(year, month) a canonical new-style id was issued in (`2610.04646` -> (2026, 10)); None for
+    an old-style id or anything else."""
+    if not _NEW_FULL.fullmatch(canonical):
+        return None
+    return 2000 + int(canonical[:2]), int(canonical[2:4])
+
+
+def issued_by(canonical: str, day: dt.date) -> bool:
+    """Whether the id could exist on `day` (the briefing's date): a new-style id's YYMM is not
+    after `day`'s month. Old-style ids all predate any briefing."""
+    month = id_month(canonical)
+    return month is None or month <= (day.year, day.month)
+
+
+def _old_style_month(yymm: str) -> bool:
+    """Whether an old-style id's YYMM is a real month inside the scheme's years (YY 91..99 are
+    the 1990s, 00..07 the 2000s)."""
+    yy, month = int(yymm[:2]), int(yymm[2:])
+    year = 1900 + yy if yy >= 90 else 2000 + yy
+    return 1 <= month <= 12 and _OLD_STYLE_MONTHS[0] <= (year, month) <= _OLD_STYLE_MONTHS[1]
 
 
 def to_ascii(token: str) -> str:
@@ -129,7 +151,7 @@ def canonicalize(token: str) -> tuple[str, int | None] | None:
     if _NEW_FULL.fullmatch(token):
         yymm, number = token.split(".")
         year, month = int(yymm[:2]), int(yymm[2:])
-        if not 1 <= month <= 12 or not _FIRST_NEW_STYLE <= (year, month) <= latest_yymm():
+        if not 1 <= month <= 12 or (year, month) < _FIRST_NEW_STYLE:
             return None
         # Four-digit sequence numbers ended in 2014; five digits began in 2015.
         if (len(number) == 5) != (year >= 15):
@@ -138,9 +160,7 @@ def canonicalize(token: str) -> tuple[str, int | None] | None:
     m_old = _OLD_FULL.fullmatch(token)
     if m_old:
         archive = m_old.group(1).lower()
-        yymm = m_old.group(2)[:4]
-        month = int(yymm[2:])
-        if archive in OLD_ARCHIVES and 1 <= month <= 12:
+        if archive in OLD_ARCHIVES and _old_style_month(m_old.group(2)[:4]):
             return f"{archive}/{m_old.group(2)}", version
     return None
 

@@ -27,6 +27,7 @@ from predigest.cli_checks import (
     parse_date,
     parse_datetime,
 )
+from tasks.common.safe_text import show_controls_in_logs, visible
 
 if TYPE_CHECKING:
     from predigest.local_api import LocalApi
@@ -103,7 +104,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     print(progress.ingest_line(settings, ref.id, since))
     for result in results:
         if result.error:
-            print(f"{result.topic!r} {result.date.isoformat()} failed: {result.error}")
+            print(f"{result.topic!r} {result.date.isoformat()} failed: {visible(result.error)}")
             continue
         state = "published" if result.written else "unchanged"
         print(f"{result.topic} {result.date.isoformat()} {state}")
@@ -132,7 +133,7 @@ def cmd_feeds(args: argparse.Namespace) -> int:
                                       lookup=args.lookup or None))
     for outcome in outcomes:
         state = f"error: {outcome.error}" if outcome.error else outcome.status
-        print(f"{outcome.path}  {state}")
+        print(visible(f"{outcome.path}  {state}"))
     if notice := progress.embedded_notice(settings):
         print(notice)
     return 1 if outcomes and all(o.error for o in outcomes) else 0
@@ -263,6 +264,7 @@ def _debug_wanted(args: argparse.Namespace) -> bool:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    show_controls_in_logs()
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

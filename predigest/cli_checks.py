@@ -5,7 +5,9 @@ Contract:
   storage URL): the CLI prints `predigest: <message>` as one line on stderr and exits 2.
 - `check_workspace` wants an existing directory holding `inbox/` or `organized/`; `check_topics`
   wants at least one topic and every requested one known (a knowledge document in the workspace,
-  configured in a topics file, or in PREDIGEST_TOPICS); `check_storage` opens the storage URL
+  configured in a topics file, or in PREDIGEST_TOPICS), and on an all-topics run prints each
+  `organized/knowledge/*.md` that is no topic (a symlink, a directory, a fifo, an unsafe name) with
+  its reason; `check_storage` opens the storage URL
   without writing. All of them run before Prefect starts, so no flow traceback is ever logged.
 - `one_line(exc)` is the message of any other failure, squeezed onto one line.
 """
@@ -46,7 +48,10 @@ def check_workspace(workspace: Path | None, command: str, why: str = "") -> Path
 
 def check_topics(settings: Settings, workspace: Path, requested: list[str] | None) -> list[str]:
     """The topics a run will brief; UsageError for none at all or for a requested one nobody knows."""
-    from predigest.topics import discover_topics
+    import sys
+
+    from predigest.topics import knowledge_folder
+    from tasks.common.safe_text import visible
     from tasks.run import known_topic_names
 
     known = known_topic_names(settings, workspace)
@@ -56,7 +61,12 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
                 f"unknown topic {name!r}: no organized/knowledge/{name}.md in {workspace} and no topic of "
                 f"that name is configured (known: {', '.join(known) or 'none'})"
             )
-    names = list(requested or settings.topics or discover_topics(workspace))
+    folder = knowledge_folder(workspace)
+    names = list(requested or settings.topics or folder.topics)
+    if not (requested or settings.topics):
+        # An all-topics run names what it did not take for a topic (and the scan records it).
+        for path, reason in folder.rejected:
+            print(f"predigest: {visible(path)}: not a topic: {reason}", file=sys.stderr)
     if not names:
         raise UsageError(
             f"no topics to brief: {workspace} has no organized/knowledge/<topic>.md and PREDIGEST_TOPICS is empty"
@@ -86,9 +96,11 @@ def one_line(exc: BaseException) -> str:
             where = ".".join(str(part) for part in error["loc"])
             parts.append(f"PREDIGEST_{where.upper()}: {error['msg']}" if where else error["msg"])
         return "invalid settings: " + "; ".join(parts)
+    from tasks.common.safe_text import visible
+
     text = str(exc).strip() or type(exc).__name__
     first, *rest = [line.strip() for line in text.splitlines() if line.strip()]
-    return f"{first} …" if rest else first
+    return visible(f"{first} …" if rest else first)  # it may quote a file's name or text
 
 
 # --- argument types (argparse reports their ArgumentTypeError as one usage line) ----------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from predigest.cli_checks import UsageError, bounded_int, check_workspace
+from tasks.common.safe_text import visible
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -82,7 +83,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     root = check_workspace(settings.workspace, "watch")
 
     def send(event: watch.InboxEvent) -> None:
-        print(f"{event.event} {event.path}", flush=True)
+        print(visible(f"{event.event} {event.path}"), flush=True)
         if not args.dry_run:
             watch.emit(event)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -53,8 +54,10 @@ def _merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-# A topic name becomes a storage key, a URL segment and a heading: only a plain slug qualifies.
+# A topic name becomes a storage key, a URL segment and a heading: only a plain slug qualifies
+# (ASCII letters, digits, '-' and '_', starting with a letter or digit, at most 64 characters).
 _SAFE_TOPIC = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+KNOWLEDGE_DIR = ("organized", "knowledge")
 
 
 def is_safe_topic_name(name: str) -> bool:
@@ -62,20 +65,57 @@ def is_safe_topic_name(name: str) -> bool:
     return _SAFE_TOPIC.fullmatch(name) is not None
 
 
+@dataclass(frozen=True)
+class KnowledgeFolder:
+    """What `organized/knowledge/` holds: the topics (real documents), and every other `*.md`
+    entry with why it is no topic (workspace-relative path, reason)."""
+
+    topics: tuple[str, ...]
+    rejected: tuple[tuple[str, str], ...]
+
+
+def _why_not_a_topic(entry: Path, inside: bool) -> str | None:
+    """Why the entry is no topic's document, or None when it is one: a regular file (not a
+    symlink, even to a file inside), inside the workspace, with a safe slug name."""
+    if not inside:
+        return "the knowledge folder leads outside the workspace; not followed"
+    try:
+        mode = entry.lstat().st_mode
+    except OSError as exc:
+        return f"cannot stat: {exc.strerror or exc}"
+    if stat.S_ISLNK(mode):
+        return "symlink; a topic needs a regular file"
+    if not stat.S_ISREG(mode):
+        return "directory" if stat.S_ISDIR(mode) else "not a regular file (device, fifo or socket)"
+    if not is_safe_topic_name(entry.stem):
+        return "file name is not a safe topic name (ASCII letters, digits, '-' and '_', starting with a letter or digit)"
+    return None
+
+
+def knowledge_folder(workspace: Path) -> KnowledgeFolder:
+    """The topics that have a knowledge document in the workspace (sorted), and the `*.md`
+    entries of `organized/knowledge/` that are none, each with its reason."""
+    folder = workspace.joinpath(*KNOWLEDGE_DIR)
+    try:
+        if not folder.is_dir():
+            return KnowledgeFolder((), ())
+        inside = folder.resolve(strict=True).is_relative_to(workspace.resolve(strict=True))
+        entries = sorted(p for p in folder.iterdir() if p.name.endswith(".md"))
+    except (OSError, RuntimeError):  # an unreadable folder or a symlink loop: no topics
+        return KnowledgeFolder((), ())
+    topics, rejected = [], []
+    for entry in entries:
+        reason = _why_not_a_topic(entry, inside)
+        if reason is None:
+            topics.append(entry.stem)
+        else:
+            rejected.append(("/".join((*KNOWLEDGE_DIR, entry.name)), reason))
+    return KnowledgeFolder(tuple(sorted(topics)), tuple(rejected))
+
+
 def discover_topics(workspace: Path) -> list[str]:
-    """Topics that have a knowledge document in the workspace, sorted; a document whose file name
-    is not a safe topic name is no topic (the ingest quarantines it with that reason)."""
-    folder = workspace / "organized" / "knowledge"
-    if not folder.is_dir():
-        return []
-    names = []
-    for p in folder.glob("*.md"):
-        try:
-            if p.is_file() and not p.name.startswith(".") and is_safe_topic_name(p.stem):
-                names.append(p.stem)
-        except (OSError, RuntimeError):  # a symlink loop, an unreadable entry: not a topic
-            continue
-    return sorted(names)
+    """Topics that have a knowledge document in the workspace, sorted (`knowledge_folder`)."""
+    return list(knowledge_folder(workspace).topics)
 
 
 def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:

@@ -18,8 +18,10 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
+from predigest.arxiv_ids import issued_by
 from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
+from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
 from tasks.model.window import (
@@ -98,7 +100,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
                Source.error, Source.warnings)
-        .where(versions.condition(), Source.kind != "knowledge")
+        .where(versions.condition(), Source.kind != "knowledge", Source.time_basis != UNDATED)
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
@@ -110,8 +112,9 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     data.sources = [SourceView(r.id, r.path, r.kind, r.author, r.observed_at, r.time_basis, r.error,
                                later_version=versions.later_only.get(r.id), limits=limited(r.warnings))
                     for r in source_rows]
+    data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
 
-    data.mentions = _mentions(session, in_window)
+    data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]
     data.history = [r.entry for r in rows if r.time <= window.start and r.entry.kind in NOTE_KINDS]
     _mention_history(session, versions, data)
@@ -122,11 +125,12 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         select(PaperCard.arxiv_id, Source.path, PaperCard.title, PaperCard.primary_category, PaperCard.secondary,
                PaperCard.created_on, PaperCard.votes)
         .join(Source, Source.id == PaperCard.source_id)
-        .where(versions.condition(), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end)
+        .where(versions.condition(), PaperCard.arxiv_id.is_not(None), Source.observed_at <= window.end,
+               Source.time_basis != UNDATED)
         .order_by(Source.path)
     )
     for arxiv_id, path, title, primary, secondary, created_on, votes in card_rows:
-        if arxiv_id is None:
+        if arxiv_id is None or not issued_by(arxiv_id, window.date):
             continue
         data.cards.setdefault(arxiv_id, []).append(CardView(
             arxiv_id, path, title, primary, tuple(secondary or ()), created_on, votes,
@@ -167,7 +171,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
                    cast(Item.extra, Text).label("extra"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
-            .where(versions.condition(), *own, item_time > since, item_time <= window.end,
+            .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
                    or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
         )
 
@@ -175,7 +179,9 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
     # serve it (every item was read for every window); as two selects, each is found by its index.
     dated = union_all(dated_by(Item.observed_at), dated_by(Source.observed_at, Item.observed_at.is_(None))).subquery()
     rows = session.execute(select(*dated.c).order_by(dated.c.path, dated.c.ordinal))
-    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo, tuple(item_ids or ())))
+    day = window.date
+    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo,
+                                           tuple(i for i in item_ids or () if i and issued_by(i, day))))
             for item_id, *fields, when, item_ids in rows]
 
 
@@ -210,8 +216,9 @@ def _json(value: str | None) -> list[Any]:
     return decoded or []
 
 
-def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
-    """The mentions of the window's items, by (path, ordinal, mention id)."""
+def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[MentionView]:
+    """The mentions of the window's items, by (path, ordinal, mention id). An id that could not
+    exist by `day` (a new-style YYMM after the briefing's month) is malformed for this briefing."""
     by_id = {r.id: r for r in items}
     if not by_id:
         return []
@@ -222,6 +229,8 @@ def _mentions(session: Session, items: list[_ItemRow]) -> list[MentionView]:
     ordered = sorted(found, key=lambda m: (by_id[m.item_id].entry.path, by_id[m.item_id].entry.ordinal, m.id))
     out = []
     for _, item_id, arxiv_id, raw, malformed, context in ordered:
+        if arxiv_id is not None and not issued_by(arxiv_id, day):
+            arxiv_id, malformed = None, True
         e = by_id[item_id].entry
         out.append(MentionView(
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
@@ -247,7 +256,7 @@ def _mention_history(session: Session, versions: Versions, data: WindowData) -> 
     sources = dict(session.execute(
         select(Source.id, Source.observed_at)
         .where(any_of(Source.id, sorted({source_id for _, source_id, _ in items})), versions.condition(),
-               Source.kind != "knowledge")
+               Source.kind != "knowledge", Source.time_basis != UNDATED)
     ).tuples().all()) if items else {}
     times: dict[int, dt.datetime] = {}
     for item_id, source_id, observed_at in items:

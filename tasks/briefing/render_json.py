@@ -113,6 +113,8 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         ],
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],
         "knowledge_merge": knowledge_merge(content),
+        "undated": [{"path": path, "reason": reason} for path, reason in content.undated],
+        "undated_count": content.undated_count,
     }
 
 

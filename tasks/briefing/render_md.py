@@ -7,7 +7,8 @@ from zoneinfo import ZoneInfo
 from tasks.briefing.labels import DENSITY, LABELS, reason_text, rule_text, short_title
 from tasks.briefing.merge_plan import knowledge_merge
 from tasks.briefing.sources import credibility_rule
-from tasks.common.urls import defang_markdown
+from tasks.common.safe_text import markdown_text
+from tasks.common.urls import break_schemes
 from tasks.model.briefing import BriefingContent, Paper
 from tasks.verify.status import StatusAsOf
 
@@ -207,11 +208,16 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     for s, t in rows:
         basis = L.get(f"time_{s.time_basis}", s.time_basis)
         out.append(f"| {_cell(s.path)} | {_cell(t.relevance or '—')} | {_cell(t.conclusion)} | {basis} |")
+    if c.undated_count:
+        more = L["undated_more"].format(n=c.undated_count - len(c.undated)) if c.undated_count > len(c.undated) else ""
+        items = L["sep"].join(_cell(path) + L["paren"].format(text=_cell(why)) for path, why in c.undated)
+        out += ["", L["undated"].format(n=c.undated_count, items=items) + more]
     if c.report is not None:
         out += ["", L["s6_rule"].format(rule=rule_text(c.report.numbers, L) or c.report.rule, score=c.report.score)]
     net_new = len(c.with_status("net_new"))
     main = L["s6_main"].format(n=len(c.increments), net_new=net_new) if c.increments else L["s6_main_empty"]
     out += [L["s6_end"].format(main=main), "", L["footer"].format(cutoff=cutoff, topic=c.topic), ""]
-    # Workspace text is markup nobody vetted: one pass over the whole document leaves no link but
-    # http(s) (ids to their arXiv abs page) and no raw HTML (tasks.common.urls).
-    return defang_markdown("\n".join(out))
+    # Workspace text is markup nobody vetted, and the template holds no markup of its own: one pass
+    # over the whole document leaves no raw HTML, link, image or control character in it
+    # (tasks.common.safe_text), and no dangerous scheme written out (tasks.common.urls).
+    return break_schemes(markdown_text("\n".join(out)))

@@ -189,6 +189,8 @@ def parse_card(text: str, file_name: str | None = None) -> ParsedCard:
             raise ParseError("not a paper card: no front matter and no arXiv id")
         else:
             warnings.append("arxiv: no valid arXiv id in front matter or body")
+            if raw_arxiv is None and file_name and (shaped := _NAME_ID.match(file_name)):
+                raw_arxiv = f"{shaped.group(1)}.{shaped.group(2)}"  # the name's id cannot exist (month 13)
 
     title = _as_text(fields.get("title"))
     if title is None:

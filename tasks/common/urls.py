@@ -105,9 +105,7 @@ def defang_markdown(text: str) -> str:
         text = _TAG.sub("&lt;", text)
     if "]:" in text:
         text = _REF_DEF.sub(_ref_def, text)
-    if ":" in text:
-        text = _BARE_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}\\:", text)
-    return text
+    return break_schemes(text)
 
 
 def defang_plain(text: str) -> str:
@@ -115,6 +113,11 @@ def defang_plain(text: str) -> str:
     markdown links to them reduced to their text; nothing else changes."""
     if "](" in text:
         text = _MD_LINK.sub(_link, text)
+    return break_schemes(text)
+
+
+def break_schemes(text: str) -> str:
+    """`text` with every dangerous scheme written out in it broken (`javascript\\:`)."""
     if ":" in text:
         text = _BARE_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}\\:", text)
     return text

@@ -6,7 +6,8 @@ Accepted shapes (the `.md` suffix is case-insensitive; a path is reduced to its 
     YYYY-MM-DD[T|-]HHMM-<slug>.md            e.g. 2026-10-06-0900-hf-daily-2026-10-06.md
     YYYY-MM-DD-<slug>.md                     no time: counts as 00:00, has_time False
 
-A space or underscore is accepted wherever a `-` separates the parts (hand-named files drift).
+A space or underscore is accepted wherever a `-` separates the parts (hand-named files drift), and
+separators before the date (`-2026-10-07-...`, ` 2026-10-07 ...`, `_2026-10-07...`) are ignored.
 The author always comes from the inbox directory (`author_dir`); when the name repeats it right after
 the date or time (`...-1450-jay-...`), that part is dropped from the slug.
 """
@@ -42,15 +43,23 @@ def _strip_author(rest: str, author_dir: str | None) -> str:
     return rest
 
 
-# Years a note can be dated in: outside them a name's date is no date (year 0001 overflows UTC).
-MIN_YEAR, MAX_YEAR = 1970, 2200
+# The first year a note can be dated in: before it a date is no date (year 0001 overflows UTC). A date
+# after the briefing's cutoff (year 9999) is judged against that cutoff (`tasks.briefing.collect`).
+MIN_YEAR = 1990
 _DATED = re.compile(r"^(?P<y>\d{4})[-_ .](?P<mo>\d{1,2})[-_ .](?P<d>\d{1,2})(?!\d)")
+# Separators a hand-named file may start with before its date.
+_LEADING = re.compile(r"^[-_ .]+(?=\d)")
+
+
+def base_name(name: str) -> str:
+    """The last component of `name`, without the separators it may start with before its date."""
+    return _LEADING.sub("", name.replace("\\", "/").rsplit("/", 1)[-1])
 
 
 def name_date_problem(name: str) -> str | None:
     """Why the date a file name starts with cannot be the note's date (Feb 30, month 13, year
     0001), or None when it starts with no date at all or with a real one."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = base_name(name)
     m = _DATED.match(base)
     if m is None or not all(c.isascii() for c in m.group(0)):
         return None
@@ -59,14 +68,14 @@ def name_date_problem(name: str) -> str | None:
         dt.date(y, mo, d)
     except ValueError:
         return f"file name date {m.group(0)} does not exist"
-    if not MIN_YEAR <= y <= MAX_YEAR:
-        return f"file name date {m.group(0)} is outside {MIN_YEAR}..{MAX_YEAR}"
+    if y < MIN_YEAR:
+        return f"file name date {m.group(0)} is before {MIN_YEAR}"
     return None
 
 
 def parse_note_name(name: str, author_dir: str | None = None) -> NoteName | None:
     """Parse a note file name; None when it does not start with a valid date or is not `.md`."""
-    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    base = base_name(name)
     m = _NAME.match(base)
     if m is None:
         return None
@@ -74,7 +83,7 @@ def parse_note_name(name: str, author_dir: str | None = None) -> NoteName | None
         day = dt.date(int(m["y"]), int(m["mo"]), int(m["d"]))
     except ValueError:
         return None  # 2026-13-45 is not a date, so the name carries no usable time at all
-    if not MIN_YEAR <= day.year <= MAX_YEAR:
+    if day.year < MIN_YEAR:
         return None  # nor is 0001-01-01 a note's date
     rest = m["rest"] or ""
     has_time = m["h"] is not None

@@ -113,7 +113,7 @@ class RowBuilder:
         header = guarded(wf.path, source_header, self.workspace_id, wf, data, digest, error, self.tz)
         if header.value is None:
             failure = header.failure.error if header.failure else "no header"
-            return FileRows(fallback_source(self.workspace_id, wf, digest, f"parse failed: {failure}"))
+            return FileRows(fallback_source(self.workspace_id, wf, digest, f"parse failed: {failure}", self.tz))
         source, text_ = header.value
         rows = FileRows(source)
         if text_ is None or source["error"] is not None:

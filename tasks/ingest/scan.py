@@ -150,6 +150,8 @@ def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> W
             problem = "not a regular file (device, fifo or socket); skipped"
     except OSError as exc:
         problem = f"cannot stat: {exc.strerror or exc}"
+    if problem is None and kind == "knowledge" and info is not None and stat.S_ISLNK(info.st_mode):
+        problem = "knowledge document is a symlink; a topic needs a regular file; quarantined"
     if problem is None and kind == "knowledge" and not is_safe_topic_name(Path(rel).stem):
         problem = ("knowledge file name is not a safe topic name (ASCII letters, digits, '-' and '_', "
                    "starting with a letter or digit); quarantined")

@@ -1,6 +1,7 @@
 """A workspace file read, and the source row it is stored as: bytes (bounded, never blocking),
-decoded text (within the line caps of tasks.common.limits), time (from the name, else mtime; "undated" when the name's date cannot exist), and
-the warnings that go with it (lossy decoding, capped ids, out-of-range values). CPU only."""
+decoded text (within the line caps of tasks.common.limits), time (from the name, front matter or
+header, `tasks.ingest.dating`; "undated" when none gives a date that can exist, never the mtime),
+and the warnings that go with it (lossy decoding, capped ids, out-of-range values). CPU only."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from tasks.common.decode import decode_bytes
 from tasks.common.guard import describe
 from tasks.common.limits import CAPPED, MAX_ENTRIES_PER_SOURCE, MAX_IDS_PER_SOURCE, cap_lines
 from tasks.common.text import clamp_text, clean_text
-from tasks.inbox.filenames import name_date_problem, parse_note_name
+from tasks.ingest.dating import note_date
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem
 
@@ -80,21 +81,31 @@ def _mtime(wf: WorkspaceFile) -> dt.datetime:
     return stamp if stamp is not None else dt.datetime.fromtimestamp(0, tz=UTC)
 
 
-def local_to_utc(local: dt.datetime, tz: ZoneInfo) -> dt.datetime | None:
-    """A naive wall-clock time in `tz` as aware UTC; None when it has no UTC equivalent (year 1)."""
-    try:
-        return local.replace(tzinfo=tz).astimezone(UTC)
-    except (OverflowError, ValueError):
-        return None
+# Kinds whose time is the note's own date (`note_date`); cards and the queue take theirs from their
+# content as they are parsed (`tasks.ingest.rows`). A knowledge document is in force by when it
+# was first seen when its header gives no update time (README, "Dates"), so it alone keeps the mtime.
+NOTE_DATED = ("note", "hf_daily", "other")
+MTIME_DATED = ("knowledge",)
+
+
+def _dating(wf: WorkspaceFile, text_: str | None, tz: ZoneInfo, modified_at: dt.datetime) -> tuple[dt.datetime, str, str | None]:
+    """(observed_at, time_basis, warning) of a new version. An undated one is stored with its mtime,
+    which no window reads (`tasks.briefing.collect` places no "undated" source)."""
+    if wf.kind in MTIME_DATED:
+        return modified_at, "mtime", None
+    if wf.kind not in NOTE_DATED:
+        return modified_at, "undated", None  # until its content dates it (card, queue)
+    found = note_date(wf.path.rsplit("/", 1)[-1], text_, tz)
+    if found.at is None:
+        return modified_at, "undated", f"undated: {found.problem}; listed as undated, in no window"
+    return found.at, found.basis, None
 
 
 def source_header(
     workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None, tz: ZoneInfo
 ) -> tuple[dict[str, Any], str | None]:
-    """The source row as first inserted (time from the file name, else mtime), and the text if readable.
-
-    A name whose date cannot exist (Feb 30, month 13, year 0001) makes the file "undated": it is
-    placed by its mtime like a name without a date, and `time_basis` and a warning say so."""
+    """The source row as first inserted, and the text if readable. Its time is the note's own date
+    (`tasks.ingest.dating`); without one that can exist it is "undated", and a warning says why."""
     text_, encoding = None, None
     warnings: list[str] = []
     if error is None:
@@ -105,18 +116,10 @@ def source_header(
             text_ = cap_lines(text_, warnings)  # every parser after this is linear in what is left
         except ValueError as exc:
             error = str(exc)
-    observed_at, basis = None, "mtime"
-    if wf.kind in ("note", "hf_daily", "other"):
-        name = parse_note_name(wf.absolute.name, wf.author)
-        if name is not None:
-            observed_at, basis = local_to_utc(name.local_time, tz), "filename"
-        problem = name_date_problem(wf.path.rsplit("/", 1)[-1])
-        if problem is not None or (name is not None and observed_at is None):
-            basis = "undated"
-            warnings.append(f"undated: {problem or 'file name date has no UTC equivalent'}; placed by file mtime")
     modified_at = _mtime(wf)  # with the ingest time, when this version was first seen
-    if observed_at is None:
-        observed_at = modified_at
+    observed_at, basis, undated = _dating(wf, text_, tz, modified_at)
+    if undated is not None:
+        warnings.append(undated)
     source = dict(
         workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
         author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest,
@@ -127,13 +130,15 @@ def source_header(
     return source, text_
 
 
-def fallback_source(workspace_id: int, wf: WorkspaceFile, digest: str, error: str) -> dict[str, Any]:
-    """A source row that needs nothing but the scan: for a file whose header could not even be read."""
+def fallback_source(workspace_id: int, wf: WorkspaceFile, digest: str, error: str, tz: ZoneInfo) -> dict[str, Any]:
+    """A source row that needs nothing but the scan: for a file whose header could not even be read
+    (dated by its name alone)."""
     modified_at = _mtime(wf)
+    observed_at, basis, _ = _dating(wf, None, tz, modified_at)
     return dict(
         workspace_id=workspace_id, path=clean_text(wf.path), kind=wf.kind,
         author=clamp_text(wf.author, AUTHOR_CHARS), sha256=digest, size=0, encoding=None,
-        observed_at=modified_at, time_basis="mtime", error=clean_text(error, 2000), warnings=[],
+        observed_at=observed_at, time_basis=basis, error=clean_text(error, 2000), warnings=[],
         modified_at=modified_at,
     )
 

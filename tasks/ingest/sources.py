@@ -60,6 +60,9 @@ def card_items(card: ParsedCard, timezone: str) -> Iterator[ExtractedItem]:
     mentions = []
     if card.arxiv_id:
         mentions.append(ExtractedMention(card.raw_arxiv or card.arxiv_id, card.arxiv_id, None, False, body))
+    elif card.raw_arxiv and card.raw_arxiv not in body:
+        # The card's own id is not a valid one (month 13): a malformed id, listed, never repaired.
+        mentions.append(ExtractedMention(card.raw_arxiv, None, None, True, body))
     mentions += [
         ExtractedMention(m.raw, m.canonical, m.version, True, body) for m in find_ids(body) if m.malformed
     ]

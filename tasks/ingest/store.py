@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, text, update
 from sqlalchemy.dialects.postgresql import insert
@@ -144,13 +145,13 @@ def write_planned(
     return [outcomes[i] for i in range(len(planned))]
 
 
-def record_refused(session: Session, workspace_id: int, wf: WorkspaceFile, error: str) -> IngestOutcome:
+def record_refused(session: Session, workspace_id: int, wf: WorkspaceFile, error: str, tz: ZoneInfo) -> IngestOutcome:
     """Store a file whose ingest raised (a value the database rejects, say) as a source with that error and no
     entries: the file is named in the briefing, and its next run does not try the same bytes again."""
     read = guarded(wf.path, read_file, wf)
     data, _ = read.value if read.value is not None else (b"", None)
     digest = sha256(data)
-    source = fallback_source(workspace_id, wf, digest, f"ingest failed: {error}")
+    source = fallback_source(workspace_id, wf, digest, f"ingest failed: {error}", tz)
     source_id = session.execute(
         insert(Source).values(**source).on_conflict_do_nothing(constraint="uq_sources_path_sha256").returning(Source.id)
     ).scalar_one_or_none()

@@ -131,3 +131,6 @@ class WindowData:
     # Local days on which each window id was mentioned anywhere, up to the cutoff.
     mention_days: dict[str, tuple[dt.date, ...]] = field(default_factory=dict)
     lookups: dict[str, PaperLookup] = field(default_factory=dict)
+    # Files seen by the cutoff with no date that can exist (path, why), in no window; how many in all.
+    undated: list[tuple[str, str]] = field(default_factory=list)
+    undated_count: int = 0

@@ -12,6 +12,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.retry import is_disconnect
@@ -105,7 +106,7 @@ def ingest_batch(
             except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
                 if is_disconnect(exc):
                     raise  # not this file's fault: the batch is redone (db.retry)
-                outcomes.append(_record_refused(engine, ref, wf, exc, failures))
+                outcomes.append(_record_refused(engine, ref, wf, exc, failures, ZoneInfo(settings.timezone)))
 
     if workers <= 1 or len(batches) < 2 or len({wf.path for wf in files}) != len(files):
         for batch in batches:
@@ -127,13 +128,13 @@ def ingest_batch(
 
 
 def _record_refused(
-    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException]
+    engine: Any, ref: WorkspaceRef, wf: WorkspaceFile, exc: Exception, failures: list[BaseException], tz: ZoneInfo
 ) -> IngestOutcome:
     """The file stored with the error its ingest raised (`tasks.ingest.store.record_refused`); only if
     even that fails is the error kept for the caller."""
     try:
         with session_scope(engine) as session:
-            return record_refused(session, ref.id, wf, describe(exc))
+            return record_refused(session, ref.id, wf, describe(exc), tz)
     except Exception as again:  # noqa: BLE001
         if is_disconnect(again):
             raise

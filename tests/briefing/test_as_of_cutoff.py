@@ -25,7 +25,8 @@ from tasks import run
 from tests.helpers import ingest_all
 
 TZ = ZoneInfo("Asia/Shanghai")
-UNDATED = "inbox/jay/kv-notes.md"  # no date in its name: its time is its mtime
+# No date in its name: each version is dated by its front matter (`_dated`), written as it is edited.
+EDITED = "inbox/jay/kv-notes.md"
 DATED = "inbox/jay/2026-10-02T1000-jay-kv.md"
 
 KNOWLEDGE = """# inference · 知识活文档
@@ -58,6 +59,10 @@ def _write(root: Path, rel: str, text: str, at: dt.datetime) -> None:
     os.utime(path, (at.timestamp(), at.timestamp()))
 
 
+def _dated(at: dt.datetime) -> str:
+    return f"---\ndate: {at:%Y-%m-%d %H:%M}\n---\n"
+
+
 def _local(day: int, hour: int) -> dt.datetime:
     return dt.datetime(2026, 10, day, hour, 0, tzinfo=TZ)
 
@@ -81,20 +86,21 @@ def test_a_date_before_an_edit_reads_the_old_version_and_a_date_after_the_new(
 ) -> None:
     root = tmp_path / "ws"
     _write(root, "organized/knowledge/inference.md", KNOWLEDGE, _local(9, 12))
-    _write(root, UNDATED, _entry(1, "FooKV", "2610.01111"), _local(3, 10))
+    _write(root, EDITED, _dated(_local(3, 10)) + _entry(1, "FooKV", "2610.01111"), _local(3, 10))
     ingest_all(settings, root)
-    _write(root, UNDATED, _entry(1, "FooKV", "2610.01111") + _entry(2, "BarKV", "2610.02222"), _local(6, 9))
+    _write(root, EDITED, _dated(_local(6, 9)) + _entry(1, "FooKV", "2610.01111") + _entry(2, "BarKV", "2610.02222"),
+           _local(6, 9))
     ingest_all(settings, root)
 
     before = _brief(settings, root, dt.date(2026, 10, 3))
-    assert _source(before, UNDATED) is not None
+    assert _source(before, EDITED) is not None
     assert "2610.01111" in _ids(before) and "2610.02222" not in _ids(before)
     after = _brief(settings, root, dt.date(2026, 10, 6))
-    assert _source(after, UNDATED) is not None and "仅存截止后" not in _source(after, UNDATED)["summary"]
+    assert _source(after, EDITED) is not None and "仅存截止后" not in _source(after, EDITED)["summary"]
     assert {"2610.01111", "2610.02222"} <= _ids(after)
     # The old version's window no longer holds the file once the new version is in force.
-    assert _source(_brief(settings, root, dt.date(2026, 10, 3)), UNDATED) == _source(before, UNDATED)
-    assert _source(_brief(settings, root, dt.date(2026, 10, 5)), UNDATED) is None
+    assert _source(_brief(settings, root, dt.date(2026, 10, 3)), EDITED) == _source(before, EDITED)
+    assert _source(_brief(settings, root, dt.date(2026, 10, 5)), EDITED) is None
 
 
 def test_only_later_versions_are_read_and_flagged(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:

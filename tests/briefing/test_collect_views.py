@@ -38,12 +38,15 @@ from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
 
 
 def _current(workspace_id: int) -> Any:
-    return and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None))
+    """Current versions with a date (an undated file is in no window, `tasks.briefing.undated`)."""
+    return and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None), Source.time_basis != "undated")
 
 
 def orm_collect(session: Session, workspace_id: int, topic: str, window: Window) -> WindowData:
     """The ORM implementation `collect_window` replaced, kept here as the reference."""
     data = WindowData(window)
+    data.undated, data.undated_count = collect.undated_sources(  # listed, not compared: it is one read either way
+        session, and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None)), collect.FIRST_SEEN, window)
     item_time = func.coalesce(Item.observed_at, Source.observed_at)
     in_window = and_(item_time > window.start, item_time <= window.end)
     data.sources = [SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error,

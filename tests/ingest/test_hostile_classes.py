@@ -16,9 +16,10 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from markdown_it import MarkdownIt
 from sqlalchemy import Engine, text
 
-from predigest.arxiv_ids import find_ids
+from predigest.arxiv_ids import find_ids, issued_by
 from predigest.settings import Settings
 from tasks.cards.parse import parse_card
 from tasks.common.decode import decode_bytes
@@ -147,12 +148,15 @@ def test_no_hostile_file_stops_the_evening(
     for output in (markdown, json.dumps(twin, ensure_ascii=False)):
         lowered = output.lower()
         assert "javascript:" not in lowered and "<script" not in lowered and "](data:" not in lowered
-    assert "](javascript" not in markdown.lower()
+    # A note's link is shown as escaped text (`\[paper\](javascript\:…)`), never made a link.
+    tokens = MarkdownIt("commonmark", {"html": True}).parse(markdown)
+    assert not [t for t in tokens for c in (t.children or ()) if c.type in ("link_open", "image", "html_inline")]
     for line in markdown.splitlines():
         if line.startswith("| ") and "bob-new" in line:
             assert line.endswith("|")  # the file name's newline did not break the row
     assert "2026-02-30" not in json.dumps([s for s in twin["sources"] if s["time_basis"] == "filename"])
-    undated = [s for s in twin["sources"] if s["time_basis"] == "undated"]
+    assert not [s for s in twin["sources"] if s["time_basis"] == "undated"]  # in no window, whatever the mtime
+    undated = [u for u in twin["undated"] if "feb30" in u["path"] or "year-one" in u["path"]]
     assert len(undated) == 2 and "未定日期" in markdown  # named, with why, not silently dated
 
 
@@ -186,7 +190,7 @@ def test_a_topic_that_fails_is_reported_failed_and_the_others_publish(
 
 
 @pytest.mark.parametrize(("written", "canonical"), [
-    ("arXiv:9912.12345", None), ("arXiv:0703.1234", None), ("hep-th/9913001", None),
+    ("arXiv:2613.12345", None), ("arXiv:0703.1234", None), ("hep-th/9913001", None), ("hep-th/0704001", None),
     ("hep-th/9912001", "hep-th/9912001"), ("arXiv:０７０４．０００１", "0704.0001"),
     ("arXiv:٢٦١٠.٠٤٦٤٦", "2610.04646"), ("arXiv:२६१०.०४६४६v2", "2610.04646"),
     ("https://doi.org/10.48550/arXiv.2610.04646", "2610.04646"), ("10.48550/arXiv.2610.04646", "2610.04646"),
@@ -197,6 +201,13 @@ def test_ids_in_every_written_form(written: str, canonical: str | None) -> None:
     (found,) = find_ids(f"see {written} here")
     assert found.canonical == canonical and found.raw == written
     assert found.canonical is None or found.canonical.isascii()
+
+
+def test_an_id_after_the_briefing_month_is_not_issued_by_then() -> None:
+    # Well-formed as text (nothing reads a clock); no briefing before December 2099 can hold it.
+    (found,) = find_ids("see arXiv:9912.12345 here")
+    assert found.canonical == "9912.12345"
+    assert not issued_by("9912.12345", dt.date(2026, 10, 9)) and issued_by("2610.04646", dt.date(2026, 10, 9))
 
 
 def test_new_style_ids_end_at_the_current_month() -> None:
