@@ -95,7 +95,7 @@ ZH: dict[str, str] = {
     "s6_main_empty": "本窗口无增量，检查过的来源均为确认性、背景或其他主题。",
     "s6_main": "增量 {n} 条，其中 NET-new {net_new} 条。",
     "time_mtime": "文件时间（名称无日期）",
-    "undated": "未定日期的文件（名称、front matter 与文头均无可成立的日期；不计入任何窗口）{n} 个：{items}",
+    "undated": "未定日期的文件（文件名、元数据头与文头均无可成立的日期；不计入任何窗口）{n} 个：{items}",
     "undated_more": "，另有 {n} 个",
     "footer": "predigest · {cutoff} · {topic} · E1 预消化轮完成",
     "sep": "；",

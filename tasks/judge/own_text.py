@@ -94,7 +94,6 @@ def _named_blocks(text: str, ids: frozenset[str]) -> _NamedBlocks:
 _CLAUSE_END = re.compile(r"(?<=[。！？；;，,!?|])|(?<=\.)(?=\s)|\n")
 
 
-@lru_cache(maxsize=4096)
 def bound_clauses(block: str, arxiv_id: str, ids: frozenset[str]) -> str:
     """The clauses of `block` that speak of `arxiv_id`, when the block names other papers too.
 
@@ -102,17 +101,26 @@ def bound_clauses(block: str, arxiv_id: str, ids: frozenset[str]) -> str:
     before it (prose goes on about the paper it just named), or before any is named, of the first
     named after it. So "A 已在 rag.md 锚定；B inference.md 还没有，交给 inference" binds the anchoring
     to A and the hand-over to B, in a list item, a table cell or a paragraph alike."""
+    bound = _bound_by_id(block, ids)
+    return block if bound is None else bound.get(arxiv_id, "")
+
+
+@lru_cache(maxsize=4096)
+def _bound_by_id(block: str, ids: frozenset[str]) -> dict[str, str] | None:
+    """Per id, the clauses of `block` bound to it, joined (None: the block names fewer than two
+    papers, so all of it speaks of its paper). Made once per block, not once per id it names: a
+    digest line naming n ids would otherwise be split and searched n times."""
     clauses = [c for c in _CLAUSE_END.split(block) if c.strip()]
     names = [ids_named(c, ids) for c in clauses]
     if sum(bool(n) for n in names) < 2 and len(set().union(*names)) < 2:
-        return block
-    kept: list[str] = []
+        return None
+    kept: dict[str, list[str]] = {}
     last: frozenset[str] = next((n for n in names if n), frozenset())
     for clause, named in zip(clauses, names, strict=True):
         last = named or last
-        if arxiv_id in last:
-            kept.append(clause.strip())
-    return " ".join(kept)
+        for arxiv_id in last:
+            kept.setdefault(arxiv_id, []).append(clause.strip())
+    return {arxiv_id: " ".join(parts) for arxiv_id, parts in kept.items()}
 
 
 def _blocks(text: str) -> list[str]:

@@ -210,12 +210,6 @@ def test_an_id_after_the_briefing_month_is_not_issued_by_then() -> None:
     assert not issued_by("9912.12345", dt.date(2026, 10, 9)) and issued_by("2610.04646", dt.date(2026, 10, 9))
 
 
-def test_new_style_ids_end_at_the_current_month() -> None:
-    today = dt.datetime.now(dt.UTC).date()
-    far = f"{(today.year + 2) % 100:02d}01.00001"
-    assert find_ids(f"arXiv:{far}")[0].canonical is None
-
-
 @pytest.mark.parametrize(("data", "encoding"), [
     ("## 1. 長文本推理服務\n".encode("big5"), "big5"), ("## 1. café naïve\n".encode("latin-1"), "cp1252"),
     ("## 1. “q” – €5\n".encode("cp1252"), "cp1252"), ("## 1. 推理服务截断".encode()[:-1], "utf-8"),

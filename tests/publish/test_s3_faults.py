@@ -16,7 +16,7 @@ import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
 from predigest.settings import Settings
-from tasks.publish.publish import INDEX_KEY
+from tasks.publish.publish import DEFAULT_LANG, INDEX_KEY
 from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, sha256_hex, store_for
 from tests.publish.briefing_factory import make_content, publish_content
@@ -67,7 +67,7 @@ def _assert_consistent(store: ObjectStore, client: Any, bucket: str) -> None:
     raw = store.get(INDEX_KEY)
     for entry in json.loads(raw)["briefings"] if raw is not None else []:
         day = dt.date.fromisoformat(entry["date"])
-        for key in (entry["markdown"], entry["json"], site_keys(entry["topic"], day)["page"]):
+        for key in (entry["markdown"], entry["json"], site_keys(entry["topic"], day, entry.get("lang", DEFAULT_LANG))["page"]):
             assert store.get(key) is not None, f"the index names {entry['date']} but {key} is missing"
 
 

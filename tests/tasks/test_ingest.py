@@ -260,7 +260,8 @@ def test_observed_at_comes_from_the_file_name_in_shanghai(
     assert date_only.observed_at == dt.datetime(2026, 10, 6, 16, 0, tzinfo=UTC)
 
 
-def test_note_without_a_date_in_its_name_uses_mtime(clean_db: Engine, settings: Settings, workspace: Path) -> None:
+def test_note_without_a_date_is_undated_whatever_its_mtime(clean_db: Engine, settings: Settings, workspace: Path) -> None:
+    """No date in its name, front matter or header: its mtime (inside the window) never dates it."""
     note = workspace / "inbox" / "jay" / "reading-list.md"
     note.write_text(
         "# Reading list\n\n## 条目#1 · Undated：vLLM 的 KV cache 预取（arXiv:2610.09877）\n\n- serving 侧的小技巧。\n",
@@ -271,14 +272,13 @@ def test_note_without_a_date_in_its_name_uses_mtime(clean_db: Engine, settings: 
 
     ref = ingest_all(settings, workspace)
     row = _current(clean_db, ref.id)["inbox/jay/reading-list.md"]
-    assert row.time_basis == "mtime"
-    assert row.observed_at == mtime
+    assert row.time_basis == "undated"
     assert row.error is None
 
     brief = briefing_json(settings, workspace, "inference", OCT7)
-    listed = {s["path"]: s for s in brief["sources"]}["inbox/jay/reading-list.md"]
-    assert listed["time_basis"] == "mtime"
-    assert _citation(brief, "2610.09877") is not None
+    assert "inbox/jay/reading-list.md" not in {s["path"] for s in brief["sources"]}
+    assert "inbox/jay/reading-list.md" in {u["path"] for u in brief["undated"]}
+    assert _citation(brief, "2610.09877") is None
 
 
 # --- untrusted files -------------------------------------------------------------------------------
