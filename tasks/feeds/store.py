@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from zoneinfo import ZoneInfo
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert
@@ -12,20 +12,19 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Paper, Source
 from tasks.feeds.arxiv_api import ArxivMetadata
+from tasks.feeds.health import FeedHealthRule, day_start, judge_snapshot
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 
-# The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
-# UTC days; arXiv announcement days are US/Eastern. Both land inside that date's evening window.
-FEED_TIMEZONES = {"hf_daily": "UTC", "arxiv_feed": "America/New_York"}
 
-
-def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime) -> dt.datetime:
-    """When a snapshot counts as observed: the start of its day in the feed's timezone."""
+def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime, problem: dict[str, Any] | None = None) -> dt.datetime:
+    """When a snapshot counts as observed: the start of its day in the feed's timezone. A stale
+    listing counts on the day it was fetched for: that day's briefing is the one it misleads, and
+    the day it names already has its own snapshot."""
     if snapshot.day is None:
         return fallback
-    tz = ZoneInfo(FEED_TIMEZONES[snapshot.kind])
-    return dt.datetime.combine(snapshot.day, dt.time(0, 0), tzinfo=tz).astimezone(dt.UTC)
+    stale = problem is not None and problem["problem"] == "stale" and snapshot.requested_day is not None
+    return day_start(snapshot.kind, snapshot.requested_day if stale and snapshot.requested_day else snapshot.day)
 
 
 def _context(item: FeedItem) -> str:
@@ -35,8 +34,10 @@ def _context(item: FeedItem) -> str:
     return "\n".join(x for x in lines if x)
 
 
-def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime) -> IngestOutcome:
-    """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories."""
+def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime,
+                   health: FeedHealthRule | None = None) -> IngestOutcome:
+    """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories,
+    and the snapshot its feed problem against the feed's stored history (tasks.feeds.health)."""
     existing = session.execute(
         select(Source.id, Source.error).where(
             Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == snapshot.fetched_body_sha256
@@ -44,13 +45,15 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     ).first()
     if existing is not None:
         return IngestOutcome(snapshot.uri, existing.id, "unchanged", existing.error)
+    problem = judge_snapshot(session, workspace_id, snapshot, health)
+    observed_at = snapshot_time(snapshot, now, problem)
     source_id = session.execute(
         insert(Source)
         .values(
             workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
             sha256=snapshot.fetched_body_sha256, size=0, encoding="utf-8",
-            observed_at=snapshot_time(snapshot, now), time_basis="feed", error=snapshot.error,
-            warnings=list(snapshot.warnings),
+            observed_at=observed_at, time_basis="feed", error=snapshot.error,
+            warnings=list(snapshot.warnings), feed_problem=problem,
         )
         .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
         .returning(Source.id)
@@ -64,7 +67,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     session.execute(
         update(Source)
         .where(Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.id != source_id,
-               Source.superseded_at.is_(None), Source.observed_at == snapshot_time(snapshot, now))
+               Source.superseded_at.is_(None), Source.observed_at == observed_at)
         .values(superseded_at=now)
     )
     for ordinal, entry in enumerate(snapshot.items):
