@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Source
 from predigest.judgment import default_judgment
-from tasks.feeds.model import FeedSnapshot
+from tasks.feeds.model import FeedSnapshot, body_sha256
 
 # The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
 # UTC days; arXiv announcement days are US/Eastern. Both land inside that date's evening window.
@@ -65,6 +65,11 @@ def feed_name(uri: str, kind: str) -> str:
 def day_start(kind: str, day: dt.date) -> dt.datetime:
     """The start of `day` where a feed of `kind` publishes it, in UTC."""
     return dt.datetime.combine(day, dt.time(0, 0), tzinfo=ZoneInfo(FEED_TIMEZONES[kind])).astimezone(dt.UTC)
+
+
+def stale_identity(snapshot: FeedSnapshot) -> str:
+    """A stale snapshot's stored hash: its body's with the day it was fetched for."""
+    return body_sha256(f"stale {snapshot.requested_day} {snapshot.fetched_body_sha256}".encode())
 
 
 def weekday_counts(session: Session, workspace_id: int, snapshot: FeedSnapshot, day: dt.date,

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Paper, Source
 from tasks.feeds.arxiv_api import ArxivMetadata
-from tasks.feeds.health import FeedHealthRule, day_start, judge_snapshot
+from tasks.feeds.health import FeedHealthRule, day_start, judge_snapshot, stale_identity
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 
@@ -37,23 +37,32 @@ def _context(item: FeedItem) -> str:
 def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime,
                    health: FeedHealthRule | None = None) -> IngestOutcome:
     """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories,
-    and the snapshot its feed problem against the feed's stored history (tasks.feeds.health)."""
+    and the snapshot its feed problem against the feed's stored history (tasks.feeds.health).
+
+    A stale listing is stored for the day it was fetched for, under its body's hash with that day
+    (the same old listing served again on another day is that day's problem too), and without its
+    entries: they are an earlier day's, and counted today they would make a broken day look normal."""
+    problem = judge_snapshot(session, workspace_id, snapshot, health)
+    stale = problem is not None and problem["problem"] == "stale"
+    identity = stale_identity(snapshot) if stale else snapshot.fetched_body_sha256
     existing = session.execute(
         select(Source.id, Source.error).where(
-            Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == snapshot.fetched_body_sha256
+            Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == identity
         )
     ).first()
     if existing is not None:
         return IngestOutcome(snapshot.uri, existing.id, "unchanged", existing.error)
-    problem = judge_snapshot(session, workspace_id, snapshot, health)
     observed_at = snapshot_time(snapshot, now, problem)
+    warnings = list(snapshot.warnings)
+    if stale and snapshot.items:
+        warnings.append(f"{len(snapshot.items)} entries of the listing dated {snapshot.day} not counted: stale")
     source_id = session.execute(
         insert(Source)
         .values(
             workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
-            sha256=snapshot.fetched_body_sha256, size=0, encoding="utf-8",
+            sha256=identity, size=0, encoding="utf-8",
             observed_at=observed_at, time_basis="feed", error=snapshot.error,
-            warnings=list(snapshot.warnings), feed_problem=problem,
+            warnings=warnings, feed_problem=problem,
         )
         .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
         .returning(Source.id)
@@ -61,7 +70,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     if source_id is None:
         row = session.execute(select(Source.id, Source.error).where(
             Source.workspace_id == workspace_id, Source.path == snapshot.uri,
-            Source.sha256 == snapshot.fetched_body_sha256)).one()
+            Source.sha256 == identity)).one()
         return IngestOutcome(snapshot.uri, row.id, "unchanged", row.error)
     # A feed URI is re-fetched every day; only the same day's earlier fetch is superseded.
     session.execute(
@@ -70,7 +79,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
                Source.superseded_at.is_(None), Source.observed_at == observed_at)
         .values(superseded_at=now)
     )
-    for ordinal, entry in enumerate(snapshot.items):
+    for ordinal, entry in enumerate(() if stale else snapshot.items):
         extra = {
             "upvotes": entry.upvotes, "announce_type": entry.announce_type, "categories": list(entry.categories),
             "doi": entry.doi, "journal_ref": entry.journal_ref, "authors": list(entry.authors), "link": entry.link,

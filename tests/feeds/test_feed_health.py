@@ -106,6 +106,28 @@ def test_a_snapshot_is_judged_against_its_weekday(
     assert observed.astimezone(dt.UTC) == day_start("arxiv_feed", MONDAY if problem == "stale" else listing_day)
 
 
+def test_a_stale_listing_counts_today_without_its_entries_even_when_served_again_unchanged(
+    clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    _history(settings, monkeypatch, ref.id, MONDAY)
+    last_week = MONDAY - dt.timedelta(weeks=1)
+    again = _fetch_and_store(settings, monkeypatch, ref.id, MONDAY, listing(last_week, USUAL - 1))  # byte-identical
+    with session_scope(clean_db) as session:
+        row = session.execute(select(Source).where(Source.id == again)).scalar_one()
+        assert row.feed_problem is not None and row.feed_problem["problem"] == "stale"
+        assert row.observed_at == day_start("arxiv_feed", MONDAY) and row.items == []
+        assert any("not counted: stale" in w for w in row.warnings)
+        # Last week's snapshot keeps its day and its entries.
+        earlier = session.execute(select(Source).where(Source.id != again, Source.observed_at ==
+                                                       day_start("arxiv_feed", last_week))).scalar_one()
+        assert earlier.feed_problem is None and len(earlier.items) == USUAL - 1
+    client = ReplayHttpClient({f"*rss.arxiv.org/rss/{CATEGORY}": Recorded(body=listing(last_week, USUAL - 1))})
+    monkeypatch.setattr(clients, "http_client", lambda s: client)
+    repoll = stage.store_feed(settings, ref.id, stage.fetch_feed(settings, "arxiv", MONDAY, CATEGORY))
+    assert (repoll.status, repoll.source_id) == ("unchanged", again)
+
+
 def test_a_weekday_without_history_and_a_first_snapshot(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
