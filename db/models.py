@@ -71,6 +71,8 @@ class Source(Base):
     error: Mapped[str | None] = mapped_column(Text)
     # Read, but with losses or drops (lossy decoding, undated name, capped ids, out-of-range numbers).
     warnings: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
+    # A feed snapshot that is empty, stale or truncated against its feed's history (tasks.feeds.health).
+    feed_problem: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     superseded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # The file's mtime when this version was read: with ingested_at, when the version was first seen.

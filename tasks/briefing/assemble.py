@@ -89,7 +89,8 @@ def build_content(
                       if v.path == s.path and (v.primary or "").lower() in {n.lower() for n in topic.names})
     report = density_report(counts, [(c.path, c.outcome) for c in checks], rule or DensityRule.from_mapping(
         None, topic.judgment.density), topic_cards, len(cards),
-                            min(by_source, key=lambda p: (-by_source[p], p)) if by_source else None)
+                            min(by_source, key=lambda p: (-by_source[p], p)) if by_source else None,
+                            [{**s.feed_problem, "path": s.path} for s in data.sources if s.feed_problem])
     if baseline is not None:
         checks.append(baseline)
     checks.sort(key=lambda c: (KIND_ORDER.get(c.kind, 9), c.observed_at, c.path))

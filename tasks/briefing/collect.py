@@ -99,7 +99,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
-               Source.error, Source.warnings)
+               Source.error, Source.warnings, Source.feed_problem)
         .where(versions.condition(), Source.kind != "knowledge", Source.time_basis != UNDATED)
         .where(
             or_(
@@ -110,7 +110,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         .order_by(Source.path)
     )
     data.sources = [SourceView(r.id, r.path, r.kind, r.author, r.observed_at, r.time_basis, r.error,
-                               later_version=versions.later_only.get(r.id), limits=limited(r.warnings))
+                               later_version=versions.later_only.get(r.id), limits=limited(r.warnings),
+                               feed_problem=r.feed_problem)
                     for r in source_rows]
     data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
 

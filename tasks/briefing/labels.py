@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from tasks.briefing.labels_rows import EN_ROWS, ZH_ROWS
 from tasks.model.briefing import Reason
@@ -15,7 +16,7 @@ ZH: dict[str, str] = {
     "baseline": "基线：{path} {version}（更新于 {updated}；引→{citations}）",
     "version_unknown": "版本不明",
     "no_baseline": "基线：未找到 {topic} 的知识文档，全部 arXiv 号按未锚定处理",
-    "honesty": "诚实度声明：本轮增量密度为「{density}」——{counts}。{checked}{cards}{main}诚实报告，不硬凑字数。",
+    "honesty": "诚实度声明：本轮增量密度为「{density}」——{counts}。{checked}{feeds}{cards}{main}诚实报告，不硬凑字数。",
     "counts": "{net_new} 条 NET-new arXiv{net_names} + {engineering} 条工程新增{eng_names} + {adjacent} 条邻接{adj_names}",
     "checked": "检查 {n} 个来源：{parts}。",
     "outcome_increments": "{n} 个带来增量",
@@ -23,6 +24,10 @@ ZH: dict[str, str] = {
     "outcome_off_topic": "{n} 个无本主题内容",
     "outcome_error": "{n} 个读取失败（{paths}）",
     "cards": "窗口新卡 {n} 张，主分类 {topic} {k} 张。",
+    "feed_problems": "订阅源异常：{items}。",
+    "fp_empty": "{feed} 列表今日为空：不计为平静的一天",
+    "fp_stale": "{feed} 列表今日过期（列表日期 {listing_day}，应为 {expected_day}）：不计为平静的一天",
+    "fp_truncated": "{feed} 列表今日残缺（{count} 条，同星期通常 {usual} 条）：不计为平静的一天",
     "main": "今日增量主要来自 {path}。",
     "s1": "## 一、检查过的来源清单",
     "s1_head": "| 来源 | 内容摘要 | 可信度 |\n|---|---|---|",
@@ -121,7 +126,7 @@ EN: dict[str, str] = {
     "baseline": "Baseline: {path} {version} (updated {updated}; citations {citations})",
     "version_unknown": "version unknown",
     "no_baseline": "Baseline: no knowledge document for {topic}; every arXiv id is treated as unanchored",
-    "honesty": "Honesty statement: increment density is \"{density}\": {counts}. {checked}{cards}{main}Reported as found, not padded.",
+    "honesty": "Honesty statement: increment density is \"{density}\": {counts}. {checked}{feeds}{cards}{main}Reported as found, not padded.",
     "counts": "{net_new} NET-new arXiv{net_names} + {engineering} engineering{eng_names} + {adjacent} adjacent{adj_names}",
     "checked": "{n} sources checked: {parts}. ",
     "outcome_increments": "{n} with increments",
@@ -129,6 +134,10 @@ EN: dict[str, str] = {
     "outcome_off_topic": "{n} without this topic",
     "outcome_error": "{n} unreadable ({paths})",
     "cards": "{n} new paper cards, {k} with primary category {topic}. ",
+    "feed_problems": "Feed problems: {items}. ",
+    "fp_empty": "{feed} listing empty today: not counted as a quiet day",
+    "fp_stale": "{feed} listing stale today (dated {listing_day}, expected {expected_day}): not counted as a quiet day",
+    "fp_truncated": "{feed} listing truncated today ({count} entries, usually {usual} on this weekday): not counted as a quiet day",
     "main": "Most increments come from {path}. ",
     "s1": "## 1. Sources checked",
     "s1_head": "| Source | Summary | Credibility |\n|---|---|---|",
@@ -231,6 +240,19 @@ DENSITY: dict[str, dict[str, str]] = {
 def rule_text(numbers: Mapping[str, float], L: Mapping[str, str]) -> str:
     """The density rule in the briefing's language, from its numbers (`DensityRule.numbers()`)."""
     return L["density_rule"].format(**numbers) if numbers else ""
+
+
+def feed_problem_text(problem: Mapping[str, Any], L: Mapping[str, str]) -> str:
+    """One feed problem (tasks.feeds.health's mark on a snapshot) in the briefing's language."""
+    usual = problem.get("usual")
+    return L[f"fp_{problem['problem']}"].format(**{**problem, "usual": f"{usual:g}" if usual is not None else "?"})
+
+
+def feed_problems_text(problems: Sequence[Mapping[str, Any]], L: Mapping[str, str]) -> str:
+    """The density statement's sentence naming every feed problem; empty when there is none."""
+    if not problems:
+        return ""
+    return L["feed_problems"].format(items=L["sep"].join(feed_problem_text(p, L) for p in problems))
 
 
 def reason_text(reason: Sequence[Reason], L: Mapping[str, str]) -> str:

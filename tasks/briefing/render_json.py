@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import LABELS, reason_text, rule_text
+from tasks.briefing.labels import LABELS, feed_problem_text, reason_text, rule_text
 from tasks.briefing.merge_plan import knowledge_merge, merge_placement
 from tasks.briefing.sources import credibility_rule
 from tasks.common.jsontext import json_text
@@ -115,6 +115,9 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         "knowledge_merge": knowledge_merge(content),
         "undated": [{"path": path, "reason": reason} for path, reason in content.undated],
         "undated_count": content.undated_count,
+        # Only when a feed snapshot is marked: a briefing without one keeps its bytes.
+        **({"feed_problems": [{**p, "text": feed_problem_text(p, L)} for p in report.feed_problems]}
+           if report and report.feed_problems else {}),
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import DENSITY, LABELS, reason_text, rule_text, short_title
+from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, reason_text, rule_text, short_title
 from tasks.briefing.merge_plan import knowledge_merge
 from tasks.briefing.sources import credibility_rule
 from tasks.common.safe_text import markdown_text
@@ -131,8 +131,9 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
     checked = L["checked"].format(n=r.checked if r else 0, parts=L["sep"].join(parts) or L["none"])
     cards = L["cards"].format(n=r.cards, k=r.topic_cards, topic=c.topic) if r and r.cards else ""
     main = L["main"].format(path=r.main_source) if r and r.main_source else ""
+    feeds = feed_problems_text(r.feed_problems, L) if r else ""
     out.append(L["honesty"].format(density=DENSITY[lang][c.density], counts=counts, checked=checked,
-                                   cards=cards, main=main))
+                                   feeds=feeds, cards=cards, main=main))
     return out
 
 

@@ -47,6 +47,7 @@ class FeedSnapshot:
     items: tuple[FeedItem, ...]
     error: str | None = None
     warnings: tuple[str, ...] = ()  # entries skipped or values dropped (the rest of the snapshot stands)
+    requested_day: dt.date | None = None  # the day it was fetched for; `day` is the listing's own
 
 
 def clean_item(item: FeedItem) -> FeedItem:

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from db.engine import get_engine, session_scope
+from predigest.judgment import load_config
 from predigest.settings import Settings
 from tasks.common.guard import guarded
 from tasks.feeds import clients
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.arxiv_rss import arxiv_feed_uri, fetch_arxiv_category
+from tasks.feeds.health import FeedHealthRule
 from tasks.feeds.hf_daily import fetch_hf_daily, hf_daily_uri
 from tasks.feeds.model import FeedSnapshot, failed_snapshot
 from tasks.feeds.store import known_paper_ids, mentioned_ids, store_papers, store_snapshot
@@ -32,7 +34,8 @@ def fetch_feed(settings: Settings, kind: str, day: dt.date, category: str | None
         raise ValueError(f"unknown feed {kind!r} (category {category!r})")
     step = guarded(kind, _fetch, settings, kind, day, category)
     if step.value is not None:
-        return step.value
+        # The day asked for travels with the snapshot: a listing dated before it is stale.
+        return replace(step.value, requested_day=day)
     # Whatever the client or parser raised (a bug, a response nobody foresaw): this feed's error.
     uri, feed_kind = (hf_daily_uri(day), "hf_daily") if kind == "hf_daily" else (arxiv_feed_uri(category or ""), "arxiv_feed")
     error = step.failure.error if step.failure else "failed"
@@ -57,8 +60,9 @@ def store_feed(settings: Settings, workspace_id: int, snapshot: FeedSnapshot) ->
 
 
 def _store(settings: Settings, workspace_id: int, snapshot: FeedSnapshot) -> IngestOutcome:
+    rule = FeedHealthRule.from_mapping(load_config(settings.workspace, settings.judgment_file).get("feed_health"))
     with session_scope(get_engine(settings)) as session:
-        return store_snapshot(session, workspace_id, snapshot, dt.datetime.now(dt.UTC))
+        return store_snapshot(session, workspace_id, snapshot, dt.datetime.now(dt.UTC), rule)
 
 
 def lookup_papers(

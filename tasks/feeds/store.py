@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from zoneinfo import ZoneInfo
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert
@@ -12,20 +12,19 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Paper, Source
 from tasks.feeds.arxiv_api import ArxivMetadata
+from tasks.feeds.health import FeedHealthRule, day_start, judge_snapshot, stale_identity
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 
-# The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
-# UTC days; arXiv announcement days are US/Eastern. Both land inside that date's evening window.
-FEED_TIMEZONES = {"hf_daily": "UTC", "arxiv_feed": "America/New_York"}
 
-
-def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime) -> dt.datetime:
-    """When a snapshot counts as observed: the start of its day in the feed's timezone."""
+def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime, problem: dict[str, Any] | None = None) -> dt.datetime:
+    """When a snapshot counts as observed: the start of its day in the feed's timezone. A stale
+    listing counts on the day it was fetched for: that day's briefing is the one it misleads, and
+    the day it names already has its own snapshot."""
     if snapshot.day is None:
         return fallback
-    tz = ZoneInfo(FEED_TIMEZONES[snapshot.kind])
-    return dt.datetime.combine(snapshot.day, dt.time(0, 0), tzinfo=tz).astimezone(dt.UTC)
+    stale = problem is not None and problem["problem"] == "stale" and snapshot.requested_day is not None
+    return day_start(snapshot.kind, snapshot.requested_day if stale and snapshot.requested_day else snapshot.day)
 
 
 def _context(item: FeedItem) -> str:
@@ -35,22 +34,35 @@ def _context(item: FeedItem) -> str:
     return "\n".join(x for x in lines if x)
 
 
-def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime) -> IngestOutcome:
-    """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories."""
+def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime,
+                   health: FeedHealthRule | None = None) -> IngestOutcome:
+    """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories,
+    and the snapshot its feed problem against the feed's stored history (tasks.feeds.health).
+
+    A stale listing is stored for the day it was fetched for, under its body's hash with that day
+    (the same old listing served again on another day is that day's problem too), and without its
+    entries: they are an earlier day's, and counted today they would make a broken day look normal."""
+    problem = judge_snapshot(session, workspace_id, snapshot, health)
+    stale = problem is not None and problem["problem"] == "stale"
+    identity = stale_identity(snapshot) if stale else snapshot.fetched_body_sha256
     existing = session.execute(
         select(Source.id, Source.error).where(
-            Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == snapshot.fetched_body_sha256
+            Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.sha256 == identity
         )
     ).first()
     if existing is not None:
         return IngestOutcome(snapshot.uri, existing.id, "unchanged", existing.error)
+    observed_at = snapshot_time(snapshot, now, problem)
+    warnings = list(snapshot.warnings)
+    if stale and snapshot.items:
+        warnings.append(f"{len(snapshot.items)} entries of the listing dated {snapshot.day} not counted: stale")
     source_id = session.execute(
         insert(Source)
         .values(
             workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
-            sha256=snapshot.fetched_body_sha256, size=0, encoding="utf-8",
-            observed_at=snapshot_time(snapshot, now), time_basis="feed", error=snapshot.error,
-            warnings=list(snapshot.warnings),
+            sha256=identity, size=0, encoding="utf-8",
+            observed_at=observed_at, time_basis="feed", error=snapshot.error,
+            warnings=warnings, feed_problem=problem,
         )
         .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
         .returning(Source.id)
@@ -58,16 +70,16 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     if source_id is None:
         row = session.execute(select(Source.id, Source.error).where(
             Source.workspace_id == workspace_id, Source.path == snapshot.uri,
-            Source.sha256 == snapshot.fetched_body_sha256)).one()
+            Source.sha256 == identity)).one()
         return IngestOutcome(snapshot.uri, row.id, "unchanged", row.error)
     # A feed URI is re-fetched every day; only the same day's earlier fetch is superseded.
     session.execute(
         update(Source)
         .where(Source.workspace_id == workspace_id, Source.path == snapshot.uri, Source.id != source_id,
-               Source.superseded_at.is_(None), Source.observed_at == snapshot_time(snapshot, now))
+               Source.superseded_at.is_(None), Source.observed_at == observed_at)
         .values(superseded_at=now)
     )
-    for ordinal, entry in enumerate(snapshot.items):
+    for ordinal, entry in enumerate(() if stale else snapshot.items):
         extra = {
             "upvotes": entry.upvotes, "announce_type": entry.announce_type, "categories": list(entry.categories),
             "doi": entry.doi, "journal_ref": entry.journal_ref, "authors": list(entry.authors), "link": entry.link,

@@ -93,11 +93,15 @@ class DensityReport:
     cards: int = 0
     main_source: str | None = None  # the source behind most increments
     numbers: dict[str, float] = field(default_factory=dict)  # the rule's thresholds and weights (DensityRule)
+    # Feed snapshots marked empty, stale or truncated (tasks.feeds.health), each with its "path":
+    # the statement names them, so a broken feed is not read as a quiet day.
+    feed_problems: tuple[dict[str, Any], ...] = ()
 
 
 def density_report(
     counts: Mapping[str, int], outcomes: Sequence[tuple[str, str]], rule: DensityRule,
     topic_cards: int = 0, cards: int = 0, main_source: str | None = None,
+    feed_problems: Sequence[dict[str, Any]] = (),
 ) -> DensityReport:
     """The report for `counts` (by increment status) and each checked source's (path, outcome)."""
     net_new, engineering, adjacent = counts.get("net_new", 0), counts.get("engineering", 0), counts.get("adjacent", 0)
@@ -114,4 +118,5 @@ def density_report(
         empty=tuple(p for p, o in outcomes if o in ("confirmatory", "off_topic")),
         errors=tuple(p for p, o in outcomes if o == "error"), topic_cards=topic_cards, cards=cards,
         main_source=main_source, numbers=rule.numbers(),
+        feed_problems=tuple(sorted(feed_problems, key=lambda p: str(p["path"]))),
     )

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from predigest.settings import Settings
+from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
 from tasks.publish.publish import JSON_CONTENT_TYPE, validate_topic
@@ -98,6 +99,8 @@ def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: st
                                                         page_location=page_url)
     facts = {"topic": str(doc["topic"]), "date": str(doc["date"]), "density": str(doc["density"]),
              "net_new": ",".join(str(p["arxiv_id"] or p["title"]) for p in net_new), "page": page_url, "feed": feed_url}
+    if summary.get("feed_problems"):  # a broken feed is told apart from a quiet day wherever the message goes
+        facts["feed_problems"] = clean_text(feed_problems_text(summary["feed_problems"], L))
     return Message(title, "\n".join(lines).strip() + "\n", html, facts)
 
 
@@ -109,7 +112,8 @@ def marker_key(topic: str, date: dt.date, content_hash: str, destination: Destin
 def _deliver_once(destination: Destination, message: Message) -> bool:
     url = destination.url
     if url.startswith(("json://", "jsons://")):  # the facts as fields of the JSON body
-        url += ("&" if "?" in url else "?") + urlencode({f":{k}": v for k, v in message.facts.items()})
+        # Apprise decodes the query without turning "+" back into spaces: spaces go as %20.
+        url += ("&" if "?" in url else "?") + urlencode({f":{k}": v for k, v in message.facts.items()}, quote_via=quote)
     import apprise  # ~0.1 s to import: only when a notification is sent
 
     client = apprise.Apprise()

@@ -14,7 +14,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from tasks.briefing.labels import DENSITY, LABELS, short_title
+from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, short_title
 from tasks.common.urls import safe_url
 from tasks.publish.chart import density_chart
 from tasks.publish.publish import lang_suffix
@@ -61,6 +61,9 @@ def heading(label: str) -> str:
     return label.lstrip("#").strip()
 
 
+OPTIONAL_SUMMARY_FIELDS = frozenset({"feed_problems"})  # in a summary only when the briefing has them
+
+
 def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What the topic's index page and feed need of one briefing, taken from its JSON twin."""
     increments = doc.get("increments") or []
@@ -78,6 +81,8 @@ def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
         "checked": sum(n for outcome, n in outcomes.items() if outcome != "baseline"),
         "outcomes": {k: v for k, v in sorted(outcomes.items()) if k},
         "errors": [s["path"] for s in doc.get("sources") or [] if s.get("error")],
+        # Only when the briefing names a feed problem, as in its JSON twin.
+        **({"feed_problems": list(doc["feed_problems"])} if doc.get("feed_problems") else {}),
     }
 
 
@@ -98,7 +103,8 @@ def statement(summary: Mapping[str, Any], lang: str) -> str:
              for o in ("increments", "confirmatory", "off_topic", "error") if summary["outcomes"].get(o)]
     checked = L["checked"].format(n=summary["checked"], parts=L["sep"].join(parts) or L["none"])
     text = L["honesty"].format(density=density.get(str(summary["density"]), str(summary["density"])),
-                               counts=counts, checked=checked, cards="", main="")
+                               counts=counts, checked=checked,
+                               feeds=feed_problems_text(summary.get("feed_problems") or [], L), cards="", main="")
     return clean_text(text)
 
 

@@ -34,7 +34,13 @@ from typing import Any
 
 from tasks.common.jsontext import json_text
 from tasks.publish.atom import render_feed
-from tasks.publish.pages import date_summary, render_page, render_root_index, render_topic_index
+from tasks.publish.pages import (
+    OPTIONAL_SUMMARY_FIELDS,
+    date_summary,
+    render_page,
+    render_root_index,
+    render_topic_index,
+)
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
@@ -123,7 +129,7 @@ def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[
         try:
             document = json.loads(raw.decode("utf-8"))
             dated = {str(s["date"]): s for s in document["dates"]}
-            if any(set(s) != _SUMMARY_FIELDS for s in dated.values()):
+            if any(set(s) - OPTIONAL_SUMMARY_FIELDS != _SUMMARY_FIELDS for s in dated.values()):
                 raise ValueError("an entry is not a date summary")
             return dated
         except (ValueError, KeyError, TypeError) as exc:

@@ -45,7 +45,8 @@ def test_snapshots_are_stored_once_with_feed_fields(
     ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
     day = dt.date(2026, 5, 18)
     hf = stage.store_feed(settings, ref.id, stage.fetch_feed(settings, "hf_daily", day))
-    rss = stage.store_feed(settings, ref.id, stage.fetch_feed(settings, "arxiv", day, "cs.LG"))
+    # Fetched for the listing's own day: fetched three weeks later, it is stale and its entries are not stored.
+    rss = stage.store_feed(settings, ref.id, stage.fetch_feed(settings, "arxiv", dt.date(2026, 4, 27), "cs.LG"))
     assert (hf.status, hf.error, rss.status, rss.error) == ("new", None, "new", None)
     with session_scope(clean_db) as session:
         kinds = dict(session.execute(select(Source.path, Source.kind)).tuples().all())
