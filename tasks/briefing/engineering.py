@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from predigest.judgment import Judgment
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
-from tasks.briefing.naming_index import NamingIndex
+from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
@@ -187,30 +187,38 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
-    j = topic.judgment
+    return _merge([cand for path in sorted(by_path) for cand in _candidates(by_path[path], papers)],
+                  common, topic.judgment)
+
+
+def _merge(cands: list[_Candidate], common: frozenset[str], j: Judgment) -> list[_Candidate]:
+    """Each candidate merged into the first earlier one that is the same thing (`_same`), if any."""
     merged: list[_Candidate] = []
     # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
     index: dict[str, dict[int, None]] = defaultdict(dict)
+    # Of those, the ones `_same` could accept: a word of many names ("release") is a key of many.
+    could = MergeIndex(n for cand in cands for n in _names(cand))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
-    for path in sorted(by_path):
-        for cand in _candidates(by_path[path], papers):
-            keys = _keys(cand, j)
-            near = sorted({k for key in keys for k in index.get(key, ())})
-            at = next((k for k in near if _same(merged[k], cand, common, j)), None)
-            if at is None:
-                at = len(merged)
-                merged.append(cand)
-                held.append({id(e) for e in cand.entries})
-            else:
-                same = merged[at]
-                if cand.recommended and not same.recommended:
-                    same.title, same.recommended = cand.title, True
-                fresh = [e for e in cand.entries if id(e) not in held[at]]
-                same.entries += fresh
-                held[at].update(map(id, fresh))
-                same.lines += cand.lines
-            for key in keys:
-                index[key][at] = None
+    for cand in cands:
+        keys, links = _keys(cand, j), _links(cand, j)
+        near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
+                      if any(k in index.get(key, ()) for key in keys))
+        at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+        if at is None:
+            at = len(merged)
+            merged.append(cand)
+            held.append({id(e) for e in cand.entries})
+        else:
+            same = merged[at]
+            if cand.recommended and not same.recommended:
+                same.title, same.recommended = cand.title, True
+            fresh = [e for e in cand.entries if id(e) not in held[at]]
+            same.entries += fresh
+            held[at].update(map(id, fresh))
+            same.lines += cand.lines
+        for key in keys:
+            index[key][at] = None
+        could.add(at, merged[at].title, _names(cand), links)
     return merged
 
 
