@@ -28,15 +28,16 @@ from dataclasses import dataclass, field
 from predigest.judgment import Judgment
 from predigest.topics import Topic
 from tasks.briefing.judge import clean_title, origins, split_points, stars
+from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
-from tasks.judge.evidence import decide, decision_text, gather_entries
+from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
-from tasks.verify.names import distinctive, head_token, is_generic, mentions_name, names_match
+from tasks.verify.names import distinctive, head_token, is_generic, names_match
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -163,18 +164,6 @@ def _keys(cand: _Candidate, j: Judgment) -> set[str]:
     return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, j)
 
 
-def _names_it(entry: EntryView, names: list[str], common: frozenset[str]) -> bool:
-    """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text."""
-    title = entry.title or ""
-    if title and not is_generic(title):
-        if any(names_match(title, n) for n in names):
-            return True
-        head = head_token(title)
-        if head and head not in common and head == head_token(names[0]):
-            return True
-    return mentions_name(entry.text, names[0])
-
-
 def _candidates(entries: list[EntryView], papers: _Judged) -> list[_Candidate]:
     """One note's candidates: what it recommends for E1, then every other eligible entry on its own."""
     confirmed = _confirmed_numbers(entries)
@@ -198,30 +187,38 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
-    j = topic.judgment
+    return _merge([cand for path in sorted(by_path) for cand in _candidates(by_path[path], papers)],
+                  common, topic.judgment)
+
+
+def _merge(cands: list[_Candidate], common: frozenset[str], j: Judgment) -> list[_Candidate]:
+    """Each candidate merged into the first earlier one that is the same thing (`_same`), if any."""
     merged: list[_Candidate] = []
     # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
     index: dict[str, dict[int, None]] = defaultdict(dict)
+    # Of those, the ones `_same` could accept: a word of many names ("release") is a key of many.
+    could = MergeIndex(n for cand in cands for n in _names(cand))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
-    for path in sorted(by_path):
-        for cand in _candidates(by_path[path], papers):
-            keys = _keys(cand, j)
-            near = sorted({k for key in keys for k in index.get(key, ())})
-            at = next((k for k in near if _same(merged[k], cand, common, j)), None)
-            if at is None:
-                at = len(merged)
-                merged.append(cand)
-                held.append({id(e) for e in cand.entries})
-            else:
-                same = merged[at]
-                if cand.recommended and not same.recommended:
-                    same.title, same.recommended = cand.title, True
-                fresh = [e for e in cand.entries if id(e) not in held[at]]
-                same.entries += fresh
-                held[at].update(map(id, fresh))
-                same.lines += cand.lines
-            for key in keys:
-                index[key][at] = None
+    for cand in cands:
+        keys, links = _keys(cand, j), _links(cand, j)
+        near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
+                      if any(k in index.get(key, ()) for key in keys))
+        at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+        if at is None:
+            at = len(merged)
+            merged.append(cand)
+            held.append({id(e) for e in cand.entries})
+        else:
+            same = merged[at]
+            if cand.recommended and not same.recommended:
+                same.title, same.recommended = cand.title, True
+            fresh = [e for e in cand.entries if id(e) not in held[at]]
+            same.entries += fresh
+            held[at].update(map(id, fresh))
+            same.lines += cand.lines
+        for key in keys:
+            index[key][at] = None
+        could.add(at, merged[at].title, _names(cand), links)
     return merged
 
 
@@ -247,6 +244,10 @@ def engineering_increments(
     # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
     common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
     tz = data.window.tz
+    # Built once: looking for every increment among every entry is quadratic in a source of many.
+    window_index = NamingIndex([e for e in data.entries if e.kind in NOTE_KINDS])
+    history_index = NamingIndex(data.history)
+    firsts = first_entries(data)
     out: list[Paper] = []
     for cand in _merged(data, topic, judged, common):
         names = _names(cand)
@@ -256,16 +257,17 @@ def engineering_increments(
         score = signal_score(signals)
         if score < topic.judgment.weight("eng_threshold"):
             continue
-        ownership = decide(gather_entries(cand.entries, data, topic), topic)
+        ownership = decide(gather_entries(cand.entries, data, topic, firsts), topic)
         if ownership.verdict not in (Verdict.RELEVANT, Verdict.ADJACENT):
             continue
         own = set(map(id, cand.entries))
-        others = [e for e in data.entries if id(e) not in own and e.kind in NOTE_KINDS and _names_it(e, names, common)]
+        others = [e for e in window_index.naming(names, common) if id(e) not in own]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
         about = [e for e in others if e.title and any(names_match(e.title, n) for n in names)
                  and _eligible(e, set(), judged)]
-        mentions = [e for e in others if e not in about]
-        earlier = [e for e in data.history if _names_it(e, names, common)]
+        sourced = set(map(id, about))
+        mentions = [e for e in others if id(e) not in sourced]
+        earlier = history_index.naming(names, common)
         days = sorted({e.item_time.astimezone(tz).date() for e in cand.entries + others + earlier if e.item_time})
         paper = _increment(cand, cand.entries + about, mentions, earlier, days, data, topic)
         kinds = "/".join(dict.fromkeys(s.kind.removeprefix("eng_") for s in signals))

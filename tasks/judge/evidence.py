@@ -33,7 +33,7 @@ comparing totals across topics (a paper can be T's and X's on the same evening):
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -172,14 +172,21 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     return list(dict.fromkeys(evidence))
 
 
-def gather_entries(entries: Sequence[EntryView], data: WindowData, topic: Topic) -> list[Evidence]:
+def first_entries(data: WindowData) -> dict[tuple[int, int], EntryView]:
+    """Each window source's first entry, by (source id, 0): where a note's preamble is."""
+    return {(e.source_id, e.ordinal): e for e in data.entries if e.ordinal == 0}
+
+
+def gather_entries(entries: Sequence[EntryView], data: WindowData, topic: Topic,
+                   firsts: Mapping[tuple[int, int], EntryView] | None = None) -> list[Evidence]:
     """Every piece of evidence about a thing without an arXiv id, from the note entries about it:
     the topic each note is written for, statements in its preamble, and the statements and
-    vocabulary of each entry's own text, weighed as a paper's are."""
+    vocabulary of each entry's own text, weighed as a paper's are. `firsts`: `first_entries(data)`,
+    found once by a caller that gathers for many things of one window."""
     j, topics = topic.judgment, known_topics(topic)
     extra = tuple((n, topic.name) for n in topic.names)
     evidence: list[Evidence] = []
-    firsts = {(e.source_id, e.ordinal): e for e in data.entries if e.ordinal == 0}
+    firsts = first_entries(data) if firsts is None else firsts
     for path in dict.fromkeys(e.path for e in entries):
         evidence += [Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1])
                      for name, kind in note_topics(path, j, topics)]

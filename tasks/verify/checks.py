@@ -9,6 +9,7 @@ from rapidfuzz import fuzz
 
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.context import Context, text_ids
+from tasks.verify.name_index import NameIndex
 from tasks.verify.names import distinctive, is_generic, names_match, normalise, short_name
 from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts
 from tasks.verify.promises import find_promises
@@ -74,15 +75,20 @@ class FirstMatch:
         self.distinct: list[str] = []
         self._seen: set[str] = set()
         self._memo: dict[str, tuple[int, int | None]] = {}  # name -> (distinct names checked, match)
+        # The distinct names by what could match them: trying each was quadratic in a source of
+        # many differently named subjects.
+        self._index = NameIndex()
 
     def resolve(self, name: str) -> str:
         """The first earlier name that matches `name`, else `name` itself (which is then appended)."""
         checked, hit = self._memo.get(name, (0, None))
         if hit is None:
-            hit = next((i for i in range(checked, len(self.distinct)) if names_match(self.distinct[i], name)), None)
+            near = sorted(i for i in self._index.matching(name) if i >= checked)
+            hit = next((i for i in near if names_match(self.distinct[i], name)), None)
             checked = len(self.distinct)
         subject = self.distinct[hit] if hit is not None else name
         if hit is None and name not in self._seen:  # a name that does not match itself is listed once
+            self._index.add(len(self.distinct), name)
             self.distinct.append(name)
             self._seen.add(name)
         self._memo[name] = (checked, hit)

@@ -22,6 +22,8 @@ _STOP = STOP_WORDS
 # Words too common in this domain to identify a thing on their own.
 _COMMON = COMMON_WORDS
 GENERIC_TITLES = GENERIC_TITLE
+# `fuzz.ratio` of two normalised names at or above which they are nearly the same string.
+FUZZY_SAME = 92
 
 
 # Both are pure and called for the same few thousand names by every check of every window.
@@ -103,7 +105,7 @@ def names_match(a: str, b: str) -> bool:
     if len(shared) == 1 and small == 1:
         (token,) = shared
         return _strong(token, a if len(ta) == 1 else b)
-    return fuzz.ratio(normalise(a), normalise(b)) >= 92
+    return fuzz.ratio(normalise(a), normalise(b)) >= FUZZY_SAME
 
 
 def same_thing(a: str, b: str) -> bool:
@@ -117,13 +119,25 @@ def _ascii_sequence(text: str) -> list[str]:
     return [t.lower() for t in _ASCII.findall(text) if t.lower() not in _STOP]
 
 
-def mentions_name(text: str, name: str) -> bool:
-    """Whether free text names `name`: a run of its leading ASCII tokens (3, or all if fewer)."""
+def text_words(text: str) -> list[str]:
+    """The lower-cased ASCII words of free text, stop words left out, in order (what `mentions_name` reads)."""
+    return _ascii_sequence(text)
+
+
+def mention_run(name: str) -> tuple[str, ...]:
+    """The run of words free text must hold to name `name`: its leading ASCII tokens (3, or all if
+    fewer); empty when no text can name it (no such token, or a single one that is not strong)."""
     seq = [t for t in _ascii_sequence(_BRACKETS.sub(" ", name)) if not t.isdigit()]
-    if not seq:
-        return False
     need = seq[: min(3, len(seq))]
     if len(need) == 1 and not _strong(need[0], name):
+        return ()
+    return tuple(need)
+
+
+def mentions_name(text: str, name: str) -> bool:
+    """Whether free text names `name`: a run of its leading ASCII tokens (3, or all if fewer)."""
+    need = list(mention_run(name))
+    if not need:
         return False
     words = _ascii_sequence(text)
     n = len(need)

@@ -1,12 +1,16 @@
 """Contract: every stage's work grows at most linearly with one source's size (issue 23, part 1).
 
 One generated source is grown x10 and x100 along one dimension at a time (entries naming ids, one
-entry naming many ids, plain lines, table rows, list nesting, engineering entries that share a
-name), and each stage's operations are counted: every Python function call and builtin call made
-while it runs (`sys.setprofile`), which is deterministic, unlike seconds. The count at x10 and
-x100 must stay within that factor (with 25% slack for the cost of a bigger set here and there) of
-the count at x1 above the same workspace without the grown source, so a stage that rescans what it
-built for every new element (the merge of `tasks.briefing.engineering` once did) fails here.
+entry naming many ids, plain lines, table rows, list nesting, and "merges": engineering
+increments, each a release and a benchmark of one coined system that merge into one, all sharing
+the words "release"/"benchmark" and their numbers), and each stage's operations are counted: every
+line of Python executed while it runs (`sys.settrace`), which is deterministic, unlike seconds. The
+count at x10 and x100 must stay within that factor (with 25% slack for the cost of a bigger set
+here and there) of the count at x1 above the same workspace without the grown source, so a stage
+that rescans what it built for every new element (the merge of `tasks.briefing.engineering`, its
+search for the entries naming each increment, the numbers check's subjects once did) fails here.
+The increments do not name one another: entries that all did would make each increment list all
+the others, an output (and work) quadratic in the source whatever the code.
 
 Stages: parse (`RowBuilder.build_one`: decode, caps, note parser, rows), and the evening's
 derivation (`run.render_briefing`: verifications, judging, briefing content and rendering) over
@@ -44,6 +48,15 @@ def _aid(k: int) -> str:
     return f"2609.{10000 + k:05d}"
 
 
+# Syllables with no letter in common, so that no two coined names are near each other (a fuzzy match).
+_SYLLABLES = ("bcd", "fgh", "jkl", "mnp", "qrs", "tvw", "xyz", "aeo")
+
+
+def _coined(k: int) -> str:
+    """The k-th coined system name (k < 4096): "Qu" and k's four octal digits as syllables."""
+    return "Qu" + "".join(_SYLLABLES[k >> shift & 7] for shift in (9, 6, 3, 0))
+
+
 # One source of size n along each dimension, as note text.
 GROWN: dict[str, Callable[[int], str]] = {
     "entries": lambda n: "\n\n".join(f"## {k}. KV cache scheduler {k} for inference (arXiv:{_aid(k)})\n\n- {k}% fewer stalls"
@@ -54,8 +67,10 @@ GROWN: dict[str, Callable[[int], str]] = {
     "table": lambda n: "## 1. Screening\n\n| # | id | title |\n|---|---|---|\n" + "\n".join(
         f"| {k} | arXiv:{_aid(k)} | Scheduler {k} for inference |" for k in range(1, n + 1)),
     "nesting": lambda n: "## 1. Outline\n\n" + "\n".join("  " * k + f"- level {k} of vLLM serving" for k in range(n)),
-    "merges": lambda n: "\n\n".join(f"## {k}. Kestrel {k}.0 release\n\nKestrel {k}.0 is a new vLLM inference engine, "
-                                    f"2.1× faster on H100. 建议进 E1" for k in range(1, n + 1)),
+    "merges": lambda n: "\n\n".join(
+        f"## {2 * k - 1}. {_coined(k)} 2.0 release\n\n{_coined(k)} 2.0 is a new vLLM inference engine, 2.1× faster "
+        f"on H100. 建议进 E1\n\n## {2 * k}. {_coined(k)} 2.0 benchmark\n\n{_coined(k)} 2.0 keeps p99 latency "
+        f"under 40 ms at 64 concurrent requests" for k in range(1, n + 1)),
 }
 SIZES = (10, 100, 1000)
 EVENING_SIZES = (5, 50, 500)  # the evening is counted over a database round trip: smaller, same factors
@@ -121,13 +136,7 @@ def _workspace(root: Path, grown: str | None) -> Path:
     return root
 
 
-# Not "merges": engineering_increments looks for every increment among all the window's entries
-# (`_names_it` per entry, per increment), which is quadratic in a source of many increments; an
-# index of the entries by name is the fix, not made yet.
-EVENING_DIMENSIONS = sorted(set(GROWN) - {"merges"})
-
-
-@pytest.mark.parametrize("dimension", EVENING_DIMENSIONS)
+@pytest.mark.parametrize("dimension", sorted(GROWN))
 def test_the_evening_grows_linearly(dimension: str, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     def evening(grown: str | None, name: str) -> int:
         truncate_all(clean_db)

@@ -1,0 +1,123 @@
+"""Which entries name an engineering increment, found through an index built once per window
+rather than by trying every entry for every increment (quadratic in a source of hundreds of
+increments).
+
+`names_it` is the rule; `NamingIndex.naming` gives exactly the entries of its pool that
+`names_it` accepts, in pool order, but runs it only on the entries that could pass. Why each
+entry it skips cannot pass, rule by rule of `names_it` (tasks.verify.names):
+
+1. The title matches a name (`names_match(title, n)`, title not generic): `NameIndex` of the
+   titles (tasks.verify.name_index, which argues each way `names_match` can be true: a shared
+   token other than the last of either side, one side a single shared token, or a near-identical
+   string found by a scan in C), ordered by how many of the pool's titles hold a token.
+2. The same coined head word (`head_token(title) == head_token(names[0])`, not one of the topic's
+   common words): the entry is in the list of that head word (`_heads`, keyed by `head_token`
+   itself: a capitalised stop word, "Without", is a head word that `distinctive` leaves out).
+3. The text mentions the first name (`mentions_name(text, names[0])`): the text's words
+   (`text_words`) hold the run `mention_run(names[0])` in order, so they hold every word of it;
+   the entry is in the list (`_words`) of each, and the shortest list is taken.
+
+Lists a word common to the pool (the only word of a name, every word of a name's run) can still
+hold most entries; `names_it` then runs on those, and entries that all name one another make an
+output that large anyway.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+from tasks.model.window import EntryView
+from tasks.verify.name_index import NameIndex
+from tasks.verify.names import head_token, is_generic, mention_run, mentions_name, names_match, text_words
+
+
+def names_it(entry: EntryView, names: Sequence[str], common: frozenset[str]) -> bool:
+    """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text."""
+    title = entry.title or ""
+    if title and not is_generic(title):
+        if any(names_match(title, n) for n in names):
+            return True
+        head = head_token(title)
+        if head and head not in common and head == head_token(names[0]):
+            return True
+    return mentions_name(entry.text, names[0])
+
+
+class NamingIndex:
+    """The entries of a pool by what `names_it` could accept them for (see the module docstring)."""
+
+    def __init__(self, pool: Sequence[EntryView]) -> None:
+        self.pool = list(pool)
+        titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not is_generic(e.title)]
+        self._titles = NameIndex(title for _, title in titled)
+        self._heads: dict[str, list[int]] = defaultdict(list)
+        self._words: dict[str, list[int]] = defaultdict(list)
+        for at, title in titled:
+            self._titles.add(at, title)
+            head = head_token(title)
+            if head:
+                self._heads[head].append(at)
+        for at, entry in enumerate(self.pool):
+            for word in dict.fromkeys(text_words(entry.text)):
+                self._words[word].append(at)
+
+    def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
+        found: set[int] = set()
+        for name in dict.fromkeys(names):
+            found |= self._titles.matching(name)
+        head = head_token(names[0])
+        if head and head not in common:
+            found.update(self._heads.get(head, ()))
+        run = mention_run(names[0])
+        if run:
+            shortest = min((self._words.get(word, []) for word in run), key=len)
+            found.update(shortest)
+        return found
+
+    def naming(self, names: Sequence[str], common: frozenset[str]) -> list[EntryView]:
+        """The pool's entries that name the increment (`names_it`), in pool order."""
+        return [self.pool[at] for at in sorted(self._could_name(names, common))
+                if names_it(self.pool[at], names, common)]
+
+
+class MergeIndex:
+    """The merged candidates a new one could be the same thing as (`_same` of
+    tasks.briefing.engineering): a shared link, a name match (rule 1, over every name each merged
+    candidate took in), or the same head word of the titles (`_same` reads a merged candidate's
+    title as it is now, so each title it had is kept)."""
+
+    def __init__(self, order_names: Iterable[str]) -> None:
+        self._names = NameIndex(order_names)
+        self._links: dict[str, list[int]] = defaultdict(list)
+        self._heads: dict[str, list[int]] = defaultdict(list)
+        # What each owner holds already: one thing merged from many candidates is listed once.
+        self._seen: set[tuple[str, int, str]] = set()
+
+    def _fresh(self, kind: str, owner: int, value: str) -> bool:
+        if (kind, owner, value) in self._seen:
+            return False
+        self._seen.add((kind, owner, value))
+        return True
+
+    def add(self, owner: int, title: str, names: Iterable[str], links: Iterable[str]) -> None:
+        for name in names:
+            if self._fresh("name", owner, name):
+                self._names.add(owner, name)
+        for link in links:
+            if self._fresh("link", owner, link):
+                self._links[link].append(owner)
+        head = head_token(title)
+        if head and self._fresh("head", owner, head):
+            self._heads[head].append(owner)
+
+    def could_be(self, title: str, names: Iterable[str], links: Iterable[str]) -> set[int]:
+        found: set[int] = set()
+        for name in dict.fromkeys(names):
+            found |= self._names.matching(name)
+        for link in links:
+            found.update(self._links.get(link, ()))
+        head = head_token(title)
+        if head:
+            found.update(self._heads.get(head, ()))
+        return found

@@ -1,0 +1,83 @@
+"""Which names could match a name (`names_match`), through an index rather than by trying each.
+
+`names_match(a, b)` is false when either side has no distinctive token; otherwise it is true in
+three ways, and `NameIndex.matching` returns a superset of the owners of the names true for each:
+a. Two or more shared distinctive tokens. Put all tokens in one order and drop from each side its
+   last token: the first of the shared tokens is not the last of either side (another shared one
+   comes after it), so it is in both what is left. So the name is in the list (`_prefix`) of one of
+   the query's tokens but its last; ordered by how many names hold a token, a word most names hold
+   ("release") is not what finds them.
+b. One shared token where one side has only that token: the query is that one token, and the name
+   is in its full list (`_containing`); or the name is, and it is in the list of one-token names
+   (`_singles`) of a token of the query.
+c. `fuzz.ratio(normalise(a), normalise(b)) >= FUZZY_SAME`: nearly the same string implies no shared
+   token (each word of one may differ by a letter from the other's). This rule keeps its scan over
+   the normalised names, done by `rapidfuzz.process.extract` in C with the same scorer and a cutoff
+   a little below the rule's, so it costs one call per query, not Python work per name.
+The caller then runs `names_match` itself on what is returned.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+
+from rapidfuzz import fuzz, process
+
+from tasks.verify.names import FUZZY_SAME, distinctive, normalise
+
+# Below the rule's threshold so that no float rounding inside rapidfuzz can drop a true match.
+_FUZZY_FLOOR = FUZZY_SAME - 0.5
+
+
+class NameIndex:
+    """Owners (pool positions, merged candidates, list positions) of names, found by what could make
+    `names_match` true. Rule 1a needs one order of tokens for both sides, fixed before the first
+    name is added: by how many of `order_names` hold a token, else (names not known up front) the
+    longer token first, as a rarer one usually is."""
+
+    def __init__(self, order_names: Iterable[str] | None = None) -> None:
+        self._held = Counter(token for name in order_names or () for token in distinctive(name))
+        self._by_count = order_names is not None
+        self._prefix: dict[str, list[int]] = defaultdict(list)
+        self._containing: dict[str, list[int]] = defaultdict(list)
+        self._singles: dict[str, list[int]] = defaultdict(list)
+        self._owners: list[int] = []  # the owner of each name in `_normal`
+        self._normal: list[str] = []  # normalised names that have a distinctive token
+
+    def _all_but_last(self, tokens: frozenset[str]) -> list[str]:
+        """The tokens but the last in the order (rule 1a); none of a single token."""
+        if self._by_count:
+            return sorted(tokens, key=lambda t: (self._held[t], t))[:-1]
+        return sorted(tokens, key=lambda t: (-len(t), t))[:-1]
+
+    def add(self, owner: int, name: str) -> None:
+        tokens = distinctive(name)
+        if not tokens:
+            return  # names_match is false for it
+        for token in tokens:
+            self._containing[token].append(owner)
+        for token in self._all_but_last(tokens):
+            self._prefix[token].append(owner)
+        if len(tokens) == 1:
+            self._singles[next(iter(tokens))].append(owner)
+        self._owners.append(owner)
+        self._normal.append(normalise(name))
+
+    def matching(self, name: str) -> set[int]:
+        """The owners of a name that could match `name`."""
+        tokens = distinctive(name)
+        if not tokens:
+            return set()
+        found: set[int] = set()
+        if len(tokens) == 1:
+            found.update(self._containing.get(next(iter(tokens)), ()))
+        else:
+            for token in self._all_but_last(tokens):
+                found.update(self._prefix.get(token, ()))
+            for token in tokens:
+                found.update(self._singles.get(token, ()))
+        near = process.extract(normalise(name), self._normal, scorer=fuzz.ratio, processor=None,
+                               score_cutoff=_FUZZY_FLOOR, limit=None)
+        found.update(self._owners[at] for _, _, at in near)
+        return found
