@@ -1,4 +1,5 @@
-"""Ingest one workspace file as soon as it appears or changes (run by the inbox event trigger).
+"""Ingest one workspace file as soon as it appears or changes (run by the inbox event trigger), then
+republish the closed briefings it is dated into (a late note reaches the evening it belongs to).
 
 Async only so that the run ends with its work (see `flows/daily.py`); the tasks stay sync, and a
 Python caller runs it with `asyncio.run(...)`."""
@@ -6,7 +7,7 @@ Python caller runs it with `asyncio.run(...)`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 
 from prefect import flow
@@ -14,18 +15,20 @@ from prefect import flow
 from predigest.settings import Settings, get_settings
 from tasks import steps
 from tasks.ingest.scan import scan_one
-from tasks.run import WorkspaceRef
+from tasks.run import BriefingResult, WorkspaceRef
 
 
 @dataclass(frozen=True)
 class InboxIngestResult:
     """What happened to one file: `new` or `unchanged` (a source row exists for its bytes),
-    `missing` (gone before the run read it) or `ignored` (not a file predigest reads)."""
+    `missing` (gone before the run read it) or `ignored` (not a file predigest reads). `refreshed`
+    holds the run's briefings republished because a new file is dated into their closed windows."""
 
     path: str
     status: str
     source_id: int | None = None
     error: str | None = None
+    refreshed: tuple[BriefingResult, ...] = ()
 
 
 def workspace_relative(root: Path, path: str) -> str:
@@ -55,6 +58,11 @@ async def ingest_inbox_file(path: str, workspace: str | None = None,
     `path` is workspace-relative (as the watcher sends it) or absolute inside the workspace; a path
     that leaves the workspace fails the run. Symlinks leading out are recorded, never followed. Only
     the files named are looked at (`scan_one`), so the run costs the same in a workspace of any size.
+
+    Then, per topic, the briefings whose windows a newly stored file is dated into and whose cutoff
+    has passed are briefed and published again, as the daily run would (unchanged bytes write
+    nothing). A file in a window still open waits for that evening; an undated file or a knowledge
+    document refreshes nothing.
     """
     settings = get_settings()
     root_text = workspace or (str(settings.workspace) if settings.workspace else None)
@@ -64,7 +72,11 @@ async def ingest_inbox_file(path: str, workspace: str | None = None,
     rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
     ref = steps.register_workspace(settings, str(root))
     results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]
-    return results[0]
+    # Only new versions: an unchanged file changes no briefing.
+    new = [r.source_id for r in results if r.status == "new" and r.source_id is not None]
+    pairs = steps.plan_refresh(settings, str(root), new) if new else []
+    refreshed = tuple(steps.brief_topic(settings, ref, topic, day) for topic, day in pairs)
+    return replace(results[0], refreshed=refreshed)
 
 
 def _ingest_one(settings: Settings, ref: WorkspaceRef, root: Path, rel: str) -> InboxIngestResult:

@@ -91,3 +91,25 @@ def latest_closed_date(schedule: str, timezone: str, now: dt.datetime) -> dt.dat
     except CronSimError as exc:
         raise ScheduleError(f"invalid schedule {schedule!r}: {exc}") from exc
     raise ScheduleError(f"schedule {schedule!r} has no cutoff in the year before {local_now.isoformat()}")
+
+
+def closed_dates_containing(moment: dt.datetime, schedule: str, timezone: str, now: dt.datetime) -> list[dt.date]:
+    """The dates whose window (previous scheduled time, cutoff] contains `moment` (aware) and whose
+    cutoff is at or before `now` (aware): the closed briefings a file dated `moment` belongs to.
+
+    Windows are consecutive, so at most one date: the one whose cutoff is the first scheduled time
+    at or after `moment`. A schedule firing more than once a day has gaps between a date's window
+    and the previous date's cutoff (the window starts at the previous firing), and a moment in such
+    a gap is in no window. Open windows are left out: that briefing is published at its cutoff."""
+    tz = ZoneInfo(timezone)
+    local = moment.astimezone(tz)
+    try:
+        # From a little before `moment`, so a firing exactly at it (cron has whole minutes) is seen.
+        fires = iter(CronSim(schedule, local - dt.timedelta(minutes=2)))
+        first = next(f for f, _ in zip(fires, range(527_040), strict=False) if f >= local)  # a year of minutes
+    except (CronSimError, StopIteration) as exc:
+        raise ScheduleError(f"invalid schedule {schedule!r}: {exc}") from exc
+    if first > now.astimezone(tz) or cutoff_on(first.date(), schedule, timezone) != first:
+        return []
+    window = window_for(first.date(), schedule, timezone)
+    return [window.date] if window.contains(moment) else []

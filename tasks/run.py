@@ -3,7 +3,8 @@
 The stages live in `tasks.stages`, one module each: `workspace` (register, find what changed,
 ingest), `topics` (which topics, their windows and rules), `verifications` (derive a topic's
 verifications through a date; the staleness check), `briefings` (render and publish one
-briefing). This module names them in one place for flows, the CLI and tests.
+briefing), `refresh` (which closed briefings a newly stored file changes). This module names
+them in one place for flows, the CLI and tests.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from tasks.stages.briefings import (
     render_briefing,
     render_collected,
 )
+from tasks.stages.refresh import briefings_to_refresh, stored_times
 from tasks.stages.topics import (
     all_topics,
     density_rule_for,
@@ -46,6 +48,7 @@ __all__ = [
     "all_topics",
     "assemble_and_publish",
     "brief",
+    "briefings_to_refresh",
     "failed_briefing",
     "density_rule_for",
     "derive_verifications",
@@ -59,6 +62,7 @@ __all__ = [
     "render_briefing",
     "render_collected",
     "scheduled_window",
+    "stored_times",
     "topics_for",
     "window_of",
 ]

@@ -94,6 +94,17 @@ def brief_topic(
     return run.failed_briefing(settings, topic.name, day, step.failure.error if step.failure else "failed")
 
 
+@task(name="plan-refresh", cache_policy=NO_CACHE)  # it reads the clock
+def plan_refresh(settings: Settings, workspace: str, source_ids: list[int]) -> list[tuple[Topic, dt.date]]:
+    """The (topic, date) pairs whose closed windows the sources `source_ids` are dated into (none
+    for undated files and knowledge documents; an open window is briefed at its cutoff)."""
+    times = _retried(settings, run.stored_times, settings, source_ids)
+    if not times:
+        return []  # the topics are not even loaded
+    topics = run.topics_for(settings, Path(workspace), None)
+    return run.briefings_to_refresh(times, topics, dt.datetime.now(dt.UTC))
+
+
 @task(name="plan-derivation", cache_policy=NO_CACHE)  # it drops what no longer matches
 def plan_derivation(
     settings: Settings, ref: run.WorkspaceRef, topics: list[Topic], through: dt.date, known: list[str]

@@ -8,7 +8,8 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
 
 - A note written into the workspace's inbox is seen by the watcher, which emits
   `inbox.file.created`; the trigger runs `ingest-inbox-file` for that path on a worker, the run
-  completes and the note's source row appears.
+  completes, the note's source row appears, and the briefings of the closed window it is dated into
+  (the last day's, which the backfill below publishes again to the same bytes) are published.
 - Two backfill runs at once (one over the ten dates, one over two of them), children spread over
   both workers: exactly 10 briefings per topic, one row per (topic, date),
   each object byte-identical to `tasks.run.render_briefing` for that date.
@@ -128,7 +129,7 @@ def _flow_runs(api_url: str, flow_name: str) -> list[Any]:
 def test_a_new_note_is_ingested_through_the_watcher_and_trigger(stack: Stack) -> None:
     watcher_log = stack.home / "run" / "watcher.log"
     _wait_for(lambda: watcher_log.exists() and "watching" in watcher_log.read_text(), "the watcher to start")
-    rel = "inbox/alice/2026-10-11T0900-alice-late.md"
+    rel = f"inbox/alice/{DAYS[-1]}T0900-alice-late.md"  # in the last day's window, long closed
     note = stack.workspace / rel
     note.write_text("# Alice · late\n\n## 条目#1 · vLLM\n\n- arXiv:2610.09999 — KV cache for vLLM serving.\n",
                     encoding="utf-8")
@@ -144,6 +145,7 @@ def test_a_new_note_is_ingested_through_the_watcher_and_trigger(stack: Stack) ->
     with stack.engine.connect() as conn:
         rows = conn.execute(text("SELECT error FROM sources WHERE path = :p"), {"p": rel}).all()
     assert rows == [(None,)]
+    assert all((stack.published / "briefings" / topic / f"{DAYS[-1]}.json").is_file() for topic in ("inference", "rag"))
 
 
 def test_two_workers_backfill_ten_dates_once(stack: Stack) -> None:
