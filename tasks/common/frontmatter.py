@@ -12,7 +12,7 @@ import re
 
 FrontMatterValue = str | list[str]
 
-_KEY = re.compile(r"^(?P<key>[A-Za-z_][\w-]*)\s*[:：]\s*(?P<value>.*)$")
+_KEY = re.compile(r"^(?P<key>[^\W\d][\w-]*)\s*[:：]\s*(?P<value>.*)$")  # keys in any script (日期)
 _BLOCK_ITEM = re.compile(r"^\s+-\s+(?P<item>.*)$|^-\s+(?P<top>.*)$")
 
 

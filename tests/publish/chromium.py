@@ -249,7 +249,7 @@ def _reply(ws: websocket.WebSocket, ident: int) -> dict[str, Any]:
             return dict(message["result"])
 
 
-def _devtools_url(proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
+def _devtools_url(proc: subprocess.Popen[str], timeout: float = 120.0) -> str:
     assert proc.stderr is not None
     end = time.monotonic() + timeout
     seen = []
