@@ -259,7 +259,7 @@ def test_the_scan_and_the_row_builder_never_raise_and_never_leave_the_workspace(
 @examples(max_examples=8, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(entries=workspace_entries())
 def test_whatever_a_workspace_holds_postgres_stores_it(
-    entries: list[tuple[bytes, bytes, str, bytes]], settings: Any, engine: Engine,
+    entries: list[tuple[bytes, bytes, str, bytes]], settings: Any, clean_db: Engine,
 ) -> None:
     """Generated hostile workspaces, the whole way into PostgreSQL: every file stored (parsed or
     with its error), nothing from outside, no NUL or lone surrogate, numbers within their columns."""
@@ -280,7 +280,7 @@ def test_whatever_a_workspace_holds_postgres_stores_it(
             _unlock(root)
         assert sorted(o.path for o in outcomes) == sorted(wf.path for wf in files)
         assert all(o.status != "failed" for o in outcomes)
-        with engine.connect() as conn:
+        with clean_db.connect() as conn:
             leaked = conn.execute(text("SELECT count(*) FROM items i JOIN sources s ON s.id = i.source_id "
                                        "WHERE s.workspace_id = :w AND i.text LIKE '%SECRET-OUTSIDE%'"),
                                   {"w": ref.id}).scalar()
