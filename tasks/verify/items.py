@@ -2,8 +2,8 @@
 same thing.
 
 Two listed verifications are about the same subject when their subjects are equal, when their
-names match (`names.same_thing`: shared distinctive tokens, one coined name, the same coined name
-leading both, or nearly the same string), when one is a paper and the other names it (its id, or
+names, without entry markers (`subjects.entry_heading`), match (`names.same_thing`: shared
+distinctive tokens, one coined name, the same coined name leading both, or nearly the same string), when one is a paper and the other names it (its id, or
 a name matching the paper's title or coined name). Open items merge with open items, resolved
 with resolved. The merged item keeps the first one's place, kind and 现象 (plus what another kind
 of doubt says), is named by the paper when one of them is a paper, takes the first 风险 and 建议
@@ -19,6 +19,7 @@ from functools import lru_cache
 from tasks.verify.context import text_ids
 from tasks.verify.names import distinctive, same_thing, short_name
 from tasks.verify.status import OPEN, StatusAsOf
+from tasks.verify.subjects import entry_heading
 
 
 def _is_paper(v: StatusAsOf) -> bool:
@@ -33,7 +34,8 @@ def _names_of(subject: str, title: str) -> tuple[str, ...]:
     """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
     paper = _is_id(subject)
     coined = short_name(title) if paper else None
-    return tuple(n for n in (None if paper else subject, title, coined) if n)
+    # Compared without entry markers: an item stored as "Increment 1 - FooServe" is FooServe's.
+    return tuple(entry_heading(n) or n for n in (None if paper else subject, title, coined) if n)
 
 
 def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:

@@ -43,9 +43,12 @@ _LEAD_SEGMENT = re.compile(r"^([^:：·|｜]{1,24}?)\s*(?:[:：·|｜]|\s[—–
 _SENTENCE = re.compile(r"[。！？；;，]|[.!?,](?:\s|$)")
 # A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM").
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.](?![a-z]+\b)[A-Za-z0-9]+)*")
-_NAME_RUN = re.compile(rf"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){{0,3}})(?=\s*[{CJK_RANGE}（(：:「]|$)")
+# A name's words: the first any, the others capitalised or with a digit ("Llama 3.1 70B", "KV Cache"),
+# so a sentence's verb ("DeepSeek claims …") ends it.
+_NAME_RUN = re.compile(rf"^([A-Za-z][\w.+-]*(?:\s+(?=[\w.+-]*[A-Z0-9])[A-Za-z0-9][\w.+-]*){{0,3}})(?=\s*[{CJK_RANGE}（(：:「]|$)")
 # A setting's key or flag ("kv-offload-backend", "max_num_seqs", "spec.k"): lower case, joined parts.
 _CONFIG_KEY = re.compile(r"^-{0,2}[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")
+_CLAUSE_BEFORE_BRACKET = re.compile(r"^\S+(?:\s+\S+){3,}\s*[（(]")
 _LONG_HEADING = 8  # distinctive tokens above which a heading is a sentence, not a name
 
 
@@ -113,6 +116,8 @@ def line_thing(text: str, people: Iterable[str] = (), coined: bool = True) -> st
     group = frozenset(p.lower() for p in people)
     rest = strip_labels(text)
     lead = lead_phrase(rest)
+    if lead and _CLAUSE_BEFORE_BRACKET.match(rest[rest.find(lead):]):
+        lead = None  # "DeepSeek claims an 85% speed-up (arXiv:…)": a clause, not a name, before the bracket
     if lead and not HEDGE.search(lead) and _names(strip_labels(lead), group):
         return strip_labels(lead)
     run = _NAME_RUN.match(rest)
@@ -147,6 +152,8 @@ def heading_thing(title: str | None, people: Iterable[str] = ()) -> str | None:
     text, appendix = _entry_heading(title or "", group)
     if appendix or not text or not _names(text, group):
         return None
-    if _SENTENCE.search(title or "") or len(distinctive(text)) > _LONG_HEADING:
+    raw = title or ""
+    said = raw[max(raw.find(text[:8]), 0):]  # the heading from where its text starts (after the markers)
+    if _SENTENCE.search(said) or len(distinctive(text)) > _LONG_HEADING:
         return line_thing(text, group)
     return text
