@@ -27,7 +27,7 @@ from sqlalchemy import Engine
 from predigest.settings import Settings
 from tasks import run
 from tasks.inbox.notes import parse_note
-from tasks.verify.items import one_per_subject
+from tasks.verify.items import figures, one_per_subject
 from tasks.verify.status import StatusAsOf
 from tasks.verify.subjects import entry_heading, heading_thing, line_thing, only_scaffolding
 from tests.helpers import ingest_all, truncate_all
@@ -35,6 +35,7 @@ from tests.verify.subject_notes import (
     DAY,
     EN,
     EXPECTED,
+    MIXED,
     NOT_SUBJECTS,
     SETTLED,
     STYLES,
@@ -102,9 +103,18 @@ def test_sources_and_people_are_scaffolding() -> None:
     assert not only_scaffolding("SGLang GitHub issues", PEOPLE)
 
 
-def _view(subject: str, key: str, source: str) -> StatusAsOf:
-    return StatusAsOf(key, "hedge", subject, subject, f"claim of {key}", "待核实", (source,), DAY, DAY, "pending", 0,
+def _view(subject: str, key: str, source: str, claim: str = "") -> StatusAsOf:
+    return StatusAsOf(key, "hedge", subject, subject, claim or f"claim of {key}", "待核实", (source,), DAY, DAY, "pending", 0,
                       None, None, None, "", seen_in_window=True, keys=(key,), kinds=("hedge",))
+
+
+def test_one_claim_named_in_two_languages_is_one_item() -> None:
+    views = [_view("Tiered KV Cache Offloading in vLLM", "hedge:a", "en.md", "the post says TTFT drops 40%"),
+             _view("vLLM 分层 KV 卸载", "hedge:b", "zh.md", "官方博客说 TTFT 降低 40 %"),
+             _view("vLLM 前缀缓存", "hedge:c", "zh2.md", "官方博客说吞吐 2 倍"),  # same system, another figure
+             _view("SGLang tiered offloading", "hedge:d", "zh3.md", "TTFT 降低 40%")]  # same figure, another system
+    assert [v.sources for v in one_per_subject(views)] == [("en.md", "zh.md"), ("zh2.md",), ("zh3.md",)]
+    assert figures("2.10x、2.1 倍、40 %") == {"2.1×", "40%"}
 
 
 def test_items_stored_with_markers_merge_with_the_same_thing() -> None:
@@ -174,8 +184,9 @@ def test_each_subject_is_found_once_under_its_name(briefs: dict[str, dict[str, A
 
 @pytest.mark.parametrize("style", [s for s in STYLES if s in ("##", "###", "cjk")])
 def test_the_same_blog_post_in_two_notes_and_languages_is_one_item(briefs: dict[str, dict[str, Any]], style: str) -> None:
-    (item,) = _items(briefs[style], "Tiered KV Cache Offloading")
-    assert {ZH, EN} <= set(item["sources"]) and item["status"] == "pending"
+    (item,) = [v for v in briefs[style]["verifications"] if "40%" in v["claim"]]
+    assert {ZH, EN, MIXED} <= set(item["sources"]) and item["status"] == "pending"
+    assert "Tiered KV Cache Offloading" in item["subject"]
 
 
 @pytest.mark.parametrize("style", STYLES)
