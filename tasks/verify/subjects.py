@@ -39,6 +39,7 @@ _ASIDE_START = re.compile(rf"^\s*(?:{_ASIDE})(?![A-Za-z])", re.IGNORECASE)
 _SOURCE_WORDS = frozenset(t for w in _WORDS.words("names", "sources") for t in distinctive(w)) | frozenset(
     w.lower() for w in _WORDS.words("names", "sources"))
 _TEMPLATE_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "template"))
+_SCAFFOLDING = _SOURCE_WORDS | _TEMPLATE_WORDS
 _LEAD_SEGMENT = re.compile(r"^([^:：·|｜]{1,24}?)\s*(?:[:：·|｜]|\s[—–-]\s)\s*(?=\S)")
 _SENTENCE = re.compile(r"[。！？；;，]|[.!?,](?:\s|$)")
 # A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM").
@@ -89,14 +90,13 @@ def entry_heading(title: str | None, people: Iterable[str] = ()) -> str:
 def only_scaffolding(name: str, people: Iterable[str] = ()) -> bool:
     """A name made only of source names, people, template and common words ("CSDN 博客", "Summary", "Jay")."""
     tokens = distinctive(name)
-    known = _SOURCE_WORDS | _TEMPLATE_WORDS | COMMON_WORDS | {p.lower() for p in people}
-    return all(t in known for t in tokens)
+    lowered = {p.lower() for p in people}
+    return all(t in _SCAFFOLDING or t in COMMON_WORDS or t in lowered for t in tokens)
 
 
 def _ascii_name(text: str) -> bool:
     """Whether a phrase names a thing by an ASCII name: one coined token, or two distinctive ASCII words."""
-    ascii_tokens = frozenset(t for t in distinctive(text) if t.isascii())
-    if not ascii_tokens:
+    if not any(t.isascii() for t in distinctive(text)):
         return False
     return is_name(" ".join(m.group(0) for m in _TOKEN.finditer(text))) or any(
         head_token(m.group(0)) for m in _TOKEN.finditer(text))
@@ -107,13 +107,18 @@ def _names(text: str, people: frozenset[str]) -> bool:
         return False
     kept = " ".join(t for t in re.split(r"\s+", HEDGE.sub(" ", text)) if t)
     return bool(find_ids(kept)) or _ascii_name(" ".join(
-        w for w in re.findall(r"[A-Za-z][\w.+-]*", kept) if w.lower() not in _SOURCE_WORDS | _TEMPLATE_WORDS | people))
+        w for w in re.findall(r"[A-Za-z][\w.+-]*", kept) if w.lower() not in _SCAFFOLDING and w.lower() not in people))
 
 
 def line_thing(text: str, people: Iterable[str] = (), coined: bool = True) -> str | None:
     """The thing a line is about: the name it leads with, else (with `coined`) its first coined
     name, if either names a thing."""
-    group = frozenset(p.lower() for p in people)
+    return _line_thing(text, frozenset(p.lower() for p in people), coined)
+
+
+# Settling sentences are read against every open item a window names: the answers are kept.
+@lru_cache(maxsize=16384)
+def _line_thing(text: str, group: frozenset[str], coined: bool) -> str | None:
     rest = strip_labels(text)
     lead = lead_phrase(rest)
     if lead and _CLAUSE_BEFORE_BRACKET.match(rest[rest.find(lead):]):

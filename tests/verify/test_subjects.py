@@ -7,7 +7,9 @@
   "Action items"), a source's name (CSDN, a blog, one of the workspace's people), template words and
   an appendix heading never are; the subject is then the thing the hedged line names;
 - no listed subject or title is a label, a source's name or carries an entry marker, in any style;
-- the same thing raised by an English and a Chinese note is one item with both sources;
+- the same thing raised by an English and a Chinese note is one item with both sources, also when
+  the Chinese note names it in Chinese (the same coined name questioned for the same figure);
+  items stored with entry markers merge with the same thing;
 - a claim next to a malformed id is listed under the thing it names; a questioned number under the
   benchmark's name;
 - a settling line about another thing (SGLang's GitHub issues) leaves a vLLM question pending; one
