@@ -23,6 +23,7 @@ from tasks.judge.statements import word_pattern
 from tasks.model.window import MentionView, WindowData
 from tasks.verify.markers import TRAILING_PROGRESS
 from tasks.verify.names import names_match
+from tasks.verify.subjects import entry_heading
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
@@ -71,8 +72,9 @@ def strip_markers(title: str) -> str:
 
 
 def clean_title(title: str) -> str:
-    """A heading without markers and trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""
-    t = _COMMENT.sub("", strip_markers(title)).strip()
+    """A heading without markers, entry markers ("条目#2 ·", "[Sep 10]", "附：", `subjects.entry_heading`)
+    and trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""
+    t = _COMMENT.sub("", strip_markers(entry_heading(title) or title)).strip()
     if re.search(r"[A-Za-z]", t):
         t = _TRAILING_CJK.sub("", t)
     return t.strip(" ·:：—-") or strip_markers(title) or title

@@ -10,10 +10,11 @@ from rapidfuzz import fuzz
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
-from tasks.verify.names import distinctive, is_generic, names_match, normalise, short_name
+from tasks.verify.names import distinctive, names_match, normalise, short_name
 from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Observation, Tracked, is_open
+from tasks.verify.subjects import heading_thing
 
 TITLE_MATCH = 80  # rapidfuzz token_set_ratio at or above which two titles are the same paper's
 
@@ -99,7 +100,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
     if entry.kind not in NOTE_KINDS or not entry.numbers:
         return []
     entry_ids = [i for i in entry.ids if i in ctx.papers]
-    named = entry.title if entry.title and not is_generic(entry.title) and not entry.ids else None
+    named = heading_thing(entry.title, ctx.people) if not entry.ids else None
     if named is not None and not ctx.relevant(entry):
         named = None
     out = []
@@ -166,7 +167,7 @@ def observe_promises(ctx: Context) -> None:
         ids = ctx.topical(entry.ids)
         if entry.ids and not ids:
             continue
-        subject = ids[0] if len(ids) == 1 else (entry.title if entry.title and not is_generic(entry.title) else None)
+        subject = ids[0] if len(ids) == 1 else heading_thing(entry.title, ctx.people)
         if subject is None or (not ids and not ctx.relevant(entry)):
             continue
         for promise in find_promises(entry.text):

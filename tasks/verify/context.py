@@ -103,6 +103,7 @@ class Context:
     raised_by_entry: set[tuple[str, str, int]] = field(default_factory=set)  # (key, path, ordinal)
     resolved_keys: frozenset[str] = frozenset()  # stored items already resolved by the window's day
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
+    _people: frozenset[str] | None = None
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],
@@ -111,6 +112,14 @@ class Context:
         day = data.window.date
         resolved = frozenset(t.key for t in tracked if state_on(t, day)[1] is not None)
         return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved)
+
+    @property
+    def people(self) -> frozenset[str]:
+        """The workspace's people (its inbox/<person>/ folders): a source, never a subject."""
+        if self._people is None:
+            self._people = frozenset(p.split("/")[1].lower() for p in {e.path for e in (*self.data.entries, *self.data.history)}
+                                     if p.startswith("inbox/") and p.count("/") >= 2)
+        return self._people
 
     def topical(self, ids: Sequence[str]) -> list[str]:
         return [i for i in ids if i in self.papers]

@@ -1,45 +1,21 @@
-"""What an entry hedges, and the names a hedged line leads with.
+"""What an entry hedges: the parser's hedges, unknown markers, and a hedging heading's items.
 
 An entry's hedges are the note parser's, the lines holding a hedge marker the parser does not know
 (judgment.toml `[markers] hedge_extra`, outside code fences), and the items a hedging heading puts
 in doubt: under "Needs verification", "未解决" or "…待核实说法" each list item or table row is a
 hedge about its own subject, and an entry headed "⚠️ T2 待核实 · PreScale" is about what its heading
-names. Names are read after the note's labels are stripped (`markers.strip_labels`).
+names (`subjects.heading_thing`: a label, a source's name or an appendix heading names nothing).
 """
 
 from __future__ import annotations
 
 import re
 
-from tasks.common.text import CJK_RANGE
 from tasks.model.window import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import HEDGE, PHENOMENON_LABEL, strip_labels
-from tasks.verify.names import distinctive, head_token, is_name, lead_phrase, names_nothing
-
-_ASCII_LETTER = re.compile(r"[A-Za-z]")
-_NAME_RUN = re.compile(rf"^([A-Za-z][\w.+-]*(?:\s+[A-Za-z0-9][\w.+-]*){{0,3}})(?=\s*[{CJK_RANGE}（(：:「]|$)")
-# A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM", not "MXFP4-quantized").
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-(?![a-z]+\b)[A-Za-z0-9]+)*")
-
-
-def name_in(text: str) -> str | None:
-    """The name a hedged line leads with, after the note's labels ("⚠️ T1 待核实 · FooLink 报告…" -> "FooLink")."""
-    rest = strip_labels(text)
-    lead = lead_phrase(rest)
-    if lead and _ASCII_LETTER.search(lead) and not HEDGE.search(lead) and not names_nothing(lead) and distinctive(lead):
-        return strip_labels(lead)
-    run = _NAME_RUN.match(rest)
-    if run and is_name(run.group(1)) and not names_nothing(run.group(1)):
-        return run.group(1)
-    return None
-
-
-def coined_in(text: str) -> str | None:
-    """The first coined name in a hedged line ("Needs verification: FooServe's 2x …" -> "FooServe")."""
-    return next((t.group(0) for t in _TOKEN.finditer(HEDGE.sub(" ", strip_labels(text)))
-                 if head_token(t.group(0)) and not names_nothing(t.group(0))), None)
-
+from tasks.verify.names import names_nothing
+from tasks.verify.subjects import heading_thing
 
 _ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)、])\s+(?:\[[ xX]?\]\s*)?(.+)$")
 _RULE = re.compile(r"^\|?[\s:|-]+\|?$")
@@ -71,7 +47,7 @@ def _under_hedge_heading(entry: EntryView) -> list[dict[str, str]]:
     title = strip_labels(entry.title or "")
     items = _items(entry.text)
     # "PreScale（arXiv:…）" names a thing; "值得警惕的矛盾或待核实说法" heads a list of them.
-    if title and not names_nothing(title) and (text_ids(title) or name_in(title) or coined_in(title)):
+    if title and not names_nothing(title) and (text_ids(title) or heading_thing(title) is not None):
         lines = [line.strip() for line in entry.text.splitlines() if line.strip()]
         stated = [line for line in lines if PHENOMENON_LABEL.match(strip_labels(line))]
         body = (stated or items or lines or [title])[0]

@@ -1,35 +1,36 @@
 """Verifications raised by hedges in notes and queue rows, and resolved by later settling statements.
 
-A hedge's subject is what is in doubt: the topical arXiv id it names (by id, or by the paper's
-coined name), else the entry's single topical id, else the name the hedged line leads with
-("FooKernel「…」", after the note's labels), else the entry's own title, else the first coined name
-in the line. A heading made only of markers, a section heading or a config key is never a subject
-(`names.names_nothing`): a hedge with no other subject raises nothing. Hedges about other topics'
-papers, or already settled in the same sentence, raise nothing; a published briefing in the inbox
-(an echo) does not raise again what the knowledge document has anchored, an item already resolved,
-or what a note of the window or the lookback settled. What an entry hedges is `tasks.verify.hedged`;
-each raised observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
+A hedge's subject is the thing in doubt (`tasks.verify.subjects`): the topical arXiv id the hedged
+line names (by id, or by the paper's coined name), else the id its entry's heading gives, else the
+name the line leads with ("FooKernel「…」", "InferenceBench 的 vLLM baseline：…", "`--flag` 在
+vLLM …" -> "vLLM --flag"; the heading instead when it names the same thing more fully), else the
+entry's single topical id, else the heading when it names a thing, else the line's first coined
+name, else the name the entry gave last before it. A heading that is a section label, a source's
+name, template words, an appendix heading or only markers is never a subject, and entry markers
+never reach one; a hedge with no subject raises nothing. A line with its own id, even a malformed
+one, is about what it names, not about its entry's papers. Hedges about other topics' papers, or
+already settled in the same sentence, raise nothing; a published briefing in the inbox (an echo)
+does not raise again what the knowledge document has anchored, an item already resolved, or what
+a note of the window or the lookback settled. A settling sentence resolves an item only when it
+is about the same subject (`_about`). What an entry hedges is `tasks.verify.hedged`; each raised
+observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from predigest.arxiv_ids import find_ids
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
-from tasks.verify.hedged import coined_in, entry_hedges, name_in
+from tasks.verify.hedged import entry_hedges
 from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
-from tasks.verify.names import (
-    distinctive,
-    mentions_name,
-    names_match,
-    names_nothing,
-    short_name,
-)
+from tasks.verify.names import distinctive, mentions_name, names_match, names_nothing, same_thing, short_name
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
+from tasks.verify.subjects import heading_thing, line_thing
 
 
 def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
@@ -41,21 +42,37 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
         if len(candidates) == 1:
             return candidates[0]
     entry_ids = ctx.topical(entry.ids)
-    if entry.ids and not entry_ids and not written:
+    # A line with an id of its own, even one that does not parse ("(arXiv:160622148)"), is about
+    # what it names, not about the entry's papers.
+    own_id = bool(written) or any(m.malformed for m in find_ids(text))
+    if entry.ids and not entry_ids and not own_id:
         return None  # the entry is about another topic's paper
-    title = strip_labels(entry.title or "")
-    about = entry_ids if not names_nothing(title) else []
-    for candidates in ([i for i in about if i in entry.heading], ctx.named_ids(title)):
-        if len(candidates) == 1 and not written:
-            return candidates[0]
+    heading = heading_thing(entry.title, ctx.people)
+    if heading is not None and not own_id:
+        for candidates in ([i for i in entry_ids if i in entry.heading], ctx.named_ids(heading)):
+            if len(candidates) == 1:
+                return candidates[0]
     if not ctx.relevant(entry):
         return None
-    name = name_in(text)
-    if name:
-        return name
-    if len(about) == 1 and not written:
-        return about[0]
-    return coined_in(text) if names_nothing(title) else title
+    name = line_thing(text, ctx.people, coined=False)
+    if name:  # the heading, when it names the same thing, is its fuller name
+        return heading if heading is not None and not own_id and same_thing(heading, name) else name
+    if len(entry_ids) == 1 and not own_id:
+        return entry_ids[0]
+    return heading or line_thing(text, ctx.people) or _named_before(entry.text, text, ctx.people)
+
+
+def _named_before(entry_text: str, hedge_text: str, people: frozenset[str]) -> str | None:
+    """The thing the entry last named at or before the hedged line (the line itself may only say
+    "baseline 写 62，leaderboard 写 71，待核实"), else the first it names after."""
+    lines = [line for line in entry_text.splitlines() if line.strip()]
+    probe = strip_labels(hedge_text)[:24]
+    at = next((k for k, line in enumerate(lines) if probe and probe in strip_labels(line.replace("**", ""))), len(lines) - 1)
+    for line in [*reversed(lines[: at + 1]), *lines[at + 1 :]]:
+        name = line_thing(line, people)
+        if name:
+            return name
+    return None
 
 
 def _doc_entries(ctx: Context) -> list[DocEntry]:
@@ -67,10 +84,11 @@ def _doc_entries(ctx: Context) -> list[DocEntry]:
     return ctx.doc_entries
 
 
-def _names_subject(entry: DocEntry, subject: str) -> bool:
+def _names_subject(entry: DocEntry, subject: str, sentence: str | None = None) -> bool:
+    """Whether a knowledge-document entry (or, given, its settling sentence) names `subject`."""
     if text_ids(subject) == [subject]:
         return subject in text_ids(entry.text)
-    return names_match(entry.name, subject) or mentions_name(entry.text, subject)
+    return names_match(entry.name, subject) or mentions_name(entry.text if sentence is None else sentence, subject)
 
 
 def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
@@ -106,7 +124,10 @@ def observe_hedges(ctx: Context) -> None:
         for hedge in entry_hedges(entry):
             text = str(hedge.get("text", "")).strip()
             heading = entry.heading.split(" › ")[-1].strip()
-            if not text or text in (entry.title or "", heading) or names_nothing(text) or found(SETTLE, text):
+            # A heading that says "待核实" over a body hedges nothing of its own; an entry that is
+            # only its heading (a list item read as one) hedges with it.
+            headed = text in (entry.title or "", heading) and bool(entry.text.strip()) and text not in entry.text
+            if not text or headed or names_nothing(text) or found(SETTLE, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
             about = str(hedge.get("about") or "")  # what the hedging heading names
             subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
@@ -140,15 +161,23 @@ def _queue_hedge(ctx: Context, entry: EntryView) -> None:
 
 
 def _about(ctx: Context, entry: EntryView, subject: str, sentence: str) -> bool:
-    """Whether a settling entry (and its sentence, when the entry names several things) is about `subject`."""
+    """Whether a settling sentence is about `subject`: it names it (its id, the paper's coined name,
+    or a name matching the subject's); or it names no thing of its own and its entry is about the
+    subject alone. A sentence that leads with another thing ("SGLang GitHub issues | … 已确认") is
+    evidence about that thing, never about `subject`."""
+    own = line_thing(sentence, ctx.people, coined=False)
     if text_ids(subject) == [subject]:
         name = short_name(ctx.title_of(subject))
+        if subject in text_ids(sentence) or (name is not None and name in sentence):
+            return True
+        if own is not None and not names_match(own, ctx.title_of(subject)):
+            return False
         named = subject in entry.ids or (name is not None and name in entry.text)
-        many = len(set(entry.ids)) > 1
-        return named and (not many or subject in sentence or (name is not None and name in sentence))
-    return bool(entry.title and names_match(entry.title, subject)) or mentions_name(sentence, subject) or (
-        mentions_name(entry.text, subject) and len(set(entry.ids)) <= 1
-    )
+        return named and len(set(entry.ids)) <= 1
+    if own is not None:
+        return same_thing(own, subject) or same_thing(subject, own)
+    heading = heading_thing(entry.title, ctx.people)
+    return mentions_name(sentence, subject) or (heading is not None and names_match(heading, subject))
 
 
 def _probe(ctx: Context, subject: str) -> list[str]:
@@ -180,7 +209,7 @@ def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> No
         for match in all_found(SETTLE, entry.text):
             sentence = sentence_at(entry.text, match.start())
             for key, kind, subject in candidates:
-                if kind == "hedge" and not HEDGE.search(sentence) and _names_subject(entry, subject):
+                if kind == "hedge" and not HEDGE.search(sentence) and _names_subject(entry, subject, sentence):
                     ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
                                         {"title": ctx.title_of(subject), "text": sentence}))
 
@@ -201,12 +230,13 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
         possible = [c for c in candidates if any(p in lowered for p in probes[c[2]])]
         if not possible:
             continue  # names none of the open subjects: no need to look for settling words
-        settles, releases = all_found(SETTLE, entry.text), all_found(RELEASED, entry.text)
+        body = entry.text if entry.text.strip() else entry.title or ""  # an entry that is only its heading says it there
+        settles, releases = all_found(SETTLE, body), all_found(RELEASED, body)
         for key, kind, subject in possible:
             if (key, entry.path, entry.ordinal) in ctx.raised_by_entry:
                 continue
             for match in releases if kind == "promise" else settles:
-                sentence = sentence_at(entry.text, match.start())
+                sentence = sentence_at(body, match.start())
                 if HEDGE.search(sentence) or not _about(ctx, entry, subject, sentence):
                     continue
                 detail = {"title": ctx.title_of(subject), "text": sentence}

@@ -57,6 +57,11 @@ def _strong(token: str, original: str) -> bool:
     return False
 
 
+def coined_tokens(name: str) -> frozenset[str]:
+    """The distinctive tokens of a name that each name one thing on their own ("vllm" of "vLLM 分层 KV 卸载")."""
+    return frozenset(t for t in distinctive(name) if _strong(t, name))
+
+
 def is_generic(title: str | None) -> bool:
     """A heading that names a section of a note (summary, action items), not a thing."""
     return not title or bool(GENERIC_TITLES.match(title.strip(" #*·:：")))
