@@ -6,6 +6,13 @@
   expect that topic's `predigest.briefing.published` (or `.unchanged`) event before 23:00 in the
   topic's timezone (`within` = 23:00 minus the topic's cutoff); the event is emitted by
   `tasks.publish.artifacts.announce` for every briefing of a daily run.
+- "predigest: crash unresponsive flow runs": a flow run of a deployment emits
+  `prefect.flow-run.heartbeat` every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds while it runs (the
+  environment `up` gives the workers and this registration alike); one that has sent a heartbeat,
+  then sends none (and reaches no final state) for `ZOMBIE_MISSED_HEARTBEATS` periods is set
+  Crashed. Its process died with its worker or machine (SIGKILL, power loss): nothing else would
+  ever leave Running, so it would stay in limbo and hold up a backfill waiting on it. Registered
+  with or without notification destinations (it notifies nobody); not when heartbeats are off.
 The actions send through Prefect notification blocks made from the same `Settings` as the briefing
 notifications: a CustomWebhook block per `notify_webhooks` URL (JSON `{"subject", "body"}`) and an
 Apprise-URL block (Prefect's SlackWebhook block, which hands any Apprise URL to Apprise) per
@@ -33,6 +40,10 @@ FAILED_EVENTS = {"prefect.flow-run.Failed", "prefect.flow-run.Crashed", "prefect
                  "prefect.flow-run.Late"}
 PUBLISHED_EVENTS = {"predigest.briefing.published", "predigest.briefing.unchanged"}
 DAILY_FLOW = "daily-briefing"
+# Missed heartbeats before a run is declared dead: one late heartbeat on a loaded machine is not a crash.
+ZOMBIE_MISSED_HEARTBEATS = 3
+FINAL_EVENTS = {"prefect.flow-run.Completed", "prefect.flow-run.Failed", "prefect.flow-run.Cancelled",
+                "prefect.flow-run.Crashed"}
 
 
 def seconds_until_deadline(schedule: str) -> int:
@@ -88,13 +99,45 @@ def _replace(automation: Any) -> None:
     automation.create()
 
 
-def register_automations(settings: Settings) -> list[str]:
-    """Create (or replace) the automations; returns their names ([] without any destination)."""
-    from prefect.automations import Automation, EventTrigger, Posture, SendNotification
+def zombie_automation(heartbeat_seconds: int | None) -> Any | None:
+    """The automation that sets a flow run Crashed once its heartbeats stop (None: heartbeats are off)."""
+    from prefect.automations import Automation, EventTrigger, Posture
+    from prefect.client.schemas.objects import StateType
+    from prefect.events.actions import ChangeFlowRunState
 
+    if heartbeat_seconds is None:
+        return None
+    return Automation(
+        name=f"{PREFIX}: crash unresponsive flow runs",
+        description=f"A flow run sent no heartbeat for {ZOMBIE_MISSED_HEARTBEATS} x {heartbeat_seconds} s: "
+                    "its process is gone (worker or machine died).",
+        trigger=EventTrigger(
+            after={"prefect.flow-run.heartbeat"}, expect={"prefect.flow-run.heartbeat", *FINAL_EVENTS},
+            match={"prefect.resource.id": "prefect.flow-run.*"}, for_each={"prefect.resource.id"},
+            # Runs of deployments only: their workers share the frequency of this stack's environment;
+            # a flow run in some shell may beat less often and is no worker's to declare dead.
+            match_related={"prefect.resource.role": "deployment"},
+            posture=Posture.Proactive, threshold=1,
+            within=dt.timedelta(seconds=ZOMBIE_MISSED_HEARTBEATS * heartbeat_seconds),
+        ),
+        actions=[ChangeFlowRunState(name="Crashed", state=StateType.CRASHED, force=False,
+                                    message=f"no heartbeat for {ZOMBIE_MISSED_HEARTBEATS * heartbeat_seconds} s: "
+                                            "its worker or machine died")],
+    )
+
+
+def register_automations(settings: Settings) -> list[str]:
+    """Create (or replace) the automations; returns their names."""
+    from prefect.automations import Automation, EventTrigger, Posture, SendNotification
+    from prefect.settings import get_current_settings
+
+    zombie = zombie_automation(get_current_settings().flows.heartbeat_frequency)
+    if zombie is not None:
+        _replace(zombie)
+    names = [zombie.name] if zombie is not None else []
     block_ids = _blocks(settings)
     if not block_ids:
-        return []
+        return names
     daily_flow: dict[str, str | list[str]] = {"prefect.resource.role": "flow", "prefect.resource.name": DAILY_FLOW}
 
     def notify(subject: str, body: str) -> list[Any]:
@@ -124,7 +167,7 @@ def register_automations(settings: Settings) -> list[str]:
         ))
     for automation in automations:
         _replace(automation)
-    return [a.name for a in automations]
+    return names + [a.name for a in automations]
 
 
 def register(env: Mapping[str, str], repo: Path) -> str:
@@ -140,7 +183,7 @@ def register(env: Mapping[str, str], repo: Path) -> str:
 def main() -> int:
     names = register_automations(get_settings())
     print(f"automations: {', '.join(names)}" if names else
-          "automations: none (no PREDIGEST_NOTIFY_WEBHOOKS or PREDIGEST_NOTIFY_URLS)")
+          "automations: none (no PREDIGEST_NOTIFY_WEBHOOKS or PREDIGEST_NOTIFY_URLS, heartbeats off)")
     return 0
 
 

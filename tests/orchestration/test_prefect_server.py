@@ -14,7 +14,8 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
   both workers: exactly 10 briefings per topic, one row per (topic, date),
   each object byte-identical to `tasks.run.render_briefing` for that date.
 - `up` registers the automations (predigest/automations.py): a failed daily-briefing run is notified
-  to the configured webhook by the server; one "no briefing by 23:00" automation per topic.
+  to the configured webhook by the server; one "no briefing by 23:00" automation per topic; the one
+  that crashes runs whose heartbeats stopped (tests/orchestration/test_worker_killed.py exercises it).
 - A daily-briefing run on a worker shows a markdown artifact for each published briefing on its
   run page, and the webhook hears one message per published briefing.
 - `down` stops the server, the workers and the watcher and removes their pid files.
@@ -75,20 +76,27 @@ def _wait_for(condition: Callable[[], Any], what: str, deadline_s: float = 150.0
         time.sleep(0.5)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
-    tmp = tmp_path_factory.mktemp("stack")
-    url = migrated_database("predigest_orch")
+@dataclass
+class StackParts:
+    """What a test stack is made of before `up`: folders, a generated workspace, predigest's settings,
+    an engine on its database, and the environment the stack's processes get."""
+
+    home: Path
+    published: Path
+    workspace: Path
+    settings: Settings
+    engine: Engine
+    env: dict[str, str]
+
+
+def stack_parts(tmp: Path, url: str) -> StackParts:
+    """Folders under `tmp`, the generated workspace, predigest's data in database `url`, Prefect's
+    own in a SQLite file, workers polling every second and logging the runs they take."""
     engine = make_engine(url, pool_size=2)
     home, published, workspace = tmp / "home", tmp / "published", (tmp / "ws").resolve()
     settings = Settings(_env_file=None, home=home, database_url=url, storage_url=published.as_uri())  # type: ignore[call-arg]
     make_workspace(workspace)
-    ingest_all(settings, workspace)
-    port = _free_port()
-    hooks_server = serve_hooks()
-    hooks = hooks_server.__enter__()
-    extra = {
-        "PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([hooks.url]),
+    env = {
         "PREDIGEST_DATABASE_URL": url,
         "PREDIGEST_STORAGE_URL": published.as_uri(),
         "PREDIGEST_TOPICS": "[]",
@@ -97,6 +105,18 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
         "PREFECT_LOGGING_LEVEL": "INFO",  # the workers' logs name the runs they took
         "PREFECT_LOGGING_TO_API_ENABLED": "false",  # spare the server on two cores
     }
+    return StackParts(home, published, workspace, settings, engine, env)
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
+    parts = stack_parts(tmp_path_factory.mktemp("stack"), migrated_database("predigest_orch"))
+    home, published, workspace, settings, engine = parts.home, parts.published, parts.workspace, parts.settings, parts.engine
+    ingest_all(settings, workspace)
+    port = _free_port()
+    hooks_server = serve_hooks()
+    hooks = hooks_server.__enter__()
+    extra = {**parts.env, "PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([hooks.url])}
     try:
         result = orchestrate.up(home, port=port, workers=2, workspace=workspace, extra_env=extra, echo=lambda _: None)
         assert sorted(result.started) == ["server", "watcher", "worker-1", "worker-2"]
@@ -198,7 +218,8 @@ def test_up_registers_automations_and_a_failed_daily_run_is_notified(stack: Stac
 
     with _client(stack.api_url) as client:
         names = sorted(a.name for a in client.read_automations() if a.name.startswith("predigest:"))
-        assert names == ["predigest: daily briefing failed", "predigest: no inference briefing by 23:00",
+        assert names == ["predigest: crash unresponsive flow runs", "predigest: daily briefing failed",
+                         "predigest: no inference briefing by 23:00",
                          "predigest: no rag briefing by 23:00"]
         deadline = client.read_automations_by_name("predigest: no inference briefing by 23:00")[0]
         assert deadline.trigger.within == dt.timedelta(minutes=40)  # 22:20 cutoff to 23:00

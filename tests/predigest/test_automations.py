@@ -1,13 +1,15 @@
 """Contract of the "no briefing by 23:00" window (`predigest.automations.seconds_until_deadline`):
 from the topic's daily cutoff (its cron's minute and hour, in its own timezone) to 23:00, at least a
 minute; a cron whose minute or hour is not a plain number counts from the default 22:20. The
-automations themselves are tested on a real server in tests/orchestration/test_prefect_server.py."""
+zombie automation (`zombie_automation`) waits 3 heartbeat periods, for deployments' runs only, and
+sets the run Crashed; there is none when heartbeats are off. The automations themselves are tested
+on a real server in tests/orchestration/test_prefect_server.py and test_worker_killed.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from predigest.automations import seconds_until_deadline
+from predigest.automations import seconds_until_deadline, zombie_automation
 
 
 @pytest.mark.parametrize(("schedule", "seconds"), [
@@ -20,3 +22,21 @@ from predigest.automations import seconds_until_deadline
 ])
 def test_window_runs_from_the_cutoff_to_23(schedule: str, seconds: int) -> None:
     assert seconds_until_deadline(schedule) == seconds
+
+
+@pytest.mark.parametrize("heartbeat", [30, 45, 180])
+def test_a_run_is_crashed_after_three_missed_heartbeats(heartbeat: int) -> None:
+    import datetime as dt
+
+    automation = zombie_automation(heartbeat)
+    assert automation is not None
+    trigger = automation.trigger
+    assert trigger.within == dt.timedelta(seconds=3 * heartbeat)
+    assert trigger.after == {"prefect.flow-run.heartbeat"} and "prefect.flow-run.heartbeat" in trigger.expect
+    assert "prefect.flow-run.Completed" in trigger.expect and "prefect.flow-run.Crashed" in trigger.expect
+    assert trigger.match_related.root == {"prefect.resource.role": "deployment"}
+    assert [a.state.value for a in automation.actions] == ["CRASHED"]
+
+
+def test_no_zombie_automation_without_heartbeats() -> None:
+    assert zombie_automation(None) is None
