@@ -40,6 +40,7 @@ _LONGEST_WORD = 24
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]")
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")
 _STARTS_CJK = re.compile(f"[\u3400-\u9fff\uf900-\ufaff{_OPENERS}]")
+_CJK_PUNCT = re.compile(f"[\u3000-\u303f\uff00-\uffef{_CLOSERS[:3]}]")
 _WRAP = re.compile(r"\s*\n\s*")
 ELLIPSIS = "…"
 
@@ -155,13 +156,15 @@ def ends_sentence(text: str) -> bool:
 
 
 def join(parts: Sequence[str]) -> str:
-    """Whole sentences of one place put back together as the source wrote them: after a CJK end
-    mark nothing, otherwise one space. Never a "；" the source did not write."""
+    """Whole sentences of one place put back together as the source wrote them: nothing after CJK
+    punctuation or between two CJK characters, otherwise one space. Never a "；" the source did not
+    write."""
     text = ""
     for part in (p.strip() for p in parts):
         if not part:
             continue
-        text = part if not text else text + ("" if is_cjk(text[-1]) and is_cjk(part[0]) else " ") + part
+        tight = text and (_CJK_PUNCT.match(text[-1]) or is_cjk(text[-1]) and is_cjk(part[0]))
+        text = part if not text else text + ("" if tight else " ") + part
     return text
 
 

@@ -104,7 +104,7 @@ def test_known_cuts_in_both_languages() -> None:
 def test_unwrap_and_join_write_no_semicolon_of_their_own() -> None:
     assert unwrap("这一行\n被折断了。This line\n  was wrapped.") == "这一行被折断了。This line was wrapped."
     assert join(["DFlash2.", "I have not read the paper."]) == "DFlash2. I have not read the paper."
-    assert join(["生产报告。", "先不要引用。", "Check it."]) == "生产报告。先不要引用。 Check it."
+    assert join(["生产报告。", "先不要引用。", "Check it.", "中文", "English"]) == "生产报告。先不要引用。Check it. 中文 English"
     assert ends_sentence("读原文。」") and ends_sentence("done.**") and not ends_sentence("TL;DR")
 
 
