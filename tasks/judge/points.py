@@ -174,7 +174,7 @@ def _with_leads(points: Sequence[Point], kept: list[int]) -> list[str]:
         p = points[k]
         text = p.text
         if p.lead and p.group not in led and not text.startswith(p.lead):
-            text = f"{p.lead}：{text}"
+            text = joined(p.lead, [text])
         led.add(p.group)
         out.append(text)
     return out

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.common.sentences import clip, sentences
+from tasks.common.sentences import clip, ends_sentence, sentences
 from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, PHENOMENON_LABEL, RISK, RISK_LABEL, strip_labels
 
 # Markdown shapes: a list item's marker (and checkbox), and lines that head a new block.
@@ -32,7 +32,7 @@ _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$|---)")
 _DIGIT = re.compile(r"\d")
 _TABLE = re.compile(r"^\s*\|")
 # A line that opens a field or another subject ("DeepEP：…", "可信度：…") ends the passage.
-_FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:]")
+_FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:](?!//)")  # "https://…" opens no field
 _CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]?\]")
 _NAMED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]{2,}")
 _AFTER = 5  # lines read after the hedged line
@@ -69,10 +69,24 @@ def _starts_unit(line: str) -> bool:
 def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
     """(units of the passage, the line before the hedged one)."""
     lines = entry_text.splitlines()
-    probe = _content(hedge_text)[:24]
-    at = next((k for k, line in enumerate(lines) if probe and probe in _content(line)), None)
+    at: int | None = None
+    # The hedged line: where the hedged text starts (its first sentence, when the parser joined
+    # lines after a bare marker).
+    for probe in dict.fromkeys((_content(hedge_text)[:24], (sentences(_content(hedge_text)) or [""])[0][:24])):
+        at = next((k for k, line in enumerate(lines) if probe and probe in _content(line)), None)
+        if at is not None:
+            break
     if at is None:
         return [hedge_text], ""
+    start = at  # a hedge on a wrapped line: its sentence starts on the lines above
+    while start > 0 and not _starts_unit(lines[start]) and lines[start - 1].strip() \
+            and not _HEADING.match(lines[start - 1]) and not ends_sentence(_content(lines[start - 1])):
+        start -= 1
+    if start < at:
+        hedge_text = "\n".join(_content(line) for line in lines[start : at + 1])
+    else:  # the hedged sentence and what its line says after it
+        line = _content(lines[at])
+        hedge_text = line[line.find(probe):]
     seen = _content(hedge_text)
     out = [hedge_text]
     for line in lines[at + 1 : at + 1 + _AFTER]:
@@ -85,12 +99,15 @@ def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
             continue
         plain = strip_labels(text)
         # A sibling item about another thing leads with its name ("SEIS 附录 E…", "10 月 PyTorch …").
-        named = {m.group(0).lower() for m in _NAMED.finditer(plain[:_LEAD])} - set(_named_in(" ".join(out)))
+        # A capitalised first word ("The gain…", "Wait for…") starts an English sentence, it names nothing.
+        named = {m.group(0).lower() for m in _NAMED.finditer(plain) if m.start() < _LEAD
+                 and not (m.start() == 0 and m.group(0)[1:].islower())} - set(_named_in(" ".join(out)))
         if not _labelled(plain) and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
             break  # another field, to-do or subject begins
         if text and text not in seen:
             out.append(text)
-    before = _content(lines[at - 1]) if at > 0 and lines[at - 1].strip() and not _HEADING.match(lines[at - 1]) else ""
+    prior = lines[start - 1] if start > 0 else ""
+    before = _content(prior) if prior.strip() and not _HEADING.match(prior) else ""
     return out, before
 
 
