@@ -69,6 +69,23 @@ def _verification(v: StatusAsOf) -> dict[str, Any]:
     }
 
 
+FOLLOW_UP_SHOWN = 6  # advice lines section 五 shows; the rest are counted
+
+
+def follow_up(content: BriefingContent) -> dict[str, Any]:
+    """下次跟进重点: the open items' own 建议, newest first (last seen, then raised; section 三's order
+    among equals), this window's items as "T<n>" and earlier ones as "earlier"; how many open items
+    there are and how many of them give no advice. Nothing is written for an item whose sources
+    give no advice."""
+    listed = [(f"T{k}", v) for k, v in enumerate(content.verifications, 1)]
+    listed += [("", v) for v in content.earlier_verifications]
+    open_items = [(ref, v) for ref, v in listed if v.status != "resolved"]
+    ordered = sorted(open_items, key=lambda item: (-item[1].last_seen.toordinal(), -item[1].raised_on.toordinal()))
+    items = [{"ref": ref or None, "key": v.key, "title": v.title, "advice": v.advice, "last_seen": v.last_seen.isoformat()}
+             for ref, v in ordered if v.advice]
+    return {"items": items, "open": len(open_items), "without_advice": len(open_items) - len(items)}
+
+
 def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
     """Plain dict of the briefing, its wording in `lang` (as the markdown's); every list in a stable order."""
     lang = lang if lang in LABELS else "zh"
@@ -100,6 +117,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         "increments": [_increment(p, k, L) for k, p in enumerate(content.increments, 1)],
         "verifications": [_verification(v) for v in content.verifications],
         "earlier_verifications": [_verification(v) for v in content.earlier_verifications],
+        "follow_up": follow_up(content),
         "stale_after_days": content.stale_after_days,
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),

@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, reason_text, rule_text, short_title
 from tasks.briefing.merge_plan import knowledge_merge
+from tasks.briefing.render_json import FOLLOW_UP_SHOWN, follow_up
 from tasks.briefing.sources import credibility_rule
 from tasks.common.safe_text import markdown_text
 from tasks.common.urls import break_schemes
@@ -157,9 +158,7 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     items = [L["v_item"].format(i=i, title=short_title(v.title), status=L[f"vs_{v.status}"])
              for i, v in enumerate(c.verifications, 1)]
     out.append(L["sum_checks"].format(items=L["sep"].join(items) or L["none"]))
-    follow = [L["follow"].format(title=short_title(v.title), advice=_cell(v.advice))
-              for v in c.verifications if v.status != "resolved" and v.advice]
-    out.append(L["sum_next"].format(items=L["sep"].join(follow[:4]) or L["none"]))
+    out.append(L["sum_next"].format(items=_follow_up(c, L)))
     out.append(_merge_line(c, L))
     off = c.with_status("off_topic")
     if off:
@@ -167,6 +166,23 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     if c.malformed:
         out.append(L["malformed"].format(items=L["sep"].join(f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed)))
     return out
+
+
+def _follow_up(c: BriefingContent, L: dict[str, str]) -> str:
+    """下次跟进重点 in words: each open item's own advice, newest first, one after another (each is a
+    source's whole sentences, so no separator is written into them); else why there is none."""
+    follow = follow_up(c)
+    if not follow["open"]:
+        return L["follow_none"]
+    if not follow["items"]:
+        return L["follow_no_advice"].format(n=follow["open"])
+    shown = follow["items"][:FOLLOW_UP_SHOWN]
+    lines = [L["follow"].format(ref=item["ref"] or L["follow_earlier"], title=short_title(item["title"]),
+                                advice=_cell(item["advice"])) for item in shown]
+    more = len(follow["items"]) - len(shown)
+    lines += [L["follow_more"].format(n=more)] if more else []
+    lines += [L["follow_unadvised"].format(n=follow["without_advice"])] if follow["without_advice"] else []
+    return " ".join(lines)
 
 
 def _merge_line(c: BriefingContent, L: dict[str, str]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from predigest.arxiv_ids import find_id_spans
+from tasks.common.sentences import sentence_at, unwrap
 from tasks.inbox.segment import ITEM, is_table
 
 _VOTE = re.compile(r"[▲★]\s?\d[\d,]*\s*[·:：—–|-]*\s*")
@@ -53,7 +54,6 @@ MAY_HEDGE = re.compile(
 )
 _NON_WORD = re.compile(r"[\W_]")
 URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
-_SENTENCE_END = "。！？!?；;"
 # An item row after its "\n" (a literal first character lets the engine jump from line to line),
 # with the rest of the row as group 3.
 _ITEM_ROWS = re.compile("\n" + ITEM.pattern + "([^\n]*)")
@@ -129,11 +129,8 @@ def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, st
                 text = table_row(line)
             else:
                 text = _content(line)
-                if not ITEM.match(line):  # prose: just the sentence holding the marker
-                    at_ = text.lower().find(marker.lower())
-                    lo = max((text.rfind(c, 0, at_) for c in _SENTENCE_END), default=-1) + 1
-                    ends = [k for k in (text.find(c, at_) for c in _SENTENCE_END) if k >= 0]
-                    text = text[lo : min(ends) + 1 if ends else len(text)].strip()
+                if not ITEM.match(line):  # prose: just the (whole) sentence holding the marker
+                    text = sentence_at(text, text.lower().find(marker.lower()))
                 if not _NON_WORD.sub("", HEDGE.sub("", text)):
                     # "**待核实**" alone heads the lines that follow: those are what is hedged
                     block: list[str] = []
@@ -176,7 +173,7 @@ def key_points(text: str, rows: list[str], code: list[bool]) -> list[str]:
                     break
                 parts.append(line)
                 at = nl
-            point = " ".join(parts)
+            point = unwrap("\n".join(parts))  # a wrapped line joined back (no space between CJK)
         point = plain(point)
         if point:
             points.append(point)
@@ -199,7 +196,7 @@ def _key_points_with_code(text: str, rows: list[str], code: list[bool]) -> list[
             if code[k] or not line.strip() or ITEM.match(line) or len(line) - len(line.lstrip()) <= top:
                 break
             parts.append(line)
-        point = plain(" ".join(parts))
+        point = plain(unwrap("\n".join(parts)))
         if point:
             points.append(point)
     return points

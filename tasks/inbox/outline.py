@@ -1,13 +1,16 @@
 """An entry's text as an outline of points, read from its structure alone (no words of any language).
 
 - A point is a list item at the entry's top indent (or one space deeper), or a line of a labelled
-  run ("R1 …", "(2) …", see segment.sequence_starts), with its wrapped continuation lines. Deeper
-  items are nested under the point above them: they are joined into it ("parent：a；b"), never
-  points of their own.
+  run ("R1 …", "(2) …", see segment.sequence_starts), with its wrapped continuation lines joined
+  back (no space between two CJK characters). Deeper items are nested under the point above them:
+  they follow it in it, never points of their own.
 - A short line (a bold line, a line ending in a colon, a sub-heading) directly above a list is the
   list's lead-in: its items are one group. When they are fragments (three or more, short, no
   sentence ending but the last: a path "Orca；vLLM；…"), the group is one point, the lead-in then
-  its items; otherwise each item is a point that remembers its lead-in. An item that only leads
+  its items; otherwise each item is a point that remembers its lead-in.
+- Pieces are put together as the source wrote them (`joined`): whole sentences one after another,
+  the source's own "；" kept, a fragment with no mark of its own followed by "、" (", " in English)
+  as in an enumeration; never a "；" the source did not write. A row's cells are joined by " · ". An item that only leads
   into something else ("各引擎最优配置：" above a table) is no point.
 - An entry without any list: each paragraph is a point.
 - Table rows are not read here (a row is read whole by `row_point`); fenced code is skipped.
@@ -22,6 +25,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from predigest.arxiv_ids import find_id_spans
+from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwrap
 from tasks.inbox.claims import plain
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import ITEM, is_hr, is_table, sequence_starts
@@ -32,6 +36,7 @@ _ATX = re.compile(r" {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _ENDS = "；;。.,，、"
 _SENTENCE_ENDS = ("。", ".", "！", "!", "？", "?")
 _LEAD_CHARS = 80  # a lead-in is one short line
+CELL_SEP = " · "  # between a row's cells: one line of the source, never a "；" it did not write
 
 
 @dataclass(frozen=True)
@@ -78,14 +83,40 @@ def _lead_text(line: str) -> str | None:
 
 
 def _cap(text: str) -> str:
-    return text if len(text) <= MAX_POINT_CHARS else text[: MAX_POINT_CHARS - 1].rstrip() + "…"
+    """A point of at most MAX_POINT_CHARS, cut at a sentence end and marked "…"."""
+    return clip_text(text, MAX_POINT_CHARS)
+
+
+def _closed(text: str) -> bool:
+    """Whether a piece ends with a mark of its own (a sentence's end, the source's "；", "，", "：")."""
+    return ends_sentence(text) or text.rstrip()[-1:] in _ENDS + "：:"
+
+
+def _enumerated(pieces: list[str]) -> str:
+    """Pieces of one place in order: a piece with a mark of its own is followed as written
+    (`sentences.join`), one without by "、" (", " between non-CJK) as in an enumeration."""
+    out = ""
+    for piece in (p.strip() for p in pieces):
+        if not piece:
+            continue
+        if out and not _closed(out):
+            out += ("、" if is_cjk(out[-1]) or is_cjk(piece[0]) else ", ") + piece
+        else:
+            out = join([out, piece])
+    return out
 
 
 def joined(head: str, items: list[str]) -> str:
-    body = "；".join(i.rstrip(_ENDS + " ") for i in items if i.strip(_ENDS + " "))
+    """A head (a lead-in or a parent item) and the items under it as one text, as the source wrote
+    them: a head that ends a sentence is followed by its items as sentences, else by "：" (": ")."""
+    body = _enumerated([i for i in items if i.strip(_ENDS + " ")])
     if not head:
         return body
-    return f"{head.rstrip(_ENDS + ' ：:')}：{body}" if body else head
+    if not body:
+        return head
+    if _closed(head):
+        return join([head, body])
+    return f"{head}{'：' if is_cjk(head.rstrip()[-1]) or is_cjk(body[0]) else ': '}{body}"
 
 
 @lru_cache(maxsize=256)
@@ -120,7 +151,7 @@ def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
         if open_item and len(line) - len(line.lstrip()) > top:
             target = items[-1]
             if target.children:  # the wrapped line of a nested item
-                target.children[-1] = plain(f"{target.children[-1]} {line}")
+                target.children[-1] = plain(unwrap(f"{target.children[-1]}\n{line}"))
             else:
                 target.parts.append(line)
             continue
@@ -139,7 +170,7 @@ def _merge_paragraphs(lines: list[str], code: list[bool]) -> list[str]:
             out.append([])
         else:
             out[-1].append(line.strip())
-    return [plain(" ".join(p)) for p in out if p]
+    return [plain(unwrap("\n".join(p))) for p in out if p]
 
 
 def _fragments(texts: list[str], join_below: int) -> bool:
@@ -151,7 +182,7 @@ def _fragments(texts: list[str], join_below: int) -> bool:
 
 def _points(items: list[_Item], join_below: int) -> list[Point]:
     points: list[Point] = []
-    texts = [joined(plain(" ".join(i.parts)), i.children) for i in items]
+    texts = [joined(plain(unwrap("\n".join(i.parts))), i.children) for i in items]
     # A bare lead-in item ("各引擎最优配置：" above a table) and a bare id are no points.
     kept = [(i, t) for i, t in zip(items, texts, strict=True)
             if t and not t.rstrip().endswith(("：", ":")) and not only_ids(t)]
@@ -239,7 +270,7 @@ def row_point(row: str, skip: tuple[str, ...] = ()) -> str | None:
             continue
         if not only_ids(cell):
             kept.append(cell)
-    return _cap("；".join(c.rstrip(_ENDS + " ") for c in kept)) if kept else None
+    return _cap(CELL_SEP.join(c.rstrip(_ENDS + " ") for c in kept)) if kept else None
 
 
 def rank_cell(cell: str) -> bool:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from predigest.judgment import Judgment
+from tasks.common.sentences import clip_text, sentence_at
 from tasks.inbox.outline import (
     Point,
     has_number,
@@ -142,7 +143,14 @@ def _is_thesis(p: Point, words: tuple[str, ...]) -> bool:
 
 
 def _short(text: str) -> str:
-    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1].rstrip() + "…"
+    """A reason's quote: whole sentences, cut at a sentence end and marked "…"."""
+    return clip_text(text, REASON_CHARS)
+
+
+def _sentence_with(text: str, clause: str) -> str:
+    """The whole sentence of `text` that holds `clause` (a number's clause), or the clause."""
+    at = text.find(clause)
+    return sentence_at(text, at) if at >= 0 else clause
 
 
 def choose(points: Sequence[Point], limit: int, thesis: Sequence[bool]) -> list[int]:
@@ -174,7 +182,7 @@ def _with_leads(points: Sequence[Point], kept: list[int]) -> list[str]:
         p = points[k]
         text = p.text
         if p.lead and p.group not in led and not text.startswith(p.lead):
-            text = f"{p.lead}：{text}"
+            text = joined(p.lead, [text])
         led.add(p.group)
         out.append(text)
     return out
@@ -221,7 +229,7 @@ def _finish(points: Sequence[Point], card: str, topic: str, j: Judgment) -> KeyP
     with_number = next((texts[i] for i, k in enumerate(kept) if has_number(own[k].text)), "")
     fallback = max(texts[:3], key=len, default="")
     main = stated or card or with_number or fallback
-    numbered = [n for k in kept for n in numbers_in(own[k].text) if n["unit"] not in ("▲", "★")]
-    headline = numbered[0]["context"] if numbered else ""
+    numbered = [(own[k].text, n) for k in kept for n in numbers_in(own[k].text) if n["unit"] not in ("▲", "★")]
+    headline = _sentence_with(numbered[0][0], numbered[0][1]["context"]) if numbered else ""
     return KeyPoints(texts, relation, len(own) - len(kept), _short(main),
                      "" if headline and headline in main else _short(headline))

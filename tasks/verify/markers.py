@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from predigest.judgment import default_judgment
+from tasks.common import sentences
 from tasks.judge.statements import word_pattern
 
 _WORDS = default_judgment()
@@ -136,9 +137,10 @@ def recommends_e1(line: str, header: list[str] | None = None) -> bool:
 
 
 def sentence_at(text: str, start: int, limit: int = 300) -> str:
-    """The sentence (or table row) of `text` around position `start`."""
-    ends = "。！？!?；;\n"
-    lo = max((text.rfind(c, 0, start) for c in ends), default=-1) + 1
-    his = [k for k in (text.find(c, start) for c in ends) if k >= 0]
-    hi = min(his) + 1 if his else len(text)
-    return " ".join(text[lo:hi].replace("**", "").split()).strip(" -*|")[:limit]
+    """The sentence (or table row) of `text` around position `start`, within its line (the shared
+    segmenter, `tasks.common.sentences`)."""
+    lo = text.rfind("\n", 0, start) + 1
+    hi = text.find("\n", start)
+    line = text[lo : hi if hi >= 0 else len(text)]
+    sentence = line if line.lstrip().startswith("|") else sentences.sentence_at(line, start - lo)
+    return " ".join(sentence.replace("**", "").split()).strip(" -*|")[:limit]

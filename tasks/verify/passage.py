@@ -3,10 +3,17 @@
 A hedge's passage is its hedged text (a sentence, list item or row), the lines of its entry right
 after the hedged line (up to a blank line or a heading), and the line just before it when the
 hedged sentence states no claim of its own (no number, no name). Every sentence loses the note's
-labels (`markers.strip_labels`). A line opening with a risk or advice label ("风险：", "Next
-step:") is that part whole; otherwise, after the hedged sentence, a sentence with advice words
-(judgment.toml `[markers] advice`) is 建议, one with risk words (`risk`) is 风险, and the rest add
-to 现象. Nothing is invented: a part the source does not give stays empty.
+labels (`markers.strip_labels`). Lines are read as the source's units: a line that is no list item,
+table row or labelled line continues the one above it (a wrapped line), and each unit is cut into
+whole sentences by the shared segmenter (`tasks.common.sentences`), so "TL;DR" or "v0.6.3" is never
+cut and pieces of different lines are never stitched with a "；" of our own.
+
+A line opening with a risk or advice label ("风险：", "Next step:") is that part whole. Otherwise a
+sentence that advises an action (judgment.toml `[markers] advice`: "先不要…", "不引用", "跟踪",
+"needs a re-check", "wait for") is 建议, one that warns what could go wrong (`risk`) is 风险, and
+the rest are 现象, each part its sentences in the source's order. The hedged sentence is 现象 when
+no other sentence is. Each part is cut at a sentence end, marked "…". Nothing is invented: a part
+the source does not give stays empty.
 """
 
 from __future__ import annotations
@@ -14,23 +21,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tasks.common.text import CJK_RANGE
+from tasks.common.sentences import clip, ends_sentence, sentences
 from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, PHENOMENON_LABEL, RISK, RISK_LABEL, strip_labels
-
-# A sentence ends at these, but not inside brackets or quotes (「…；…」 is one quoted claim).
-_OPEN, _CLOSE = "「“\"『（(【[", "」”\"』）)】]"
-_ENDS = "。！？!?；;"
-_EN_SPLIT = re.compile(r"(?<=[a-z0-9)][.])\s+(?=[A-Z])")
 
 # Markdown shapes: a list item's marker (and checkbox), and lines that head a new block.
 _LIST = re.compile(r"^\s*(?:[-*+>•]|\d{1,3}[.)、])\s*(?:\[[ xX]?\]\s*)?")
 _HEADING = re.compile(r"^\s*(?:#{1,6}\s|\*\*[^*]+\*\*\s*$|---)")
 
-# A hedged sentence with no number states no claim of its own ("这组数字…"); CJK text joins with "；".
+# A hedged sentence with no number states no claim of its own ("这组数字…").
 _DIGIT = re.compile(r"\d")
-_CJK = re.compile(f"[{CJK_RANGE}]")
+_TABLE = re.compile(r"^\s*\|")
 # A line that opens a field or another subject ("DeepEP：…", "可信度：…") ends the passage.
-_FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:]")
+_FIELD = re.compile(r"^[^：:「（(，,。]{1,16}[：:](?!//)")  # "https://…" opens no field
 _CHECKBOX = re.compile(r"^\s*[-*+]\s*\[[ xX]?\]")
 _NAMED = re.compile(r"[A-Za-z][A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*|[A-Z][A-Za-z0-9-]{2,}")
 _AFTER = 5  # lines read after the hedged line
@@ -45,22 +47,6 @@ class Parts:
     advice: str
 
 
-def sentences(text: str) -> list[str]:
-    """`text` cut after 。！？；(and ". " before a capital), never inside brackets or quotes."""
-    out: list[str] = []
-    depth, start = 0, 0
-    for k, ch in enumerate(text):
-        if ch in _OPEN and not (ch == '"' and depth):
-            depth += 1
-        elif ch in _CLOSE and depth:
-            depth -= 1
-        elif ch in _ENDS and depth == 0:
-            out.append(text[start : k + 1])
-            start = k + 1
-    out.append(text[start:])
-    return [s.strip() for piece in out for s in _EN_SPLIT.split(piece) if s.strip()]
-
-
 def _content(line: str) -> str:
     return _LIST.sub("", line.replace("**", "")).strip()
 
@@ -69,78 +55,101 @@ def _named_in(text: str) -> list[str]:
     return [m.group(0).lower() for m in _NAMED.finditer(text)]
 
 
+def _labelled(plain: str) -> bool:
+    return bool(ADVICE_LABEL.match(plain) or RISK_LABEL.match(plain) or PHENOMENON_LABEL.match(plain))
+
+
+def _starts_unit(line: str) -> bool:
+    """Whether a line starts a unit of its own (a list item, a table row, a labelled or field line)
+    rather than continuing the line above it."""
+    plain = strip_labels(_content(line))
+    return bool(_LIST.match(line) or _TABLE.match(line) or _labelled(plain) or _FIELD.match(plain))
+
+
 def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
-    """(lines of the passage, the line before the hedged one)."""
+    """(units of the passage, the line before the hedged one)."""
     lines = entry_text.splitlines()
-    probe = _content(hedge_text)[:24]
-    at = next((k for k, line in enumerate(lines) if probe and probe in _content(line)), None)
+    at: int | None = None
+    # The hedged line: where the hedged text starts (its first sentence, when the parser joined
+    # lines after a bare marker).
+    for probe in dict.fromkeys((_content(hedge_text)[:24], (sentences(_content(hedge_text)) or [""])[0][:24])):
+        at = next((k for k, line in enumerate(lines) if probe and probe in _content(line)), None)
+        if at is not None:
+            break
     if at is None:
         return [hedge_text], ""
+    start = at  # a hedge on a wrapped line: its sentence starts on the lines above
+    while start > 0 and not _starts_unit(lines[start]) and lines[start - 1].strip() \
+            and not _HEADING.match(lines[start - 1]) and not ends_sentence(_content(lines[start - 1])):
+        start -= 1
+    if start < at:
+        hedge_text = "\n".join(_content(line) for line in lines[start : at + 1])
+    else:  # the hedged sentence and what its line says after it
+        line = _content(lines[at])
+        hedge_text = line[line.find(probe):]
     seen = _content(hedge_text)
     out = [hedge_text]
     for line in lines[at + 1 : at + 1 + _AFTER]:
         if not line.strip() or _HEADING.match(line):
             break
         text = _content(line)
+        if not _starts_unit(line):
+            if text and text not in seen:
+                out[-1] = f"{out[-1]}\n{text}"  # a wrapped line: the segmenter joins it back
+            continue
         plain = strip_labels(text)
-        labelled = ADVICE_LABEL.match(plain) or RISK_LABEL.match(plain) or PHENOMENON_LABEL.match(plain)
         # A sibling item about another thing leads with its name ("SEIS 附录 E…", "10 月 PyTorch …").
-        named = {m.group(0).lower() for m in _NAMED.finditer(plain[:_LEAD])} - set(_named_in(" ".join(out)))
-        if not labelled and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
+        # A capitalised first word ("The gain…", "Wait for…") starts an English sentence, it names nothing.
+        named = {m.group(0).lower() for m in _NAMED.finditer(plain) if m.start() < _LEAD
+                 and not (m.start() == 0 and m.group(0)[1:].islower())} - set(_named_in(" ".join(out)))
+        if not _labelled(plain) and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
             break  # another field, to-do or subject begins
         if text and text not in seen:
             out.append(text)
-    before = _content(lines[at - 1]) if at > 0 and lines[at - 1].strip() and not _HEADING.match(lines[at - 1]) else ""
+    prior = lines[start - 1] if start > 0 else ""
+    before = _content(prior) if prior.strip() and not _HEADING.match(prior) else ""
     return out, before
 
 
-def _join(parts: list[str], limit: int) -> str:
-    text = ""
-    for part in parts:
-        if text and len(text) + len(part) > limit:
-            break
-        if text and not text.endswith(tuple(_ENDS)):
-            text += "；" if _CJK.search(text[-1:] + part[:1]) else "; "
-        text += part
-    return text[:limit]
+def _sorted(units: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """(现象, 风险, 建议) sentences of the passage's units, each in the source's order."""
+    phenomenon: list[str] = []
+    risk: list[str] = []
+    advice: list[str] = []
+    hedged = False  # the hedged sentence was read: a label line counts only after it
+    for unit in units:
+        plain = strip_labels(_content(unit))
+        for label, part in ((ADVICE_LABEL, advice), (RISK_LABEL, risk), (PHENOMENON_LABEL, phenomenon)):
+            if label.match(plain) and (hedged or label is PHENOMENON_LABEL):
+                rest = strip_labels(label.sub("", plain, count=1))
+                if rest and not rest.startswith("§"):
+                    part += sentences(rest)
+                hedged = hedged or label is PHENOMENON_LABEL  # a briefing's own "现象：…" line states the doubt
+                break
+        else:
+            for sentence in sentences(_content(unit)):
+                text = strip_labels(sentence)
+                if not hedged and HEDGE.search(sentence):
+                    hedged = True  # the hedged sentence is 现象; a bare "⚠️ 待核实。" still opens the hedge
+                    if text:
+                        phenomenon.append(text)
+                    continue
+                if not text:
+                    continue
+                if ADVICE.search(text):
+                    advice.append(text)
+                elif RISK.search(text):
+                    risk.append(text)
+                else:
+                    phenomenon.append(text)
+    return phenomenon, risk, advice
 
 
 def hedge_parts(entry_text: str, hedge_text: str, names: tuple[str, ...] = ()) -> Parts:
     """现象/风险/建议 of a hedge from its passage in the entry; `names` are the subject's names."""
-    lines, before = _passage(entry_text, hedge_text)
-    phenomenon: list[str] = []
-    risk: list[str] = []
-    advice: list[str] = []
-    hedged = False
-    for line in lines:
-        plain = strip_labels(_content(line))
-        if ADVICE_LABEL.match(plain) and hedged:
-            rest = strip_labels(ADVICE_LABEL.sub("", plain, count=1))
-            if rest and not rest.startswith("§"):
-                advice.append(rest)
-            continue
-        if PHENOMENON_LABEL.match(plain):  # a briefing's own "现象：…" line states the doubt
-            phenomenon.append(strip_labels(PHENOMENON_LABEL.sub("", plain, count=1)))
-            hedged = True
-            continue
-        if RISK_LABEL.match(plain) and hedged:
-            risk.append(strip_labels(RISK_LABEL.sub("", plain, count=1)))
-            continue
-        for sentence in sentences(_content(line)):
-            text = strip_labels(sentence)
-            if not hedged:
-                hedged = bool(HEDGE.search(sentence))  # a bare "⚠️ 待核实。" still opens the hedge
-                if text:
-                    phenomenon.append(text)
-            elif not text:
-                continue
-            elif ADVICE.search(text):
-                advice.append(text)
-            elif RISK.search(text):
-                risk.append(text)
-            else:
-                phenomenon.append(text)
+    units, before = _passage(entry_text, hedge_text)
+    phenomenon, risk, advice = _sorted(units)
     first = phenomenon[0] if phenomenon else ""
     if before and first and not _DIGIT.search(first) and not any(n and n.lower() in first.lower() for n in names):
         phenomenon.insert(0, strip_labels(before))  # "这组数字…待核实": the claim is the line before
-    return Parts(_join(phenomenon, PHENOMENON), _join(risk, PART), _join(advice, PART))
+    return Parts(clip(phenomenon, PHENOMENON), clip(risk, PART), clip(advice, PART))

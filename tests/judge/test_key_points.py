@@ -113,7 +113,8 @@ NOTE = """## 条目1 · FooServe: Tiered KV Cache Serving（arXiv:2611.00001）
 def test_outline_keeps_parents_leads_and_no_cells() -> None:
     points = outline(NOTE.split("\n", 1)[1])
     texts = [p.text for p in points]
-    assert "演化路径（文中主线）：Orca 迭代级调度；vLLM：PagedAttention；Chunked Prefill；长上下文执行" in texts
+    # The items' own "；" and the last one's "。" are the source's: kept, none added.
+    assert "演化路径（文中主线）：Orca 迭代级调度；vLLM：PagedAttention；Chunked Prefill；长上下文执行。" in texts
     assert any(t.startswith("在四卡 MI300X 上 ~3× 吞吐") and "条件：前缀复用率高" in t for t in texts)
     assert not any(t in ("沿用", "vLLM", "arXiv:2611.00001") or t.endswith("：") for t in texts), texts
     assert not any(t.startswith(("条件", "1.", "Orca")) for t in texts)  # nested and listed items are inside their parent
@@ -181,7 +182,8 @@ def test_thesis_and_numbers_survive_any_cut(lang: str, style: str) -> None:
         mentions, entries = views(PATH, text)
         got = key_points("2611.00001", "FooServe", mentions, entries, "inference", J)
         assert got.cut == 4 and len(got.points) == 6
-        assert f"{lead}：{claim}" in got.points and any("2.4×" in p for p in got.points)
+        colon = "：" if lang == "zh" else ": "  # an English lead-in is followed as English is written
+        assert f"{lead}{colon}{claim}" in got.points and any("2.4×" in p for p in got.points)
         assert got.thesis == claim
 
 
