@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from predigest.judgment import Judgment
 from predigest.topics import Topic
+from tasks.briefing.identity import context_words, declared_groups, fold_targets, identifying_links, same_name
 from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
@@ -37,7 +38,7 @@ from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
-from tasks.verify.names import distinctive, head_token, is_generic, names_match
+from tasks.verify.names import distinctive, head_token, is_generic
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -69,7 +70,7 @@ def _own_lines(entry: EntryView) -> list[tuple[str, list[str] | None]]:
     return out
 
 
-def _recommendations(entries: list[EntryView]) -> list[_Candidate]:
+def _recommendations(entries: list[EntryView], common: frozenset[str]) -> list[_Candidate]:
     """What one source recommends for E1: referenced entries (merged when it says so) or the entry itself."""
     by_number = {label_number(e.label): e for e in entries if label_number(e.label)}
     out: list[_Candidate] = []
@@ -84,7 +85,7 @@ def _recommendations(entries: list[EntryView]) -> list[_Candidate]:
             if refs:
                 targets = refs
             elif summary:
-                targets = [e for e in entries if e.title and not is_generic(e.title) and names_match(e.title, cell)][:1]
+                targets = [e for e in entries if e.title and not is_generic(e.title) and same_name(e.title, cell, common)][:1]
             else:
                 targets = [entry]
             if not targets:
@@ -108,7 +109,7 @@ def _about_paper(entry: EntryView, papers: _Judged) -> bool:
     first = next((line for line in entry.text.splitlines() if line.strip()), "")
     if any(i in entry.heading or i in first for i in entry.ids):
         return True
-    return bool(entry.title) and any(names_match(entry.title or "", papers.titles[i])
+    return bool(entry.title) and any(same_name(entry.title or "", papers.titles[i], frozenset())
                                      for i in entry.ids if papers.titles.get(i))
 
 
@@ -138,44 +139,67 @@ def _names(candidate: _Candidate) -> list[str]:
 
 
 def _same(a: _Candidate, b: _Candidate, common: frozenset[str], j: Judgment) -> bool:
-    """Two candidates name the same thing: a fuzzy name match; the same coined head word with the
+    """Two candidates name the same thing: a fuzzy name match that is more than a shared platform
+    (tasks.briefing.identity; `common` is the topic's context); the same coined head word with the
     same version, or with one of them that head word alone and no second version ("Kestrel 2.0 …"
     and "Kestrel 2.0 is out"; not "NVIDIA Dynamo" and "NVIDIA NIM", nor "Kestrel 2.0" and "Kestrel
-    3.1"); or a shared link."""
-    if _links(a, j) & _links(b, j):
+    3.1"); or a shared link to one page (not a platform's home)."""
+    if _links(a, common, j) & _links(b, common, j):
         return True
     va, vb = versions(a.title), versions(b.title)
     if va and vb and not va & vb:
         return False  # two releases of one system are two things
-    if any(names_match(x, y) for x in _names(a) for y in _names(b)):
+    if any(same_name(x, y, common) for x in _names(a) for y in _names(b)):
         return True
     head = head_token(a.title)
     return bool(head and head not in common and head == head_token(b.title)
                 and (va & vb or {head} in (distinctive(a.title), distinctive(b.title))))
 
 
-def _links(cand: _Candidate, j: Judgment) -> set[str]:
-    return {url for e in cand.entries for url in external_links(e.text, j)}
+def _links(cand: _Candidate, common: frozenset[str], j: Judgment) -> set[str]:
+    return identifying_links((url for e in cand.entries for url in external_links(e.text, j)), common, j)
 
 
-def _keys(cand: _Candidate, j: Judgment) -> set[str]:
+def _keys(cand: _Candidate, common: frozenset[str], j: Judgment) -> set[str]:
     """What two candidates must share to be compared at all: a distinctive name token or a link
     (every rule of `_same` implies one; comparing every pair of a large window is quadratic)."""
-    return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, j)
+    return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, common, j)
 
 
-def _candidates(entries: list[EntryView], papers: _Judged) -> list[_Candidate]:
-    """One note's candidates: what it recommends for E1, then every other eligible entry on its own."""
+def _candidates(entries: list[EntryView], papers: _Judged, common: frozenset[str], j: Judgment) -> list[_Candidate]:
+    """One note's candidates: what it recommends for E1, then every other eligible entry on its own;
+    candidates holding one entry, or entries the note says are one thing, are one."""
     confirmed = _confirmed_numbers(entries)
-    recommended = _recommendations(entries)
+    recommended = _recommendations(entries, common)
     covered = {id(e) for c in recommended for e in c.entries}
     single = [_Candidate(clean_title(e.title or e.heading), [e], recommended=False)
               for e in entries if id(e) not in covered]
+    cands = _joined([*recommended, *single], entries, j)
     out = []
-    for cand in [*recommended, *single]:
+    for cand in cands:
         cand.entries = [e for e in cand.entries if _eligible(e, confirmed, papers)]
         if cand.entries:
             out.append(cand)
+    return out
+
+
+def _joined(cands: list[_Candidate], entries: list[EntryView], j: Judgment) -> list[_Candidate]:
+    """`cands` of one note, each folded into the first that shares an entry with it or holds an entry
+    the note declares one thing with one of its own (tasks.briefing.identity)."""
+    at_of = {id(e): k for k, e in enumerate(entries)}
+    groups = declared_groups(entries, [[line for line, _ in _own_lines(e)] for e in entries], j)
+    into = fold_targets([[at_of[id(e)] for e in c.entries] for c in cands], len(entries), groups)
+    out: list[_Candidate] = []
+    for k, (cand, first) in enumerate(zip(cands, into, strict=True)):
+        if first == k:
+            out.append(cand)
+            continue
+        same = cands[first]
+        if cand.recommended and not same.recommended:
+            same.title, same.recommended = cand.title, True
+        held = set(map(id, same.entries))
+        same.entries += [e for e in cand.entries if id(e) not in held]
+        same.lines += cand.lines
     return out
 
 
@@ -187,27 +211,32 @@ def _merged(data: WindowData, topic: Topic, papers: _Judged, common: frozenset[s
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
-    return _merge([cand for path in sorted(by_path) for cand in _candidates(by_path[path], papers)],
-                  common, topic.judgment)
+    return _merge([cand for path in sorted(by_path)
+                   for cand in _candidates(by_path[path], papers, common, topic.judgment)], common, topic.judgment)
 
 
 def _merge(cands: list[_Candidate], common: frozenset[str], j: Judgment) -> list[_Candidate]:
-    """Each candidate merged into the first earlier one that is the same thing (`_same`), if any."""
+    """Each candidate merged into the first earlier one that is the same thing (`_same`) and holds no
+    entry of its note, if any: two entries of one note are two things unless the note says they are
+    one (then `_candidates` made them one candidate already)."""
     merged: list[_Candidate] = []
     # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
     index: dict[str, dict[int, None]] = defaultdict(dict)
     # Of those, the ones `_same` could accept: a word of many names ("release") is a key of many.
     could = MergeIndex(n for cand in cands for n in _names(cand))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
+    paths: list[set[str]] = []  # per merged candidate: the notes its entries come from
     for cand in cands:
-        keys, links = _keys(cand, j), _links(cand, j)
+        keys, links = _keys(cand, common, j), _links(cand, common, j)
+        own = {e.path for e in cand.entries}
         near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
                       if any(k in index.get(key, ()) for key in keys))
-        at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+        at = next((k for k in near if not own & paths[k] and _same(merged[k], cand, common, j)), None)
         if at is None:
             at = len(merged)
             merged.append(cand)
             held.append({id(e) for e in cand.entries})
+            paths.append(set())
         else:
             same = merged[at]
             if cand.recommended and not same.recommended:
@@ -216,6 +245,7 @@ def _merge(cands: list[_Candidate], common: frozenset[str], j: Judgment) -> list
             same.entries += fresh
             held[at].update(map(id, fresh))
             same.lines += cand.lines
+        paths[at] |= own
         for key in keys:
             index[key][at] = None
         could.add(at, merged[at].title, _names(cand), links)
@@ -241,8 +271,9 @@ def engineering_increments(
     ownership is judged over every topic the judgment knows."""
     judged = _Judged(frozenset(p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")),
                      {p.arxiv_id: p.title for p in papers if p.arxiv_id and p.title})
-    # The topic's own vocabulary (vLLM, SGLang …) is too common to identify one thing by a head word.
-    common = frozenset(t.lower() for t in (*topic.names, *topic.terms))
+    # The topic's own vocabulary and the platforms things run on (vLLM, SGLang, PyTorch …) are context:
+    # too common to identify one thing by a head word or as all two names share.
+    common = context_words((*topic.names, *topic.terms), topic.judgment)
     tz = data.window.tz
     # Built once: looking for every increment among every entry is quadratic in a source of many.
     window_index = NamingIndex([e for e in data.entries if e.kind in NOTE_KINDS])
@@ -251,7 +282,7 @@ def engineering_increments(
     out: list[Paper] = []
     for cand in _merged(data, topic, judged, common):
         names = _names(cand)
-        if any(names_match(n, held) for n in names[:1] for held in doc_names):
+        if any(same_name(n, held, common) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
         signals = _signals(cand, topic)
         score = signal_score(signals)
@@ -263,7 +294,7 @@ def engineering_increments(
         own = set(map(id, cand.entries))
         others = [e for e in window_index.naming(names, common) if id(e) not in own]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
-        about = [e for e in others if e.title and any(names_match(e.title, n) for n in names)
+        about = [e for e in others if e.title and any(same_name(e.title, n, common) for n in names)
                  and _eligible(e, set(), judged)]
         sourced = set(map(id, about))
         mentions = [e for e in others if id(e) not in sourced]
