@@ -1,0 +1,149 @@
+"""Lines that head entries without being `#` headings: the same structure in another heading style.
+
+A note without `#`–`####` headings below its title is read in whichever style it uses:
+- 「一、」 chapters (level 2) and 「（一）」 sub-chapters (level 3);
+- marked lines, an entry word and a number ("条目#1 · …", "增量 2：…", "Increment 3 - …",
+  "Entry 4: …"; the words are `[markers] entry_words`), level 3;
+- whole-line bold ("**Foo**", "**Foo:**", "**Foo**：", "**Foo** (arXiv:…)"), level 4. Bold written
+  around one of the forms above is that form. When the note numbers its entries (marked lines, or
+  bold lines that carry a number) an unnumbered bold line is a lead-in inside an entry
+  ("**核心论点**"), unless it opens what follows a thematic break (a summary) or names a paper; so
+  is a bold line that is only a label word (`[notes] lead_in_labels`, the note labels of `[markers]`);
+- numbered lines at the left margin ("1. Foo", "2) Bar", "(3) Baz"), level 4, when nothing above
+  heads the note and the numbered lines have text between them at the margin: then they are
+  headings whose bodies are everything up to the next one (a bullet under "1. Foo" is Foo's), not
+  a list whose items end at their first unindented line (that is tasks.inbox.segment's `_items`).
+In a note with `#` headings only bold lines that are marked or name a paper head entries (level 5).
+A bold phrase inside a line of text is never a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from predigest.judgment import default_judgment
+
+_WORDS = default_judgment()
+
+
+def _alternation(*names: tuple[str, str]) -> str:
+    words = {w for table, name in names for w in _WORDS.words(table, name) if w.strip()}
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
+ENTRY_WORDS = _alternation(("markers", "entry_words"))
+CHAPTER = re.compile(rf"{CN_NUMERAL}、\s*\S")
+SUB_CHAPTER = re.compile(rf"[（(]{CN_NUMERAL}[)）]\s*\S")
+LETTERED = re.compile(r"[A-Z][.)、][ \t]+\S")  # "A. GitHub Trending": read on bold lines only
+MARKED = re.compile(rf"(?P<word>{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|[A-Z](?![A-Za-z]))\s*[·:：—–|.\-]\s*\S", re.I)
+NUMBERED = re.compile(r"(?:\d{1,3}[.)][ \t]+|[(（]\d{1,3}[)）][ \t]*)\S")
+DOTTED = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?[ \t]+\S")  # "1.2 Foo": one level below "1. …"
+BOLD = re.compile(r" {0,3}\*\*(?P<text>[^*\n]*[^*\s:：][^*\n]*?)\s*[:：]?\s*\*\*[ \t]*"
+                  r"(?P<tail>[(（][^)）\n]*[)）])?[ \t]*[:：]?[ \t]*$")
+_PAPER = re.compile(r"\d{4}\.\d{4,5}")
+_BRACKETS = re.compile(r"[（(][^（()）]*[)）]")
+_LEAD_IN_WORDS = _alternation(("notes", "lead_in_labels"), ("markers", "note_labels"), ("markers", "phenomenon_label"),
+                              ("markers", "risk_label"), ("markers", "advice_label"))
+_LEAD_IN = re.compile(rf"(?:{_LEAD_IN_WORDS})\s*[:：]?\s*$", re.I)
+# Lines that may head an entry in some style: the only ones the rules above run on.
+_HINTS = re.compile(rf"^(?: {{0,3}}\*\*|[一二三四五六七八九十（(]|\d|(?:{ENTRY_WORDS}))", re.M | re.I)
+MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
+
+Event = tuple[int, int, str, int]  # (line, level, heading text, lines it uses)
+
+
+@dataclass(frozen=True)
+class _Line:
+    at: int
+    text: str  # the heading text: the line, or what its bold holds (and a bracket after it)
+    kind: str | None  # "chapter", "marked", "numbered", or None (plain bold)
+    level: int
+    bold: bool
+
+
+def _hinted(body: str) -> list[int]:
+    out, ln, prev = [], 0, 0
+    for m in _HINTS.finditer(body):
+        ln += body.count("\n", prev, m.start())
+        prev = m.start()
+        out.append(ln)
+    return out
+
+
+def _kind(text: str, bold: bool, words: dict[str, int]) -> tuple[str, int] | None:
+    """What a line's text heads as, with its level. `words`: entry word -> its level, by first use
+    (an entry word first used after another numbers entries inside the other's: 条目#1 › 信号 A)."""
+    if CHAPTER.match(text) or (bold and LETTERED.match(text)):
+        return "chapter", 2
+    if SUB_CHAPTER.match(text):
+        return "chapter", 3
+    if m := MARKED.match(text):
+        word = m.group("word").lower()
+        return "marked", words.setdefault(word, 3 + len(words))
+    if NUMBERED.match(text):
+        return "numbered", 4
+    if m := DOTTED.match(text):
+        return "numbered", 4 + text[: m.end()].strip().rstrip(".").count(".")
+    return None
+
+
+def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: bool) -> list[_Line]:
+    out: list[_Line] = []
+    words: dict[str, int] = {}
+    for i in _hinted(body):
+        line = lines[i]
+        if code[i] or i in skip or len(line) > MAX_CHARS:
+            continue
+        m = BOLD.match(line)
+        if m:
+            text = m.group("text").strip() + (f" {m.group('tail')}" if m.group("tail") else "")
+            name, level = _kind(text, True, words) or (None, 4)
+            out.append(_Line(i, text, name, level, bold=True))
+        elif not headed and line[:1].strip() and (plain := _kind(line.strip(), False, words)):
+            out.append(_Line(i, line.strip(), *plain, bold=False))
+    return out
+
+
+def _after_break(lines: list[str], hr: list[bool], i: int) -> bool:
+    j = i - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return j >= 0 and hr[j]
+
+
+def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range, headed: bool) -> list[Event]:
+    """The entry headings of a note that are not `#` headings (see the module docstring), ascending.
+    `headed`: the note has `#` headings below its title."""
+    found = _lines(lines, body, code, skip, headed)
+    if headed:
+        return [(x.at, 5, x.text, 1) for x in found if x.bold and (x.kind == "marked" or _PAPER.search(x.text))]
+    counted = [x.at for x in found if x.kind in ("marked", "numbered") and (x.bold or x.kind == "marked")]
+    uses: dict[str, int] = {}
+    for x in found:
+        if x.bold and x.kind is None:
+            uses[x.text] = uses.get(x.text, 0) + 1
+    events = [(x.at, x.level, x.text, 1) for x in found if x.kind in ("chapter", "marked") or (x.bold and x.kind)]
+    for x in found:
+        if not x.bold or x.kind is not None:
+            continue
+        paper = bool(_PAPER.search(x.text))
+        label = uses[x.text] > 1 or bool(_LEAD_IN.match(_BRACKETS.sub("", x.text).strip()))
+        # In a note that numbers its entries, an unnumbered bold line between two numbered ones is a
+        # lead-in of the entry it stands in; one before or after them all can head a section.
+        inside = bool(counted) and counted[0] < x.at < counted[-1]
+        if paper or _after_break(lines, hr, x.at) or not (label or inside):
+            events.append((x.at, 5 if paper and counted else x.level, x.text, 1))
+    if not events:
+        events = _numbered_heads(lines, [(x.at, x.text) for x in found if x.kind == "numbered"])
+    return sorted(events)
+
+
+def _numbered_heads(lines: list[str], numbered: list[tuple[int, str]]) -> list[Event]:
+    """Numbered margin lines as headings, when text at the margin stands between two of them."""
+    if len(numbered) < 2:
+        return []
+    at = [i for i, _ in numbered]
+    between = any(lines[j][:1].strip() for a, b in zip(at, at[1:], strict=False) for j in range(a + 1, b))
+    return [(i, 4, text, 1) for i, text in numbered] if between else []
