@@ -119,31 +119,43 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
     found = _lines(lines, body, code, skip, headed)
     if headed:
         return [(x.at, 5, x.text, 1) for x in found if x.bold and (x.kind == "marked" or _PAPER.search(x.text))]
-    counted = [x.at for x in found if x.kind in ("marked", "numbered") and (x.bold or x.kind == "marked")]
     uses: dict[str, int] = {}
     for x in found:
         if x.bold and x.kind is None:
             uses[x.text] = uses.get(x.text, 0) + 1
+    # Plain bold lines that could head an entry: not a label word, not a text the note repeats.
+    bold = [x for x in found if x.bold and x.kind is None and uses[x.text] == 1
+            and not _LEAD_IN.match(_BRACKETS.sub("", x.text).strip())]
     events = [(x.at, x.level, x.text, 1) for x in found if x.kind in ("chapter", "marked") or (x.bold and x.kind)]
+    counted = [x.at for x in found if x.kind == "marked" or (x.bold and x.kind == "numbered")]
+    if not counted:
+        numbered = _numbered_heads(lines, [x for x in found if x.kind == "numbered" and not x.bold])
+        # Bold lines between the numbered ones are the structure, and the numbers a list inside it.
+        if numbered and not any(numbered[0][0] < x.at < numbered[-1][0] and not _after_break(lines, hr, x.at)
+                                for x in bold):
+            events += numbered
+            counted = [e[0] for e in numbered]
+    chosen = {x.at for x in bold}
     for x in found:
         if not x.bold or x.kind is not None:
             continue
         paper = bool(_PAPER.search(x.text))
-        label = uses[x.text] > 1 or bool(_LEAD_IN.match(_BRACKETS.sub("", x.text).strip()))
         # In a note that numbers its entries, an unnumbered bold line between two numbered ones is a
         # lead-in of the entry it stands in; one before or after them all can head a section.
         inside = bool(counted) and counted[0] < x.at < counted[-1]
-        if paper or _after_break(lines, hr, x.at) or not (label or inside):
+        if paper or _after_break(lines, hr, x.at) or (x.at in chosen and not inside):
             events.append((x.at, 5 if paper and counted else x.level, x.text, 1))
-    if not events:
-        events = _numbered_heads(lines, [(x.at, x.text) for x in found if x.kind == "numbered"])
     return sorted(events)
 
 
-def _numbered_heads(lines: list[str], numbered: list[tuple[int, str]]) -> list[Event]:
-    """Numbered margin lines as headings, when text at the margin stands between two of them."""
+def _numbered_heads(lines: list[str], numbered: list[_Line]) -> list[Event]:
+    """Numbered margin lines as headings: a run counting up by one, with text at the margin between
+    two of them (else they are a list, and its items end at their first unindented line)."""
     if len(numbered) < 2:
         return []
-    at = [i for i, _ in numbered]
+    numbers = [int(re.sub(r"\D.*", "", x.text.lstrip("(（"))) for x in numbered]  # NUMBERED: digits first
+    if any(b != a + 1 for a, b in zip(numbers, numbers[1:], strict=False)):
+        return []
+    at = [x.at for x in numbered]
     between = any(lines[j][:1].strip() for a, b in zip(at, at[1:], strict=False) for j in range(a + 1, b))
-    return [(i, 4, text, 1) for i, text in numbered] if between else []
+    return [(x.at, x.level, x.text, 1) for x in numbered] if between else []
