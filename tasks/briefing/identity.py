@@ -23,7 +23,7 @@ from functools import lru_cache
 from predigest.judgment import Judgment
 from tasks.judge.terms import term_pattern
 from tasks.model.window import EntryView
-from tasks.verify.markers import label_number, label_refs
+from tasks.verify.markers import COMMON_WORDS, label_number, label_refs
 from tasks.verify.names import distinctive, is_generic, names_match
 
 
@@ -38,8 +38,9 @@ def _context_tokens(context: frozenset[str]) -> frozenset[str]:
 
 
 def same_name(a: str, b: str, context: frozenset[str]) -> bool:
-    """`names_match`, unless all the two names share is context while one of them names more: a
-    platform both run on is not what either is about."""
+    """`names_match`, unless all the two names share is context while one of them names more than
+    context and common words ("Kimi K3 on vLLM" and "vLLM": a platform both run on is not what
+    either is about; "vLLM 0.12" and "vLLM 0.12 release" are both about vLLM)."""
     if not names_match(a, b):
         return False
     ta, tb = distinctive(a), distinctive(b)
@@ -47,7 +48,7 @@ def same_name(a: str, b: str, context: frozenset[str]) -> bool:
     if not shared:
         return True  # a near-identical string
     tokens = _context_tokens(context)
-    return not shared <= tokens or (ta <= tokens and tb <= tokens)
+    return not shared <= tokens or not (ta - tokens - COMMON_WORDS or tb - tokens - COMMON_WORDS)
 
 
 def identifying_links(links: Iterable[str], context: frozenset[str], j: Judgment) -> set[str]:

@@ -13,7 +13,8 @@ A note without `#`–`####` headings below its title is read in whichever style 
   heads the note and the numbered lines have text between them at the margin: then they are
   headings whose bodies are everything up to the next one (a bullet under "1. Foo" is Foo's), not
   a list whose items end at their first unindented line (that is tasks.inbox.segment's `_items`).
-In a note with `#` headings only bold lines that are marked or name a paper head entries (level 5).
+In a note with `#` headings only marked lines (bold or not) and bold lines naming a paper head
+entries beside them (level 5: "条目#1 · …" lines then a "### 小结").
 A bold phrase inside a line of text is never a heading.
 """
 
@@ -101,7 +102,7 @@ def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: b
             text = m.group("text").strip() + (f" {m.group('tail')}" if m.group("tail") else "")
             name, level = _kind(text, True, words) or (None, 4)
             out.append(_Line(i, text, name, level, bold=True))
-        elif not headed and line[:1].strip() and (plain := _kind(line.strip(), False, words)):
+        elif line[:1].strip() and (plain := _kind(line.strip(), False, words)) and (not headed or plain[0] == "marked"):
             out.append(_Line(i, line.strip(), *plain, bold=False))
     return out
 
@@ -118,7 +119,7 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
     `headed`: the note has `#` headings below its title."""
     found = _lines(lines, body, code, skip, headed)
     if headed:
-        return [(x.at, 5, x.text, 1) for x in found if x.bold and (x.kind == "marked" or _PAPER.search(x.text))]
+        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and _PAPER.search(x.text))]
     uses: dict[str, int] = {}
     for x in found:
         if x.bold and x.kind is None:

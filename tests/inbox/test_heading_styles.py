@@ -117,3 +117,10 @@ def notes(draw: st.DrawFn) -> Note:
 def test_generated_notes_parse_alike_in_every_style(note: Note, style: str) -> None:
     text = render(note, style)
     assert _entries(text) == expected(note), text
+
+
+def test_marked_lines_head_entries_beside_hashed_headings() -> None:
+    text = "# Notes\n\n条目#1 · Larkspur router 1.0\n- released\n\n条目#2 · Larkspur numbers\n- TTFT -41%\n\n### 小结\n- 合成一条\n"
+    entries = parse_note(text).entries
+    assert [(e.label, e.title, e.text) for e in entries] == [
+        ("条目#1", "Larkspur router 1.0", "- released"), ("条目#2", "Larkspur numbers", "- TTFT -41%"), (None, "小结", "- 合成一条")]
