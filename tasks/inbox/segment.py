@@ -39,8 +39,8 @@ _FM_LINE = re.compile(r"\s*(?:#|-\s|[A-Za-z_][\w-]*\s*[:：])|\s+\S")
 # A heading's label: an entry word and number, "#4", "1.2", "1." / "1)" / "1、", "A.", or a bracketed
 # or Chinese numeral ("(4)", "（一）", "一、"); then its separators.
 _LABEL = re.compile(
-    rf"\**(?:(?P<label>(?:{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|[A-Z0-9]{{1,3}})"
-    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|[A-Z](?=[.)、]\s))(?!\w)"
+    rf"\**(?:(?P<label>(?:{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z][A-Z0-9]{{0,2}}))"
+    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z])(?=[.)、]\s))(?!\w)"
     rf"|(?P<bracketed>[(（](?:\d{{1,3}}|{CN_NUMERAL})[)）]|{CN_NUMERAL}(?=、)))"
     r"\**[\s·:：.)、—–|-]*",
     re.I,
