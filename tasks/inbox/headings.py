@@ -13,8 +13,9 @@ A note without `#`–`####` headings below its title is read in whichever style 
   heads the note and the numbered lines have text between them at the margin: then they are
   headings whose bodies are everything up to the next one (a bullet under "1. Foo" is Foo's), not
   a list whose items end at their first unindented line (that is tasks.inbox.segment's `_items`).
-In a note with `#` headings only marked lines (bold or not) and bold lines naming a paper head
-entries beside them (level 5: "条目#1 · …" lines then a "### 小结").
+In a note with `#` headings only marked lines (bold or not), and bold lines that name a paper,
+carry a dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#`
+heading since (closing sections: "**给 Tom**", "**明天计划**"), head entries beside them (level 5: "条目#1 · …" lines then a "### 小结").
 A bold phrase inside a line of text is never a heading.
 """
 
@@ -114,12 +115,24 @@ def _after_break(lines: list[str], hr: list[bool], i: int) -> bool:
     return j >= 0 and hr[j]
 
 
-def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range, headed: bool) -> list[Event]:
+def _closing(hr: list[bool], heads: set[int]) -> list[bool]:
+    """Per line: whether it follows a `---` with no `#` heading since (a note's closing sections)."""
+    out, after = [False] * len(hr), False
+    for i, rule in enumerate(hr):
+        after = (after or rule) and i not in heads
+        out[i] = after
+    return out
+
+
+def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range,
+                 heads: set[int]) -> list[Event]:
     """The entry headings of a note that are not `#` headings (see the module docstring), ascending.
-    `headed`: the note has `#` headings below its title."""
-    found = _lines(lines, body, code, skip, headed)
-    if headed:
-        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and _PAPER.search(x.text))]
+    `heads`: the lines of the note's `#` headings below its title."""
+    found = _lines(lines, body, code, skip, bool(heads))
+    if heads:
+        closing = _closing(hr, heads) if any(x.bold for x in found) else []
+        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and (
+            _PAPER.search(x.text) or DOTTED.match(x.text) or closing[x.at]))]
     uses: dict[str, int] = {}
     for x in found:
         if x.bold and x.kind is None:

@@ -242,7 +242,8 @@ def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
     events = [(i, lv, t, used) for i, (lv, t, used) in heads.items() if i not in skip and lv <= 4]
     # Other heading styles (tasks.inbox.headings): all of them without `#` headings, bold ones beside them.
     taken = {i for i, _, _, used in events for i in range(i, i + used)}
-    events = sorted([*events, *(e for e in pseudo_heads(lines, body, code, hr, skip, bool(events)) if e[0] not in taken)])
+    others = pseudo_heads(lines, body, code, hr, skip, {i for i, _, _, _ in events})
+    events = sorted([*events, *(e for e in others if e[0] not in taken)])
     first = events[0][0] if events else len(lines)
     blocks = _items(lines, code, 0, first, numbered=bool(events))
     blocks = blocks or [Block("preamble", None, "", 0, 0, first)]

@@ -124,3 +124,12 @@ def test_marked_lines_head_entries_beside_hashed_headings() -> None:
     entries = parse_note(text).entries
     assert [(e.label, e.title, e.text) for e in entries] == [
         ("条目#1", "Larkspur router 1.0", "- released"), ("条目#2", "Larkspur numbers", "- TTFT -41%"), (None, "小结", "- 合成一条")]
+
+
+@pytest.mark.parametrize("style", ["h2", "h3"])
+def test_bold_closing_sections_after_a_break_head_entries_beside_hashed_headings(style: str) -> None:
+    text = render(NOTE, style).replace("### 小结", "**小结**") + "**给 Tom**\n- 明早先看 SpecScale。\n"
+    rows = _entries(text)
+    assert rows[:-1] == expected(NOTE) and rows[-1] == ("给 Tom", "- 明早先看 SpecScale。", [])
+    # Before the break a bold label line is the entry's text, as in the `###` note.
+    assert "**核心论点**" in rows[2][1]
