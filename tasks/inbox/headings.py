@@ -142,23 +142,35 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
             and not _LEAD_IN.match(_BRACKETS.sub("", x.text).strip())]
     events = [(x.at, x.level, x.text, 1) for x in found if x.kind in ("chapter", "marked") or (x.bold and x.kind)]
     counted = [x.at for x in found if x.kind == "marked" or (x.bold and x.kind == "numbered")]
+
+    def clear(run: list[int]) -> bool:
+        """No bold line that could head an entry stands between the run's first and last line: the
+        run is the note's structure (else the bold lines are, and the run sits inside them)."""
+        return not any(run[0] < x.at < run[-1] and not _after_break(lines, hr, x.at) for x in bold)
+
     if not counted:
         numbered = _numbered_heads(lines, [x for x in found if x.kind == "numbered" and not x.bold])
-        # Bold lines between the numbered ones are the structure, and the numbers a list inside it.
-        if numbered and not any(numbered[0][0] < x.at < numbered[-1][0] and not _after_break(lines, hr, x.at)
-                                for x in bold):
+        if numbered and clear([e[0] for e in numbered]):
             events += numbered
             counted = [e[0] for e in numbered]
+    if not counted:  # chapters with nothing bold between them are the entries themselves
+        chapters = [x.at for x in found if x.kind == "chapter"]
+        counted = chapters if chapters and clear(chapters) else []
     chosen = {x.at for x in bold}
+    # An unnumbered section before or after the numbered entries is their sibling, not a child.
+    numbered_at = set(counted)
+    sibling = min((level for at, level, _, _ in events if at in numbered_at), default=4)
     for x in found:
         if not x.bold or x.kind is not None:
             continue
         paper = bool(_PAPER.search(x.text))
-        # In a note that numbers its entries, an unnumbered bold line between two numbered ones is a
-        # lead-in of the entry it stands in; one before or after them all can head a section.
+        # In a note that numbers its entries (or whose chapters are its entries), an unnumbered bold
+        # line between two of them is a lead-in of the entry it stands in; one before or after them
+        # all heads a section beside them.
         inside = bool(counted) and counted[0] < x.at < counted[-1]
         if paper or _after_break(lines, hr, x.at) or (x.at in chosen and not inside):
-            events.append((x.at, 5 if paper and counted else x.level, x.text, 1))
+            level = 5 if paper and counted else sibling if counted else x.level
+            events.append((x.at, level, x.text, 1))
     return sorted(events)
 
 

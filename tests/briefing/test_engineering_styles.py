@@ -7,11 +7,15 @@ added to the 2026-10-09 window of a copy of examples/workspace in several headin
 NET-new ids, the same engineering increments (by title and sources) and the same pending subjects
 as the `###` note, and none of them is empty: the paper is NET-new, the two platform-sharing entries
 are two increments, and the hedged claim is pending.
+The sample's own notes rewritten with `**bold**` for every `##`–`####` heading, or for `###`–`####`
+only, are judged as the sample on both of its evenings (every increment with its status, the
+pending subjects).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -85,3 +89,35 @@ def test_the_reference_note_is_judged(reference: dict[str, Any]) -> None:
 def test_every_style_is_judged_as_the_reference(style: str, reference: dict[str, Any], clean_db: Engine,
                                                 settings: Settings, tmp_path: Path) -> None:
     assert _judgment(settings, tmp_path, style) == reference
+
+
+def _bold(text: str, deepest: int) -> str:
+    """`text` with each heading of level 2 (or `deepest`, 3) to 4 outside code written as a bold line."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        fence = fence != line.startswith("```")
+        m = re.match(r"(#{2,4}) (.*)$", line)
+        out.append(f"**{m.group(2).strip()}**" if m and not fence and len(m.group(1)) >= deepest else line)
+    return "\n".join(out)
+
+
+def _verdicts(settings: Settings, root: Path, day: dt.date) -> dict[str, Any]:
+    data = briefing_json(settings, root, "inference", day)
+    return {"increments": sorted((i["arxiv_id"] or i["title"], i["status"]) for i in data["increments"]),
+            "pending": sorted(v["subject"] for v in data["verifications"] if v["status"] == "pending")}
+
+
+@pytest.mark.parametrize("day", [dt.date(2026, 10, 7), DAY])
+def test_the_sample_in_bold_headings_is_judged_as_the_sample(day: dt.date, engine: Engine, settings: Settings,
+                                                             tmp_path: Path) -> None:
+    found = {}
+    for deepest in (0, 2, 3):  # 0: the sample as it is
+        truncate_all(engine)
+        root = tmp_path / f"ws{deepest}"
+        shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
+        for path in (root / "inbox").rglob("*.md") if deepest else ():
+            raw = path.read_bytes()
+            if raw.isascii() or raw.decode("utf-8", "replace") == raw.decode("utf-8", "ignore"):  # UTF-8 notes only
+                path.write_text(_bold(raw.decode("utf-8"), deepest), encoding="utf-8")
+        found[deepest] = _verdicts(settings.model_copy(update={"home": tmp_path / f"home{deepest}"}), root, day)
+    assert found[0]["increments"] and found[2] == found[0] and found[3] == found[0], found

@@ -1,10 +1,11 @@
 """One note's content written in each heading style the parser must read alike (a test helper).
 
 A `Note` is a title, a preamble, numbered entries (a title, the heading's tail such as an arXiv
-reference, body lines) and an optional summary after a `---` break. `render(note, style)` writes
-it with the entries headed in `style`; the summary is headed the way that style's notes head an
+reference, body lines), an optional unnumbered closing section right after them ("给 Tom") and an
+optional summary after a `---` break. `render(note, style)` writes it with the entries headed in
+`style`; the closing section and the summary are headed the way that style's notes head an
 unnumbered section (`###` in `#` styles, bold elsewhere). `expected(note)` is what every style
-must parse to: (title, body, arXiv ids) per entry, the preamble first.
+must parse to: (title, body, arXiv ids, depth of its heading path) per entry, the preamble first.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Note:
     preamble: tuple[str, ...]
     items: tuple[Item, ...]
     summary: Item | None = None
+    closing: Item | None = None
 
 
 def _cn(n: int) -> str:
@@ -67,16 +69,18 @@ def render(note: Note, style: str) -> str:
     out = [f"# {note.title}", "", *note.preamble, ""]
     for n, item in enumerate(note.items, 1):
         out += [_heading(style, n, item), *item.body, ""]
-    if note.summary is not None:
-        head = f"### {note.summary.title}" if style.startswith("h") else f"**{note.summary.title}**"
-        out += ["---", "", head, *note.summary.body, ""]
+    for item, rule in ((note.closing, []), (note.summary, ["---", ""])):
+        if item is not None:
+            # A `#` note heads an unnumbered section at its entries' level.
+            head = STYLES[style](0, item.title) if style.startswith("h") else f"**{item.title}**"
+            out += [*rule, head, *item.body, ""]
     return "\n".join(out)
 
 
-def expected(note: Note) -> list[tuple[str | None, str, list[str]]]:
-    rows: list[tuple[str | None, str, list[str]]] = []
+def expected(note: Note) -> list[tuple[str | None, str, list[str], int]]:
+    rows: list[tuple[str | None, str, list[str], int]] = []
     if note.preamble:
-        rows.append((None, "\n".join(note.preamble).strip(), []))
-    for item in (*note.items, *((note.summary,) if note.summary else ())):
-        rows.append((item.title, "\n".join(item.body).strip(), list(item.ids)))
+        rows.append((None, "\n".join(note.preamble).strip(), [], 0))
+    for item in (*note.items, *(x for x in (note.closing, note.summary) if x)):
+        rows.append((item.title, "\n".join(item.body).strip(), list(item.ids), 0))
     return rows

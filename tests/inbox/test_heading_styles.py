@@ -6,11 +6,14 @@ whole-line bold (with or without a colon inside or after), numbered lines ("1.",
 entries: the same titles (no marker left on them), the same bodies and the same arXiv ids, and in
 the numbered styles each entry's label carries its number. Bold label lines inside an entry
 ("**核心论点**"), bold phrases inside a line, bullets under a numbered heading and the summary
-after `---` stay what they are in the `###` note. Checked on a fixed Chinese and English note and
+after `---` stay what they are in the `###` note, and an unnumbered section after the numbered
+entries is their sibling, not a child. Checked on a fixed Chinese and English note and
 on generated ones.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -41,11 +44,14 @@ NOTE = Note(
         )),
     ),
     summary=Item("小结", ("- 条目#1、条目#2 建议进 E1；SpecScale 待读原文。",)),
+    closing=Item("给 Tom", ("明早先对 Hydra 的数字。",)),
 )
 
 
-def _entries(text: str) -> list[tuple[str | None, str, list[str]]]:
-    return [(e.title, e.text, [m.canonical for m in e.mentions if m.canonical]) for e in parse_note(text).entries]
+def _entries(text: str) -> list[tuple[str | None, str, list[str], int]]:
+    """Per entry: title, body, ids, and how many sections its heading path holds above it."""
+    return [(e.title, e.text, [m.canonical for m in e.mentions if m.canonical], e.heading_path.count(" › "))
+            for e in parse_note(text).entries]
 
 
 @pytest.mark.parametrize("style", sorted(STYLES))
@@ -67,7 +73,7 @@ def test_a_bold_phrase_or_line_inside_a_headed_note_is_text() -> None:
 
 def test_bullets_under_a_numbered_heading_are_its_body() -> None:
     entries = parse_note(render(NOTE, "numbered_dot")).entries
-    assert [e.label for e in entries] == ["preamble", "1", "2", "3", "4", None]
+    assert [e.label for e in entries] == ["preamble", "1", "2", "3", "4", None, None]
     assert entries[1].text.count("\n- ") == 1 and entries[1].text.startswith("- vLLM 0.12")
 
 
@@ -109,7 +115,8 @@ def notes(draw: st.DrawFn) -> Note:
         ids = (("2609.39334",) if tail else ()) + ("2610.04646",) * body.count(ID_LINE)  # one per mention
         items.append(Item(title, body, tail, ids))
     summary = Item("小结", ("- 都建议进 E1。",)) if draw(st.booleans()) else None
-    return Note("Generated notes", ("Scope: serving engines, last 48h.",), tuple(items), summary)
+    closing = Item("给 Tom", ("- 明早先看数字。",)) if draw(st.booleans()) else None
+    return Note("Generated notes", ("Scope: serving engines, last 48h.",), tuple(items), summary, closing)
 
 
 @settings(max_examples=60, deadline=None)
@@ -128,8 +135,8 @@ def test_marked_lines_head_entries_beside_hashed_headings() -> None:
 
 @pytest.mark.parametrize("style", ["h2", "h3"])
 def test_bold_closing_sections_after_a_break_head_entries_beside_hashed_headings(style: str) -> None:
-    text = render(NOTE, style).replace("### 小结", "**小结**") + "**给 Tom**\n- 明早先看 SpecScale。\n"
+    text = re.sub(r"(?m)^#+ 小结$", "**小结**", render(NOTE, style)) + "**给 Lena**\n- 明早先看 SpecScale。\n"
     rows = _entries(text)
-    assert rows[:-1] == expected(NOTE) and rows[-1] == ("给 Tom", "- 明早先看 SpecScale。", [])
+    assert rows[:-1] == expected(NOTE) and rows[-1] == ("给 Lena", "- 明早先看 SpecScale。", [], 0)
     # Before the break a bold label line is the entry's text, as in the `###` note.
     assert "**核心论点**" in rows[2][1]
