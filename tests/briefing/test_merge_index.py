@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predigest.judgment import default_judgment
-from tasks.briefing.engineering import _Candidate, _keys, _merge, _same
+from tasks.briefing.eng_candidates import Candidate
+from tasks.briefing.engineering import _keys, _merge, _same
 from tasks.model.window import EntryView
 
 J = default_judgment()
@@ -30,16 +31,16 @@ cand_rows = st.lists(st.tuples(phrase, st.lists(st.integers(0, 11), min_size=1, 
                      min_size=1, max_size=14)
 
 
-def _candidates(entries: list[tuple[str, str]], rows: list[tuple[str, list[int], bool]]) -> list[_Candidate]:
+def _candidates(entries: list[tuple[str, str]], rows: list[tuple[str, list[int], bool]]) -> list[Candidate]:
     pool = [EntryView(1, f"inbox/amy/note-{k % 3}.md", "note", k, None, title, title, f"{title} {link}", (), ())
             for k, (title, link) in enumerate(entries)]
-    return [_Candidate(title, [pool[i % len(pool)] for i in picks], [f"line {n}"], recommended)
+    return [Candidate(title, [pool[i % len(pool)] for i in picks], [f"line {n}"], recommended)
             for n, (title, picks, recommended) in enumerate(rows)]
 
 
-def _plain(cands: list[_Candidate], common: frozenset[str]) -> list[_Candidate]:
+def _plain(cands: list[Candidate], common: frozenset[str]) -> list[Candidate]:
     """The merge as it was: every earlier merged candidate sharing a key is asked, in order."""
-    merged: list[_Candidate] = []
+    merged: list[Candidate] = []
     keysets: list[set[str]] = []
     paths: list[set[str]] = []
     for cand in cands:
@@ -61,7 +62,7 @@ def _plain(cands: list[_Candidate], common: frozenset[str]) -> list[_Candidate]:
     return merged
 
 
-def _shape(merged: list[_Candidate]) -> list[tuple[str, bool, list[int], list[str]]]:
+def _shape(merged: list[Candidate]) -> list[tuple[str, bool, list[int], list[str]]]:
     return [(c.title, c.recommended, [e.ordinal for e in c.entries], c.lines) for c in merged]
 
 
