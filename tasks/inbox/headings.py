@@ -1,21 +1,25 @@
 """Lines that head entries without being `#` headings: the same structure in another heading style.
 
 A note without `#`–`####` headings below its title is read in whichever style it uses:
-- 「一、」 chapters (level 2) and 「（一）」 sub-chapters (level 3);
-- marked lines, an entry word and a number ("条目#1 · …", "增量 2：…", "Increment 3 - …",
-  "Entry 4: …"; the words are `[markers] entry_words`), level 3;
-- whole-line bold ("**Foo**", "**Foo:**", "**Foo**：", "**Foo** (arXiv:…)"), level 4. Bold written
-  around one of the forms above is that form. When the note numbers its entries (marked lines, or
-  bold lines that carry a number) an unnumbered bold line is a lead-in inside an entry
-  ("**核心论点**"), unless it opens what follows a thematic break (a summary) or names a paper; so
-  is a bold line that is only a label word (`[notes] lead_in_labels`, the note labels of `[markers]`);
-- numbered lines at the left margin ("1. Foo", "2) Bar", "(3) Baz"), level 4, when nothing above
-  heads the note and the numbered lines have text between them at the margin: then they are
-  headings whose bodies are everything up to the next one (a bullet under "1. Foo" is Foo's), not
-  a list whose items end at their first unindented line (that is tasks.inbox.segment's `_items`).
-In a note with `#` headings only marked lines (bold or not), and bold lines that name a paper,
-carry a dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#`
-heading since (closing sections: "**给 Tom**", "**明天计划**"), head entries beside them (level 5: "条目#1 · …" lines then a "### 小结").
+- 「一、」 chapters and bold "A." lines (level 2), 「（一）」 sub-chapters (level 3);
+- marked lines, an entry word and a number or capital ("条目#1 · …", "增量 2：…", "Increment 3 -
+  …", "信号 A · …"; the words are `[markers] entry_words`), level 3, one deeper for each entry word
+  first used after another (条目#1 › 信号 A);
+- whole-line bold ("**Foo**", "**Foo:**", "**Foo**：", "**Foo** (arXiv:…)"), level 4; bold written
+  around one of the other forms is that form;
+- numbered lines at the left margin ("1. Foo", "2) Bar", "(3) Baz", "1.2 Foo" one deeper), level 4,
+  when they count up by one and text at the margin stands between them: then they are headings
+  whose bodies run to the next one (a bullet under "1. Foo" is Foo's), not a list whose items end
+  at their first unindented line (that is tasks.inbox.segment's `_items`). Bold lines that could
+  head entries between them win: then the numbers are a list inside a bold entry.
+A bold line that is only a label word (`[notes] lead_in_labels`, the labels of `[markers]`) or
+whose text the note repeats is a lead-in ("**核心论点**"), never a heading. When the note numbers
+its entries (marked lines, bold numbered lines, numbered headings, or chapters with nothing bold
+between them) an unnumbered bold line between two of them is a lead-in too; one before or after
+them all heads a section beside them (their sibling), and one right after a `---` always does.
+In a note with `#` headings, marked lines (bold or not), and bold lines that name a paper, carry a
+dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
+(closing sections: "**给 Tom**", "**明天计划**"), head entries beside them, at level 5.
 A bold phrase inside a line of text is never a heading.
 """
 
