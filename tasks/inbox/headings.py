@@ -15,8 +15,10 @@ A note without `#`–`####` headings below its title is read in whichever style 
 A bold line that is only a label word (`[notes] lead_in_labels`, the labels of `[markers]`) or
 whose text the note repeats is a lead-in ("**核心论点**"), never a heading. When the note numbers
 its entries (marked lines, bold numbered lines, numbered headings, or chapters with nothing bold
-between them) an unnumbered bold line between two of them is a lead-in too; one before or after
-them all heads a section beside them (their sibling), and one right after a `---` always does.
+between them) an unnumbered bold line between two of them is a lead-in too, unless it is laid out
+like them (the numbered headings and it have a blank line after them: "**口径问题（重要）**" is a
+section, "**核心论点**\n- …" a lead-in); one before or after them all heads a section beside
+them (their sibling), and one right after a `---` always does.
 In a note with `#` headings, marked lines (bold or not), and bold lines that name a paper, carry a
 dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
 (closing sections: "**给 Tom**", "**明天计划**"), head entries beside them, at level 5.
@@ -161,6 +163,13 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
         chapters = [x.at for x in found if x.kind == "chapter"]
         counted = chapters if chapters and clear(chapters) else []
     chosen = {x.at for x in bold}
+
+    def spaced(i: int) -> bool:
+        return i + 1 < len(lines) and not lines[i + 1].strip()
+
+    # Headings written like the numbered ones (a blank line after each) are headings between them
+    # too ("**口径问题（重要）**"); a lead-in is followed by its text ("**核心论点**\n- …").
+    spaced_entries = bool(counted) and 2 * sum(map(spaced, counted)) > len(counted)
     # An unnumbered section before or after the numbered entries is their sibling, not a child.
     numbered_at = set(counted)
     sibling = min((level for at, level, _, _ in events if at in numbered_at), default=4)
@@ -171,7 +180,7 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
         # In a note that numbers its entries (or whose chapters are its entries), an unnumbered bold
         # line between two of them is a lead-in of the entry it stands in; one before or after them
         # all heads a section beside them.
-        inside = bool(counted) and counted[0] < x.at < counted[-1]
+        inside = bool(counted) and counted[0] < x.at < counted[-1] and not (spaced_entries and spaced(x.at))
         if paper or _after_break(lines, hr, x.at) or (x.at in chosen and not inside):
             level = 5 if paper and counted else sibling if counted else x.level
             events.append((x.at, level, x.text, 1))
