@@ -140,3 +140,14 @@ def test_bold_closing_sections_after_a_break_head_entries_beside_hashed_headings
     assert rows[:-1] == expected(NOTE) and rows[-1] == ("给 Lena", "- 明早先看 SpecScale。", [], 0)
     # Before the break a bold label line is the entry's text, as in the `###` note.
     assert "**核心论点**" in rows[2][1]
+
+
+def test_a_bold_section_laid_out_like_the_numbered_headings_is_a_section() -> None:
+    """Between "**条目#N · …**" headings each followed by a blank line, a bold line followed by a blank
+    line is a section as in the `##` note; one followed by its text is a lead-in of the entry."""
+    parts = [("条目#1 · QuuxCache 调度器", "- 吞吐 2.1×。\n**核心论点**\n- 冷 KV 放 CPU。"), ("口径问题（重要）", "- 论文写 62，榜单写 71，待核实。"),
+             ("条目#2 · FooServe", "- P99 120 ms。")]
+    hashed = "# N\n\n" + "".join(f"## {h}\n\n{t}\n\n" for h, t in parts)
+    bold = "# N\n\n" + "".join(f"**{h}**\n\n{t}\n\n" for h, t in parts)
+    assert _entries(bold) == _entries(hashed)
+    assert [e.title for e in parse_note(bold).entries] == ["QuuxCache 调度器", "口径问题（重要）", "FooServe"]
