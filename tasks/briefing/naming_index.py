@@ -6,10 +6,11 @@ increments).
 `names_it` accepts, in pool order, but runs it only on the entries that could pass. Why each
 entry it skips cannot pass, rule by rule of `names_it` (tasks.verify.names):
 
-1. The title matches a name (`names_match(title, n)`, title not generic): `NameIndex` of the
-   titles (tasks.verify.name_index, which argues each way `names_match` can be true: a shared
-   token other than the last of either side, one side a single shared token, or a near-identical
-   string found by a scan in C), ordered by how many of the pool's titles hold a token.
+1. The title matches a name (`same_name(title, n, common)`: `names_match`, and more than a shared
+   platform; title not generic): `NameIndex` of the titles (tasks.verify.name_index, which argues
+   each way `names_match` can be true: a shared token other than the last of either side, one side
+   a single shared token, or a near-identical string found by a scan in C), ordered by how many of
+   the pool's titles hold a token.
 2. The same coined head word (`head_token(title) == head_token(names[0])`, not one of the topic's
    common words): the entry is in the list of that head word (`_heads`, keyed by `head_token`
    itself: a capitalised stop word, "Without", is a head word that `distinctive` leaves out).
@@ -27,16 +28,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from tasks.briefing.identity import same_name
 from tasks.model.window import EntryView
 from tasks.verify.name_index import NameIndex
-from tasks.verify.names import head_token, is_generic, mention_run, mentions_name, names_match, text_words
+from tasks.verify.names import head_token, is_generic, mention_run, mentions_name, text_words
 
 
 def names_it(entry: EntryView, names: Sequence[str], common: frozenset[str]) -> bool:
-    """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text."""
+    """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text.
+    `common`: the topic's context (tasks.briefing.identity), which neither identifies by itself."""
     title = entry.title or ""
     if title and not is_generic(title):
-        if any(names_match(title, n) for n in names):
+        if any(same_name(title, n, common) for n in names):
             return True
         head = head_token(title)
         if head and head not in common and head == head_token(names[0]):

@@ -5,8 +5,10 @@ entry. A heading with no text of its own whose next heading is deeper only names
 becomes part of its children's `heading_path`. A thematic break (`---`) closes open sections, so a
 summary after `---` is never filed under the entry above it. Text before the first heading is the
 "preamble" entry when it has content, or one entry per item when it holds a numbered list. Notes
-without headings fall back to pseudo-headings (`一、…`, `增量 1 · …`) and then to top-level list items.
-Fenced code never starts anything. Never raises; linear time, so garbage in gives fewer entries.
+without headings are read in the heading style they use (tasks.inbox.headings: 「一、」/「（一）」,
+"条目#1 ·"/"Increment 1 -", whole-line bold, numbered lines with text between them), so the same
+structure gives the same entries in every style; then top-level list items. A heading's label
+("条目#1", "1", "（一）") is split off its title. Fenced code never starts anything. Never raises; linear time, so garbage in gives fewer entries.
 
 Structure lives in tasks.inbox.segment, numbers in tasks.inbox.numbers, the rest of what an entry
 claims in tasks.inbox.claims. They scan whole texts with regexes written so the engine can skip

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.common.frontmatter import split_front_matter
+from tasks.inbox.headings import CN_NUMERAL, ENTRY_WORDS, pseudo_heads
 
 PATH_SEP = " › "
 
@@ -35,17 +36,14 @@ _SEQ = re.compile(
     r"(?:\*\*)?(?P<sep>[ \t]*(?:[.)、:：·—–|-][ \t]*)*)(?=\S)"
 )
 _FM_LINE = re.compile(r"\s*(?:#|-\s|[A-Za-z_][\w-]*\s*[:：])|\s+\S")
-_PSEUDO = (
-    (2, re.compile(r"[一二三四五六七八九十]{1,3}、\S")),
-    (3, re.compile(r"(?:条目\s*[#＃]?\s*\d{1,4}[a-z]?|增量\s*\d{1,4})\s*[·:：—]\s*\S")),
-)
-# A line can start a pseudo-heading only if it starts like one of _PSEUDO.
-_PSEUDO_HINT = re.compile(r"[一二三四五六七八九十]|条目|增量")
-_PSEUDO_HINTS = re.compile(r"\n(?:[一二三四五六七八九十]|条目|增量)")
+# A heading's label: an entry word and number, "#4", "1.2", "1." / "1)" / "1、", "A.", or a bracketed
+# or Chinese numeral ("(4)", "（一）", "一、"); then its separators.
 _LABEL = re.compile(
-    r"\**(?P<label>(?:条目|Entry|Item)\s*[#＃]?\s*\d{1,4}[a-z]?|增量\s*\d{1,4}|信号\s*[A-Z0-9]{1,3}"
-    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|[A-Z](?=[.)、]\s))"
-    r"(?!\w)\**[\s·:：.)、—–|-]*"
+    rf"\**(?:(?P<label>(?:{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z][A-Z0-9]{{0,2}}))"
+    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z])(?=[.)、]\s))(?!\w)"
+    rf"|(?P<bracketed>[(（](?:\d{{1,3}}|{CN_NUMERAL})[)）]|{CN_NUMERAL}(?=、)))"
+    r"\**[\s·:：.)、—–|-]*",
+    re.I,
 )
 # Lines that may be more than plain text: an ATX heading or fence opener (<= 3 spaces, then `#`, ``` or
 # ~~~), a fence closer or setext underline (only ` ~ = or - between whitespace), a thematic break
@@ -191,7 +189,7 @@ def sequence_starts(lines: list[str], code: list[bool] | None = None) -> dict[in
 
 def split_label(heading: str) -> tuple[str | None, str]:
     m = _LABEL.match(heading)
-    return (m.group("label"), heading[m.end():]) if m else (None, heading)
+    return (m.group("label") or m.group("bracketed"), heading[m.end():]) if m else (None, heading)
 
 
 def front_matter(text: str) -> tuple[dict[str, str], int, str]:
@@ -239,30 +237,13 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
     return blocks
 
 
-# A line that is a bold name and nothing else but the paper it names ("**Foo: a paper** (arXiv:…)",
-# "**Foo（arXiv:…）**："): an entry's heading written in bold, below any hashed heading. A bold
-# lead-in that names no paper ("**核心论点**") and a labelled digest line ("**C3**: Foo …") are not.
-_BOLD_HEAD = re.compile(r" {0,3}\*\*(?=[^*\n]*\d{4}\.\d{4,5}|[^*\n]+\*\*\s*[(（][^)）\n]*\d{4}\.\d{4,5})"
-                        r"[^*\n]+\*\*\s*(?:[(（][^)）\n]*[)）])?\s*[:：]?\s*$")
-_BOLD_HINTS = re.compile(r"^ {0,3}\*\*", re.M)
-_BOLD_LEVEL = 5
-_BOLD_MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
-
-
-def _bold_heads(lines: list[str], body: str, code: list[bool], skip: range) -> list[tuple[int, int, str, int]]:
-    hinted = {body.count("\n", 0, m.start()) for m in _BOLD_HINTS.finditer(body)}
-    return [(i, _BOLD_LEVEL, lines[i].strip().rstrip(":：").strip(), 1) for i in sorted(hinted)
-            if not code[i] and i not in skip and len(lines[i]) <= _BOLD_MAX_CHARS and _BOLD_HEAD.match(lines[i])]
-
-
 def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
             heads: dict[int, tuple[int, str, int]], skip: range) -> list[Block]:
     events = [(i, lv, t, used) for i, (lv, t, used) in heads.items() if i not in skip and lv <= 4]
-    if not events:
-        events = [(i, lv, lines[i].strip(), 1) for i in _line_numbers(body, _PSEUDO_HINT, _PSEUDO_HINTS)
-                  if not code[i] and lines[i][:1].strip() for lv, pat in _PSEUDO if pat.match(lines[i])]
-    if "**" in body:
-        events = sorted([*events, *_bold_heads(lines, body, code, skip)])
+    # Other heading styles (tasks.inbox.headings): all of them without `#` headings, bold ones beside them.
+    taken = {i for i, _, _, used in events for i in range(i, i + used)}
+    others = pseudo_heads(lines, body, code, hr, skip, {i for i, _, _, _ in events})
+    events = sorted([*events, *(e for e in others if e[0] not in taken)])
     first = events[0][0] if events else len(lines)
     blocks = _items(lines, code, 0, first, numbered=bool(events))
     blocks = blocks or [Block("preamble", None, "", 0, 0, first)]

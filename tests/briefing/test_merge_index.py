@@ -1,10 +1,11 @@
 """Contract: merging the window's engineering candidates through `MergeIndex` gives exactly what
 the plain merge gives: each candidate joins the first earlier merged one that shares a key with
-it and is the same thing (`_same`), else stands alone.
+it, holds no entry of the candidate's notes (two entries of one note are two things) and is the
+same thing (`_same`), else stands alone.
 
 The index only narrows which earlier candidates `_same` is asked about; on generated candidates
 (names from a vocabulary with shared common words, near-identical words, coined head words,
-versions and links, entries shared between candidates, some recommended) the merged titles,
+versions and links, entries of three notes shared between candidates, some recommended) the merged titles,
 entries, lines and recommendations must be the plain merge's, candidate for candidate.
 """
 
@@ -14,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from predigest.judgment import default_judgment
-from tasks.briefing.engineering import _Candidate, _keys, _merge, _same
+from tasks.briefing.eng_candidates import Candidate
+from tasks.briefing.engineering import _keys, _merge, _same
 from tasks.model.window import EntryView
 
 J = default_judgment()
@@ -29,23 +31,26 @@ cand_rows = st.lists(st.tuples(phrase, st.lists(st.integers(0, 11), min_size=1, 
                      min_size=1, max_size=14)
 
 
-def _candidates(entries: list[tuple[str, str]], rows: list[tuple[str, list[int], bool]]) -> list[_Candidate]:
-    pool = [EntryView(1, "inbox/amy/note.md", "note", k, None, title, title, f"{title} {link}", (), ())
+def _candidates(entries: list[tuple[str, str]], rows: list[tuple[str, list[int], bool]]) -> list[Candidate]:
+    pool = [EntryView(1, f"inbox/amy/note-{k % 3}.md", "note", k, None, title, title, f"{title} {link}", (), ())
             for k, (title, link) in enumerate(entries)]
-    return [_Candidate(title, [pool[i % len(pool)] for i in picks], [f"line {n}"], recommended)
+    return [Candidate(title, [pool[i % len(pool)] for i in picks], [f"line {n}"], recommended)
             for n, (title, picks, recommended) in enumerate(rows)]
 
 
-def _plain(cands: list[_Candidate], common: frozenset[str]) -> list[_Candidate]:
+def _plain(cands: list[Candidate], common: frozenset[str]) -> list[Candidate]:
     """The merge as it was: every earlier merged candidate sharing a key is asked, in order."""
-    merged: list[_Candidate] = []
+    merged: list[Candidate] = []
     keysets: list[set[str]] = []
+    paths: list[set[str]] = []
     for cand in cands:
-        keys = _keys(cand, J)
-        at = next((k for k in range(len(merged)) if keysets[k] & keys and _same(merged[k], cand, common, J)), None)
+        keys, own = _keys(cand, common, J), {e.path for e in cand.entries}
+        at = next((k for k in range(len(merged))
+                   if keysets[k] & keys and not own & paths[k] and _same(merged[k], cand, common, J)), None)
         if at is None:
             merged.append(cand)
             keysets.append(set(keys))
+            paths.append(own)
             continue
         same = merged[at]
         if cand.recommended and not same.recommended:
@@ -53,10 +58,11 @@ def _plain(cands: list[_Candidate], common: frozenset[str]) -> list[_Candidate]:
         same.entries += [e for e in cand.entries if all(e is not held for held in same.entries)]
         same.lines += cand.lines
         keysets[at] |= keys
+        paths[at] |= own
     return merged
 
 
-def _shape(merged: list[_Candidate]) -> list[tuple[str, bool, list[int], list[str]]]:
+def _shape(merged: list[Candidate]) -> list[tuple[str, bool, list[int], list[str]]]:
     return [(c.title, c.recommended, [e.ordinal for e in c.entries], c.lines) for c in merged]
 
 
@@ -72,7 +78,7 @@ def test_a_stop_word_head_with_one_version_merges() -> None:
     """"Without" leads both titles and is no distinctive token: only the head-word list finds the pair."""
     entries = [("Without Kestrel release 2.0", ""), ("Without FooCache release 2.0", ""), ("BarQuant release 2.0", "")]
     rows = [("BarQuant release 2.0", [2], False), ("Without Kestrel release 2.0", [0], False),
-            ("Without FooCache release 2.0", [1], False)]
+            ("Without FooCache release 2.0", [1], False)]  # entries 0 and 1 are of different notes
     indexed = _shape(_merge(_candidates(entries, rows), frozenset(), J))
     assert indexed == _shape(_plain(_candidates(entries, rows), frozenset()))
     assert [c[2] for c in indexed] == [[2], [0, 1]]

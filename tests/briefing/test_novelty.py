@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from predigest.judgment import default_judgment
-from tasks.briefing.engineering import _Candidate, _same
+from tasks.briefing.eng_candidates import Candidate
+from tasks.briefing.engineering import _same
 from tasks.briefing.novelty import entry_signals, links, signal_score
 from tasks.inbox.notes import parse_note
 from tasks.model.window import EntryView
@@ -86,9 +87,9 @@ def test_each_signal_counts_once_and_sources_add_up() -> None:
     assert signal_score(signals + signals) == signal_score(signals)
 
 
-def _candidate(title: str, text: str = "") -> _Candidate:
+def _candidate(title: str, text: str = "") -> Candidate:
     entry = EntryView(1, f"inbox/x/{title}.md", "note", 1, None, title, title, text, (), ())
-    return _Candidate(title, [entry], recommended=False)
+    return Candidate(title, [entry], recommended=False)
 
 
 @pytest.mark.parametrize(("a", "b", "same"), [

@@ -184,7 +184,9 @@ def test_bullet_only_note_gives_one_entry_per_top_level_bullet() -> None:
 
 def test_numbered_note_and_fenced_code() -> None:
     parsed = parse_note("intro\n\n1. first\n```\n## not a heading\n- not an item\n```\n2) second\n")
-    assert [(e.label, e.heading) for e in parsed.entries] == [("preamble", None), ("1", "first"), ("2", "second")]
+    # Text at the margin between the numbered lines: they head entries, and keep their numbers as written.
+    assert [(e.label, e.heading, e.title) for e in parsed.entries] == [
+        ("preamble", None, None), ("1", "1. first", "first"), ("2", "2) second", "second")]
     assert "## not a heading" in parsed.entries[1].text
     parsed = parse_note("# T\n\n## A\n```\n## B\n```\n## C\n")
     assert [e.heading for e in parsed.entries] == ["A", "C"]

@@ -1,0 +1,200 @@
+"""Lines that head entries without being `#` headings: the same structure in another heading style.
+
+A note without `#`–`####` headings below its title is read in whichever style it uses:
+- 「一、」 chapters and bold "A." lines (level 2), 「（一）」 sub-chapters (level 3);
+- marked lines, an entry word and a number or capital ("条目#1 · …", "增量 2：…", "Increment 3 -
+  …", "信号 A · …"; the words are `[markers] entry_words`), level 3, one deeper for each entry word
+  first used after another (条目#1 › 信号 A);
+- whole-line bold ("**Foo**", "**Foo:**", "**Foo**：", "**Foo** (arXiv:…)"), level 4; bold written
+  around one of the other forms is that form;
+- numbered lines at the left margin ("1. Foo", "2) Bar", "(3) Baz", "1.2 Foo" one deeper), level 4,
+  when they count up by one and text at the margin stands between them: then they are headings
+  whose bodies run to the next one (a bullet under "1. Foo" is Foo's), not a list whose items end
+  at their first unindented line (that is tasks.inbox.segment's `_items`). Bold lines that could
+  head entries between them win: then the numbers are a list inside a bold entry.
+A bold line that is only a label word (`[notes] lead_in_labels`, the labels of `[markers]`) or
+whose text the note repeats is a lead-in ("**核心论点**"), never a heading. When the note numbers
+its entries (marked lines, bold numbered lines, numbered headings, or chapters with nothing bold
+between them) an unnumbered bold line between two of them is a lead-in too, unless it is laid out
+like them (the numbered headings and it have a blank line after them: "**口径问题（重要）**" is a
+section, "**核心论点**\n- …" a lead-in); one before or after them all heads a section beside
+them (their sibling), and one right after a `---` always does.
+In a note with `#` headings, marked lines (bold or not), and bold lines that name a paper, carry a
+dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
+(closing sections: "**给 Tom**", "**明天计划**"), head entries beside them, at level 5.
+A bold phrase inside a line of text is never a heading.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from predigest.judgment import default_judgment
+
+_WORDS = default_judgment()
+
+
+def _alternation(*names: tuple[str, str]) -> str:
+    words = {w for table, name in names for w in _WORDS.words(table, name) if w.strip()}
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
+ENTRY_WORDS = _alternation(("markers", "entry_words"))
+CHAPTER = re.compile(rf"{CN_NUMERAL}、\s*\S")
+SUB_CHAPTER = re.compile(rf"[（(]{CN_NUMERAL}[)）]\s*\S")
+LETTERED = re.compile(r"[A-Z][.)、][ \t]+\S")  # "A. GitHub Trending": read on bold lines only
+MARKED = re.compile(rf"(?P<word>{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*\S", re.I)
+NUMBERED = re.compile(r"(?:\d{1,3}[.)][ \t]+|[(（]\d{1,3}[)）][ \t]*)\S")
+DOTTED = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?[ \t]+\S")  # "1.2 Foo": one level below "1. …"
+BOLD = re.compile(r" {0,3}\*\*(?P<text>[^*\n]*[^*\s:：][^*\n]*?)\s*[:：]?\s*\*\*[ \t]*"
+                  r"(?P<tail>[(（][^)）\n]*[)）])?[ \t]*[:：]?[ \t]*$")
+_PAPER = re.compile(r"\d{4}\.\d{4,5}")
+_BRACKETS = re.compile(r"[（(][^（()）]*[)）]")
+_LEAD_IN_WORDS = _alternation(("notes", "lead_in_labels"), ("markers", "note_labels"), ("markers", "phenomenon_label"),
+                              ("markers", "risk_label"), ("markers", "advice_label"))
+_LEAD_IN = re.compile(rf"(?:{_LEAD_IN_WORDS})\s*[:：]?\s*$", re.I)
+# Lines that may head an entry in some style: the only ones the rules above run on.
+_HINTS = re.compile(rf"^(?: {{0,3}}\*\*|[一二三四五六七八九十（(]|\d|(?:{ENTRY_WORDS}))", re.M | re.I)
+MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
+
+Event = tuple[int, int, str, int]  # (line, level, heading text, lines it uses)
+
+
+@dataclass(frozen=True)
+class _Line:
+    at: int
+    text: str  # the heading text: the line, or what its bold holds (and a bracket after it)
+    kind: str | None  # "chapter", "marked", "numbered", or None (plain bold)
+    level: int
+    bold: bool
+
+
+def _hinted(body: str) -> list[int]:
+    out, ln, prev = [], 0, 0
+    for m in _HINTS.finditer(body):
+        ln += body.count("\n", prev, m.start())
+        prev = m.start()
+        out.append(ln)
+    return out
+
+
+def _kind(text: str, bold: bool, words: dict[str, int]) -> tuple[str, int] | None:
+    """What a line's text heads as, with its level. `words`: entry word -> its level, by first use
+    (an entry word first used after another numbers entries inside the other's: 条目#1 › 信号 A)."""
+    if CHAPTER.match(text) or (bold and LETTERED.match(text)):
+        return "chapter", 2
+    if SUB_CHAPTER.match(text):
+        return "chapter", 3
+    if m := MARKED.match(text):
+        word = m.group("word").lower()
+        return "marked", words.setdefault(word, 3 + len(words))
+    if NUMBERED.match(text):
+        return "numbered", 4
+    if m := DOTTED.match(text):
+        return "numbered", 4 + text[: m.end()].strip().rstrip(".").count(".")
+    return None
+
+
+def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: bool) -> list[_Line]:
+    out: list[_Line] = []
+    words: dict[str, int] = {}
+    for i in _hinted(body):
+        line = lines[i]
+        if code[i] or i in skip or len(line) > MAX_CHARS:
+            continue
+        m = BOLD.match(line)
+        if m:
+            text = m.group("text").strip() + (f" {m.group('tail')}" if m.group("tail") else "")
+            name, level = _kind(text, True, words) or (None, 4)
+            out.append(_Line(i, text, name, level, bold=True))
+        elif line[:1].strip() and (plain := _kind(line.strip(), False, words)) and (not headed or plain[0] == "marked"):
+            out.append(_Line(i, line.strip(), *plain, bold=False))
+    return out
+
+
+def _after_break(lines: list[str], hr: list[bool], i: int) -> bool:
+    j = i - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    return j >= 0 and hr[j]
+
+
+def _closing(hr: list[bool], heads: set[int]) -> list[bool]:
+    """Per line: whether it follows a `---` with no `#` heading since (a note's closing sections)."""
+    out, after = [False] * len(hr), False
+    for i, rule in enumerate(hr):
+        after = (after or rule) and i not in heads
+        out[i] = after
+    return out
+
+
+def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range,
+                 heads: set[int]) -> list[Event]:
+    """The entry headings of a note that are not `#` headings (see the module docstring), ascending.
+    `heads`: the lines of the note's `#` headings below its title."""
+    found = _lines(lines, body, code, skip, bool(heads))
+    if heads:
+        closing = _closing(hr, heads) if any(x.bold for x in found) else []
+        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and (
+            _PAPER.search(x.text) or DOTTED.match(x.text) or closing[x.at]))]
+    uses: dict[str, int] = {}
+    for x in found:
+        if x.bold and x.kind is None:
+            uses[x.text] = uses.get(x.text, 0) + 1
+    # Plain bold lines that could head an entry: not a label word, not a text the note repeats.
+    bold = [x for x in found if x.bold and x.kind is None and uses[x.text] == 1
+            and not _LEAD_IN.match(_BRACKETS.sub("", x.text).strip())]
+    events = [(x.at, x.level, x.text, 1) for x in found if x.kind in ("chapter", "marked") or (x.bold and x.kind)]
+    counted = [x.at for x in found if x.kind == "marked" or (x.bold and x.kind == "numbered")]
+
+    def clear(run: list[int]) -> bool:
+        """No bold line that could head an entry stands between the run's first and last line: the
+        run is the note's structure (else the bold lines are, and the run sits inside them)."""
+        return not any(run[0] < x.at < run[-1] and not _after_break(lines, hr, x.at) for x in bold)
+
+    if not counted:
+        numbered = _numbered_heads(lines, [x for x in found if x.kind == "numbered" and not x.bold])
+        if numbered and clear([e[0] for e in numbered]):
+            events += numbered
+            counted = [e[0] for e in numbered]
+    if not counted:  # chapters with nothing bold between them are the entries themselves
+        chapters = [x.at for x in found if x.kind == "chapter"]
+        counted = chapters if chapters and clear(chapters) else []
+    chosen = {x.at for x in bold}
+
+    def spaced(i: int) -> bool:
+        return i + 1 < len(lines) and not lines[i + 1].strip()
+
+    # Headings written like the numbered ones (a blank line after each) are headings between them
+    # too ("**口径问题（重要）**"); a lead-in is followed by its text ("**核心论点**\n- …").
+    spaced_entries = bool(counted) and 2 * sum(map(spaced, counted)) > len(counted)
+    # An unnumbered section before or after the numbered entries is their sibling, not a child.
+    numbered_at = set(counted)
+    sibling = min((level for at, level, _, _ in events if at in numbered_at), default=4)
+    for x in found:
+        if not x.bold or x.kind is not None:
+            continue
+        paper = bool(_PAPER.search(x.text))
+        # In a note that numbers its entries (or whose chapters are its entries), an unnumbered bold
+        # line between two of them is a lead-in of the entry it stands in; one before or after them
+        # all heads a section beside them.
+        inside = bool(counted) and counted[0] < x.at < counted[-1] and not (spaced_entries and spaced(x.at))
+        if paper or _after_break(lines, hr, x.at) or (x.at in chosen and not inside):
+            level = 5 if paper and counted else sibling if counted else x.level
+            events.append((x.at, level, x.text, 1))
+    return sorted(events)
+
+
+def _numbered_heads(lines: list[str], numbered: list[_Line]) -> list[Event]:
+    """Numbered margin lines as headings: a run counting up by one, with text at the margin between
+    two of them (else they are a list, and its items end at their first unindented line)."""
+    if len(numbered) < 2:
+        return []
+    numbers = [int(re.sub(r"\D.*", "", x.text.lstrip("(（"))) for x in numbered]  # NUMBERED: digits first
+    if any(b != a + 1 for a, b in zip(numbers, numbers[1:], strict=False)):
+        return []
+    at = [x.at for x in numbered]
+    between = any(lines[j][:1].strip() for a, b in zip(at, at[1:], strict=False) for j in range(a + 1, b))
+    return [(x.at, x.level, x.text, 1) for x in numbered] if between else []
