@@ -23,10 +23,11 @@ demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
 
 # Two pytest-xdist workers, each a session of its own (own databases, Prefect API, servers); a module
-# stays on one worker (loadfile), so its module-scoped setup runs once. One line per test.
+# stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order
+# tests/conftest.py gives them (costliest first), not xdist's (most tests first). One line per test.
 TEST_WORKERS ?= 2
 PYTEST_ARGS  ?=
-PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile -v --durations=10 $(PYTEST_ARGS)
+PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -v --durations=10 $(PYTEST_ARGS)
 
 test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL; PYTEST_ARGS adds options)
 	$(PYTEST)

@@ -184,8 +184,7 @@ def _reaches_database(item: pytest.Item, names: set[str]) -> bool:
     return False
 
 
-@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def _mark_database(items: list[pytest.Item]) -> None:
     for item in items:
         if DATABASE_ROOT_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker(DATABASE_MARK)
@@ -201,6 +200,46 @@ def pytest_runtest_call(item: pytest.Item) -> None:
         pytest.fail(f"{item.nodeid} uses the database through request.getfixturevalue({sorted(dynamic)}): "
                     "name the fixture as a parameter, so that it is marked `database` and runs in both modes",
                     pytrace=False)
+
+
+# --- worker balance ------------------------------------------------------------------------------
+# `make test` hands whole modules to two xdist workers in collection order (`--dist loadfile
+# --no-loadscope-reorder`); a worker takes the next module when it is nearly done. xdist's own
+# order (most tests first) put the costliest module, a single test, last, on one worker, while the
+# other had nothing left to do. So modules go out costliest first (the classic rule for list
+# scheduling), by an estimate from what their tests are: marked `slow`, running flows on the Prefect
+# API, reaching the database, or none of these. The weights are the ratio of the mean durations of
+# those classes in a measured run; classified by marks and fixtures, as the database marker is, not
+# by a list. It only orders: every test still runs.
+
+COST_SLOW, COST_PREFECT, COST_DATABASE, COST_PLAIN = 150, 60, 20, 1
+
+
+def _estimated_cost(item: pytest.Item) -> int:
+    fixtures = getattr(item, "fixturenames", ())
+    if item.get_closest_marker("slow") is not None:
+        return COST_SLOW
+    if "prefect_harness" in fixtures:
+        return COST_PREFECT
+    return COST_DATABASE if DATABASE_ROOT_FIXTURE in fixtures else COST_PLAIN
+
+
+def _order_costliest_module_first(items: list[pytest.Item]) -> None:
+    def module(item: pytest.Item) -> str:
+        return item.nodeid.split("::")[0]
+
+    cost: dict[str, int] = {}
+    for item in items:
+        cost[module(item)] = cost.get(module(item), 0) + _estimated_cost(item)
+    # The sort is stable: a module's tests keep their order and stay together.
+    items.sort(key=lambda item: -cost[module(item)])
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+    _mark_database(items)  # before `-m` deselects by marker
+    yield
+    _order_costliest_module_first(items)  # what is left to run
 
 
 # --- other fixtures ------------------------------------------------------------------------------

@@ -22,6 +22,8 @@ from tests.ingest.bad_inputs import CASES, write_cases
 
 FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
 
+pytestmark = pytest.mark.slow  # a 20 MB note through the whole flow
+
 
 @pytest.fixture
 def hostile_workspace(tmp_path: Path) -> Path:

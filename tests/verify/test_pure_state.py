@@ -39,6 +39,8 @@ from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
 from tasks.lanes import DateLanes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
+pytestmark = pytest.mark.slow  # thirty evenings on many database copies
+
 TOPIC = "inference"
 DATES = [dt.date(2026, 9, 10) + dt.timedelta(days=n) for n in range(30)]
 
