@@ -235,11 +235,37 @@ def _order_costliest_module_first(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: -cost[module(item)])
 
 
+def _deselect_live(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`live` tests touch the network: they run only with PREDIGEST_LIVE=1 and are otherwise
+    deselected (reported as such), not skipped, so that a skip in CI always means something is missing."""
+    if os.environ.get("PREDIGEST_LIVE") == "1":
+        return
+    live = [item for item in items if item.get_closest_marker("live") is not None]
+    if live:
+        config.hook.pytest_deselected(items=live)
+        items[:] = [item for item in items if item.get_closest_marker("live") is None]
+
+
 @pytest.hookimpl(wrapper=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> Iterator[None]:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> Iterator[None]:
     _mark_database(items)  # before `-m` deselects by marker
+    _deselect_live(config, items)
     yield
     _order_costliest_module_first(items)  # what is left to run
+
+
+@pytest.fixture(autouse=True)
+def _restore_environment() -> Iterator[None]:
+    """os.environ as the test found it, afterwards. The CLI applies `--workspace`, `--lang` and
+    `--rehash` to os.environ for the flows it calls, and `up` hands os.environ to the processes it
+    starts: without this, one CLI test's flags reached every later test of its worker (a stack
+    started after it got a watcher for that test's workspace). Session and module fixtures set
+    their variables before this snapshot, so theirs stay."""
+    saved = dict(os.environ)
+    yield
+    if dict(os.environ) != saved:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 # --- other fixtures ------------------------------------------------------------------------------

@@ -57,6 +57,7 @@ def identifying_links(links: Iterable[str], context: frozenset[str], j: Judgment
     return {url for url in links if not _platform_home(url, context, j)}
 
 
+@lru_cache(maxsize=65536)  # asked for every pair of candidates compared
 def _platform_home(url: str, context: frozenset[str], j: Judgment) -> bool:
     host, _, path = url.partition("/")
     parts = [p.lower() for p in re.split(r"[/?#]", path) if p]

@@ -71,6 +71,8 @@ def strip_markers(title: str) -> str:
     return t if any(c.isalnum() for c in t) else without_pictographs(title)
 
 
+# Merging engineering candidates compares every pair's names: the same headings are cleaned again and again.
+@lru_cache(maxsize=65536)
 def clean_title(title: str) -> str:
     """A heading without markers, entry markers ("条目#2 ·", "[Sep 10]", "附：", `subjects.entry_heading`)
     and trailing commentary ("… — 找到了", "foo-kv —— 已锚入…", "Foo Attack 承接")."""

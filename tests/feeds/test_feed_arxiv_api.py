@@ -12,7 +12,6 @@ opt-in live test (PREDIGEST_LIVE=1).
 from __future__ import annotations
 
 import datetime as dt
-import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -267,8 +266,7 @@ def test_title_matches(note: str, arxiv: str, expected: bool) -> None:
     assert title_matches(note, arxiv) is expected
 
 
-@pytest.mark.live
-@pytest.mark.skipif(os.environ.get("PREDIGEST_LIVE") != "1", reason="touches arXiv; set PREDIGEST_LIVE=1")
+@pytest.mark.live  # deselected unless PREDIGEST_LIVE=1 (tests/conftest.py)
 def test_live_lookup_of_one_known_paper() -> None:
     result = ArxivLookup().lookup(["1605.08386"], known=set())
     assert result.errors == [] and result.found["1605.08386"].title == "Heat-bath random walks with Markov bases"

@@ -37,7 +37,12 @@ from tests.helpers import ingest_all, truncate_all
 
 DAY = dt.date(2026, 10, 9)
 SLACK = 1.25
-FLOOR = 20.0
+# The first step (x1 -> x10) is the smallest difference and the noisiest: the runs differ by a few
+# thousand lines whatever their size (set order, weakref callbacks), which can even make it negative.
+# A linear stage spends a few dozen Python lines per element (the evening's per-line scans cost 27 per
+# line of the "lines" note: own_lines 10, names 7, recommends_e1 3, ...); a scan of the earlier elements
+# per element costs hundreds at x100. So 40 lines per element is allowed at any size.
+FLOOR = 40.0
 KNOWLEDGE = ("# inference\n\nversion: v1 · updated: 2026-10-08 12:00 · citations: 0\n\n## §1 Serving\n\n"
              "- KV cache paging for vLLM (arXiv:2601.00001) [anchored 2026-10-01]\n")
 BASE_NOTE = ("## 1. Speculative decoding for vLLM inference serving (arXiv:2610.90001)\n\n"
