@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -108,8 +109,29 @@ def stack_parts(tmp: Path, url: str) -> StackParts:
     return StackParts(home, published, workspace, settings, engine, env)
 
 
+@contextmanager
+def one_stack_at_a_time() -> Iterator[None]:
+    """Hold the machine-wide lock of the real-server stacks (this module's and the killed-worker
+    test's): two `prefect server`s on their SQLite databases, each with two workers, at once on two
+    cores answered 503 to a backfill's task-run writes. xdist runs the two modules on its two
+    workers side by side; the second waits here for the first stack to be down."""
+    import fcntl
+
+    with open(Path(tempfile.gettempdir()) / "predigest-tests-real-prefect-stack.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
+    with one_stack_at_a_time():
+        yield from _stack(tmp_path_factory, migrated_database)
+
+
+def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
     parts = stack_parts(tmp_path_factory.mktemp("stack"), migrated_database("predigest_orch"))
     home, published, workspace, settings, engine = parts.home, parts.published, parts.workspace, parts.settings, parts.engine
     ingest_all(settings, workspace)

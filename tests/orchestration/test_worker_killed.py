@@ -39,7 +39,14 @@ from predigest import orchestrate
 from predigest.settings import Settings
 from tasks.publish.storage import store_for
 from tests.helpers import point_flows_at
-from tests.orchestration.test_prefect_server import _client, _flow_runs, _free_port, _wait_for, stack_parts
+from tests.orchestration.test_prefect_server import (
+    _client,
+    _flow_runs,
+    _free_port,
+    _wait_for,
+    one_stack_at_a_time,
+    stack_parts,
+)
 from tests.orchestration.workspace_gen import DAYS
 
 pytestmark = pytest.mark.slow
@@ -191,13 +198,14 @@ def stack(tmp_path_factory: pytest.TempPathFactory,
           migrated_database: Callable[[str], str]) -> Iterator[tuple[str, Path, Path, Settings, Engine]]:
     parts = stack_parts(tmp_path_factory.mktemp("killed"), migrated_database("predigest_killed"))
     extra = {**parts.env, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S)}
-    try:
-        # No workspace for `up`: no watcher; the backfill names its workspace as a parameter.
-        result = orchestrate.up(parts.home, port=_free_port(), workers=2, extra_env=extra, echo=lambda _: None)
-        assert sorted(result.started) == ["server", "worker-1", "worker-2"]
-        yield result.api_url, parts.home, parts.workspace, parts.settings, parts.engine
-    finally:
-        orchestrate.down(parts.home, echo=lambda _: None)
+    with one_stack_at_a_time():
+        try:
+            # No workspace for `up`: no watcher; the backfill names its workspace as a parameter.
+            result = orchestrate.up(parts.home, port=_free_port(), workers=2, extra_env=extra, echo=lambda _: None)
+            assert sorted(result.started) == ["server", "worker-1", "worker-2"]
+            yield result.api_url, parts.home, parts.workspace, parts.settings, parts.engine
+        finally:
+            orchestrate.down(parts.home, echo=lambda _: None)
         parts.engine.dispose()
 
 
