@@ -34,8 +34,9 @@ _AFTER_END = _CJK_ENDS + _ASCII_ENDS + _CLOSERS + "'’"  # kept with the end ma
 _NOT_URL = "\\s<>\"'`()\\[\\]\u3000-\u303f\uff00-\uffef\u201c\u201d"  # CJK and full-width punctuation end a URL
 _URL = f"https?://[^{_NOT_URL}]*[^{_NOT_URL}.,;:!?]"
 _MARKS = re.compile(f"{_URL}|[{re.escape(_CJK_ENDS + _ASCII_ENDS + _OPENERS + _CLOSERS)}\"]")
-# The word before a ".", standing alone (after a space, a bracket or the start: "a/b." is no initial).
-_WORD_BEFORE = re.compile(r"(?<![A-Za-z0-9/_-])[A-Za-z][A-Za-z.]*$")
+# The word before a ".", standing alone (after a space, a bracket or the start: "a/b." is no
+# initial, and the "DR" of "TL;DR." is no "Dr.").
+_WORD_BEFORE = re.compile(r"(?<![A-Za-z0-9/_;:&-])[A-Za-z][A-Za-z.]*$")
 _LONGEST_WORD = 24
 _INITIALS = re.compile(r"(?:[A-Za-z]\.)*[A-Za-z]")
 _CJK = re.compile(r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef\u3000-\u303f]")

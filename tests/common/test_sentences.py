@@ -139,3 +139,9 @@ def test_a_one_megabyte_note_is_segmented_quickly(_: int) -> None:
     got = sentences(text)
     assert time.perf_counter() - start < 10  # measured ~1 s on a loaded 2-core machine
     assert len(got) == 9000 * 4
+
+
+def test_tldr_before_a_sentence_end_is_no_abbreviation() -> None:
+    """Found by the property test above in CI: the "DR" of "TL;DR." was read as "Dr.", so no cut."""
+    assert sentences("The TL;DR. 推理。") == ["The TL;DR.", "推理。"]
+    assert sentences("Ask Dr. Smith. Then go.") == ["Ask Dr. Smith.", "Then go."]
