@@ -149,7 +149,8 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
         with session_scope(get_engine(settings)) as session:
             # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
             collected = [(ctx.topics[name], collect_and_judge(session, ref.id, ctx.topics[name], ctx.known,
-                                                              steps.get(name) or DerivedWindow(window.date, window, "")))
+                                                              steps.get(name) or DerivedWindow(window.date, window, ""),
+                                                              settings.source_budget_seconds))
                          for name, window in job.windows]
         if turns is not None:
             turns.wait(job.index)
@@ -174,7 +175,7 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
 
 def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> run.BriefingResult:
     render = functools.partial(run.render_collected, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
-                               ctx.rules[topic.name], judged.papers)
+                               ctx.rules[topic.name], judged.papers, judged.budgets)
     # The topic's site is left to `refresh_sites`, once for the whole range.
     return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, render=render,
                                     site=False)

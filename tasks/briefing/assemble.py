@@ -12,6 +12,7 @@ from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import source_checks
+from tasks.common.limits import SourceBudgets, unbounded
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
@@ -60,27 +61,31 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
 def build_content(
     data: WindowData, topic: Topic, known_topics: list[str], tracked: Sequence[Tracked] = (),
     stale_after_days: int = 7, rule: DensityRule | None = None, judged: Sequence[Paper] | None = None,
+    budgets: SourceBudgets | None = None,
 ) -> BriefingContent:
     """Judge the window and return everything the renderers need, in a deterministic order.
 
     `tracked` are the topic's stored verifications as of the window's day; this window's own
     observations are merged in, so a briefing is complete whether or not they were recorded yet.
     `judged`: the window's papers as `judge_window` returned them, when the caller has them already.
+    `budgets`: each source's time for judging and verifying (the ones `judged` was judged with): a
+    source whose budget runs out keeps what was done for it, and its row says where it was cut.
     """
+    budgets = budgets or unbounded()
     day = data.window.cutoff_local.date()
     # A copy: what follows adds to and places the papers, and the caller's stay as judged.
-    papers = copy.deepcopy(list(judged)) if judged is not None else judge_window(data, topic, known_topics)
+    papers = copy.deepcopy(list(judged)) if judged is not None else judge_window(data, topic, known_topics, budgets)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count)
-    papers += engineering_increments(data, topic, doc_names(sections), papers)
+    papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
-    observations = observe_window(data, papers, topic, known_topics, tracked)
+    observations = observe_window(data, papers, topic, known_topics, tracked, budgets)
     items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
-    checks = source_checks(data, papers, topic, known_topics)
+    checks = source_checks(data, papers, topic, known_topics, budgets.cut)
     baseline = _baseline(data, as_of)
     counts = Counter(p.status for p in papers)
     by_source = Counter(path for p in increments for path in p.sources)

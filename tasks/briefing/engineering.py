@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from operator import attrgetter
 
 from predigest.judgment import Judgment
 from predigest.topics import Topic
@@ -28,6 +29,7 @@ from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
+from tasks.common.limits import JUDGING, SourceBudgets, unbounded
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points
@@ -69,19 +71,23 @@ def _keys(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
     return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, common, j)
 
 
-def _merged(data: WindowData, topic: Topic, papers: Judged, common: frozenset[str]) -> list[Candidate]:
+def _merged(data: WindowData, topic: Topic, papers: Judged, common: frozenset[str],
+            budgets: SourceBudgets) -> list[Candidate]:
     """The window's candidates, those of several sources naming the same thing merged (a
-    recommended one keeps its name)."""
+    recommended one keeps its name). A note's candidates are one unit of its budget, and merging
+    each of them another: a note found spent adds no candidate after that."""
     by_path: dict[str, list[EntryView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
-    return _merge([cand for path in sorted(by_path)
-                   for cand in note_candidates(by_path[path], papers, common, topic.judgment)], common, topic.judgment)
+    cands = [cand for path in budgets.each(sorted(by_path), JUDGING, str)
+             for cand in note_candidates(by_path[path], papers, common, topic.judgment)]
+    return _merge(cands, common, topic.judgment, budgets)
 
 
-def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment) -> list[Candidate]:
+def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
+           budgets: SourceBudgets | None = None) -> list[Candidate]:
     """Each candidate merged into the first earlier one that is the same thing (`_same`) and holds no
     entry of its note, if any: two entries of one note are two things unless the note says they are
     one (then `note_candidates` made them one candidate already)."""
@@ -92,7 +98,7 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment) -> list[
     could = MergeIndex(n for cand in cands for n in _names(cand))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
     paths: list[set[str]] = []  # per merged candidate: the notes its entries come from
-    for cand in cands:
+    for cand in (budgets or unbounded()).each(cands, JUDGING, _first_path):
         keys, links = _keys(cand, common, j), _links(cand, common, j)
         own = {e.path for e in cand.entries}
         near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
@@ -118,6 +124,18 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment) -> list[
     return merged
 
 
+def _first_path(cand: Candidate) -> str:
+    return cand.entries[0].path
+
+
+def _within(cands: Iterable[Candidate], budgets: SourceBudgets) -> Iterator[Candidate]:
+    """Each candidate without the entries of the sources cut by the time it is reached (none left: dropped)."""
+    for cand in cands:
+        cand.entries = budgets.kept(cand.entries, attrgetter("path"))
+        if cand.entries:
+            yield cand
+
+
 def _signals(cand: Candidate, topic: Topic) -> list[Evidence]:
     j = topic.judgment
     terms = tuple(dict.fromkeys((*topic.names, *topic.terms)))
@@ -131,10 +149,13 @@ def _signals(cand: Candidate, topic: Topic) -> list[Evidence]:
 
 
 def engineering_increments(
-    data: WindowData, topic: Topic, doc_names: Sequence[str], papers: Sequence[Paper] = ()
+    data: WindowData, topic: Topic, doc_names: Sequence[str], papers: Sequence[Paper] = (),
+    budgets: SourceBudgets | None = None,
 ) -> list[Paper]:
     """The window's engineering increments, each with every source naming it and its days seen;
-    ownership is judged over every topic the judgment knows."""
+    ownership is judged over every topic the judgment knows. Judging an increment is a unit of the
+    budget of its first source (`budgets`); a source found spent drops out of the increments after it."""
+    budgets = budgets or unbounded()
     judged = Judged(frozenset(p.arxiv_id for p in papers if p.arxiv_id and p.status in ("net_new", "adjacent")),
                      {p.arxiv_id: p.title for p in papers if p.arxiv_id and p.title})
     # The topic's own vocabulary and the platforms things run on (vLLM, SGLang, PyTorch …) are context:
@@ -146,7 +167,8 @@ def engineering_increments(
     history_index = NamingIndex(data.history)
     firsts = first_entries(data)
     out: list[Paper] = []
-    for cand in _merged(data, topic, judged, common):
+    # Lazy: a source cut while judging one increment drops out of the increments after it.
+    for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), JUDGING, _first_path):
         names = _names(cand)
         if any(same_name(n, held, common) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff

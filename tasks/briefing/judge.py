@@ -10,6 +10,7 @@ from tasks.briefing.titles import (
     clean_title as clean_title,  # re-exported: engineering names its increments with it
 )
 from tasks.briefing.titles import title_for
+from tasks.common.limits import JUDGING, SourceBudgets, unbounded
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
@@ -57,11 +58,20 @@ def split_points(points: list[str], topic: str) -> tuple[list[str], list[str]]:
     return kept, relation
 
 
-def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> list[Paper]:
+def _path(m: MentionView) -> str:
+    return m.path
+
+
+def judge_window(
+    data: WindowData, topic: Topic, known_topics: list[str], budgets: SourceBudgets | None = None,
+) -> list[Paper]:
     """One Paper per canonical id mentioned in the window, sorted by status then first appearance.
 
     Each (topic, day) is judged once per run: the stages pass the result along (`Judged`), so there
-    is no process-wide memo to go stale or to hold a large window twice."""
+    is no process-wide memo to go stale or to hold a large window twice. Judging a paper is a unit
+    of the budget of the source naming it first (`budgets`); a source found spent names no paper
+    judged after that, and a paper only it names is not judged."""
+    budgets = budgets or unbounded()
     by_id: dict[str, list[MentionView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
@@ -71,7 +81,9 @@ def judge_window(data: WindowData, topic: Topic, known_topics: list[str]) -> lis
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
     papers: list[Paper] = []
     per_item = ids_per_item(data)
-    for arxiv_id, mentions in by_id.items():
+    # Lazy: a source cut while judging one paper drops out of the papers after it.
+    pending = ((i, kept) for i, ms in by_id.items() if (kept := budgets.kept(ms, _path)))
+    for arxiv_id, mentions in budgets.each(pending, JUDGING, lambda paper: paper[1][0].path):
         ownership = judge_ownership(arxiv_id, mentions, entries, data, topic)
         verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)

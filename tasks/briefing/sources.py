@@ -7,10 +7,12 @@ language, and the renderers pick the briefing's (`SourceCheck.texts`).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
 from predigest.topics import Topic
 from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
+from tasks.common.limits import CutShort
 from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts
@@ -46,11 +48,18 @@ def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
     return L["cred_rule"].format(bases=bases, checks=checks)
 
 
+def cut_text(cut: CutShort, L: Labels) -> str:
+    """Where a source's budget ran out while judging or verifying, worded in `L`."""
+    return L["src_cut"].format(seconds=cut.seconds, stage=L[f"stage_{cut.stage}"], at=cut.at, done=cut.done,
+                               done_word=L.get(f"done_{cut.stage}", ""))
+
+
 def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
-             L: Labels) -> str:
+             L: Labels, cut: CutShort | None = None) -> str:
     headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
-    # A source a cap or its time budget cut says so first: what follows is only what was read.
-    limited = L["src_limited"].format(what=L["list_sep"].join(source.limits)) if source.limits else ""
+    # A source a cap or its time budget cut says so first: what follows is only what was read (or judged).
+    why = [*source.limits, *([cut_text(cut, L)] if cut else [])]
+    limited = L["src_limited"].format(what=L["list_sep"].join(why)) if why else ""
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
         limited += L["src_later"].format(seen=seen)
@@ -133,8 +142,11 @@ def _conclusion(source: SourceView, papers: list[Paper], outcome: str, has_relev
     return L["c_off_topic_papers"] if counts["off_topic"] else L["c_off_topic"]
 
 
-def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str]) -> list[SourceCheck]:
-    """One row per window source (errors included), in window order, worded in every language."""
+def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str],
+                  cut: Mapping[str, CutShort] | None = None) -> list[SourceCheck]:
+    """One row per window source (errors included), in window order, worded in every language;
+    `cut`: the sources whose budget ran out while judging or verifying (tasks.common.limits)."""
+    cut = cut or {}
     checks = []
     ratings = rate_all(data, CredibilityRule.default())
     by_source: dict[int, list[EntryView]] = {}
@@ -147,7 +159,7 @@ def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: li
         contents = _entries_named(entries, papers)
         queue = [p.arxiv_id for p in papers if p.arxiv_id and s.path in p.sources] if s.kind == "work_queue" else []
         wording = {
-            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L),
+            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L, cut.get(s.path)),
                               "—" if s.error else _relevance_text(parts, L),
                               _conclusion(s, papers, outcome, bool(parts), L))
             for lang, L in LABELS.items()

@@ -11,9 +11,13 @@ dropped and the source says so, rather than stopping the run at the database.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
 
 INT4_MAX = 2**31 - 1
+T = TypeVar("T")
 
 
 def count_or_none(value: object, field: str, warnings: list[str], maximum: int = INT4_MAX) -> int | None:
@@ -104,3 +108,76 @@ class Deadline:
         if self.where is None:
             return None
         return f"{CUT_SHORT}over its {self.seconds:g} s budget at {self.where}; {done}"
+
+
+# --- The evening's per-source budget: judging and verification (README, "The work budget") ---
+JUDGING = "judging"
+VERIFYING = "verifying"
+
+
+@dataclass(frozen=True)
+class CutShort:
+    """Where a source's evening budget ran out: the stage, the unit it was at (1-based) and how many
+    units of that stage it had done."""
+
+    stage: str  # JUDGING or VERIFYING
+    at: int
+    done: int
+    seconds: float
+
+
+class SourceBudgets:
+    """Each source's time budget for judging and verifying one window: its own `Deadline`, whose
+    clock counts only the time spent on that source's units of work (an entry of it, or a paper it
+    names first), so a slow source spends its own budget and never another's.
+
+    Checked cooperatively between units (`each`), from a source's second unit on, so every source
+    keeps its first. Once a source is found spent it is skipped from then on, in every stage, and
+    `cut` says where; what it contributed before stays. `seconds=None`: unbounded."""
+
+    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
+        self.seconds = seconds
+        self.clock = clock
+        self.spent: dict[str, float] = defaultdict(float)
+        self.units: Counter[tuple[str, str]] = Counter()  # (path, stage) -> units done
+        self.total: Counter[str] = Counter()  # path -> units done in every stage
+        self.deadlines: dict[str, Deadline] = {}
+        self.cut: dict[str, CutShort] = {}
+
+    def is_cut(self, path: str) -> bool:
+        return path in self.cut
+
+    def go_on(self, path: str, stage: str) -> bool:
+        """True while `path` may do another unit of `stage`; False, recorded in `cut`, once it is spent."""
+        if path in self.cut:
+            return False
+        deadline = self.deadlines.get(path)
+        if deadline is None:
+            deadline = self.deadlines[path] = Deadline(self.seconds, clock=lambda: self.spent[path])
+        if not self.total[path] or not deadline.expired(stage):
+            return True
+        done = self.units[(path, stage)]
+        self.cut[path] = CutShort(stage, done + 1, done, self.seconds or 0.0)
+        return False
+
+    def each(self, items: Iterable[T], stage: str, path: Callable[[T], str]) -> Iterator[T]:
+        """The items whose source (`path(item)`) is within its budget, each charged with the time the
+        caller spends on it (from its yield to the next item asked for)."""
+        for item in items:
+            key = path(item)
+            if not self.go_on(key, stage):
+                continue
+            start = self.clock()
+            yield item
+            self.spent[key] += self.clock() - start
+            self.units[(key, stage)] += 1
+            self.total[key] += 1
+
+    def kept(self, items: Iterable[T], path: Callable[[T], str]) -> list[T]:
+        """The items whose source is not cut (a spent source's contributions are dropped from then on)."""
+        return [item for item in items if path(item) not in self.cut]
+
+
+def unbounded() -> SourceBudgets:
+    """Budgets that never run out (a caller that gave none: tests, `predigest explain`)."""
+    return SourceBudgets(None)

@@ -30,6 +30,7 @@ from tasks.briefing.judge import judge_window
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.common.guard import guarded
+from tasks.common.limits import SourceBudgets
 from tasks.judge.density import DensityRule
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
@@ -88,23 +89,26 @@ def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window:
     if judged is None:
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
-        judged = Judged(data, judge_window(data, topic, known))
+        budgets = SourceBudgets(settings.source_budget_seconds)
+        judged = Judged(data, judge_window(data, topic, known, budgets), budgets)
     return render_collected(settings, ref, topic, judged.data, known,
-                            density_rule_for(settings, Path(ref.root), topic.name), judged.papers)
+                            density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
 
 
 def render_collected(
     settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule,
-    judged: Sequence[Paper] | None = None,
+    judged: Sequence[Paper] | None = None, budgets: SourceBudgets | None = None,
 ) -> tuple[str, str]:
     """`render_briefing` from a window collected earlier, once the topic's verifications are derived
-    through its date (they are read now). `judged`: the window's `judge_window` papers."""
+    through its date (they are read now). `judged`: the window's `judge_window` papers; `budgets`:
+    the sources' time they were judged with (none: a fresh one of Settings.source_budget_seconds)."""
+    budgets = budgets or SourceBudgets(settings.source_budget_seconds)
     data = copy_window(data)
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)
         add_lookups(session, data, lookup_subjects(tracked))
-    papers = judged if judged is not None else judge_window(data, topic, known)
-    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers)
+    papers = judged if judged is not None else judge_window(data, topic, known, budgets)
+    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers, budgets)
     return render_markdown(content, settings.lang), render_json(content, settings.lang)
 
 

@@ -31,6 +31,7 @@ from db.models import Verification, VerificationEvent, VerificationWindow
 from predigest.topics import Topic
 from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_window
+from tasks.common.limits import SourceBudgets, unbounded
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
 from tasks.stages.timeline import DerivedWindow, timeline
@@ -42,10 +43,12 @@ _VERIFY_LOCK = 0x76657269  # advisory lock class serialising the derivation per 
 
 @dataclass
 class Judged:
-    """A window collected and judged once, for deriving its verifications and rendering its briefing."""
+    """A window collected and judged once, for deriving its verifications and rendering its briefing;
+    `budgets`: each source's time, spent by its judging and then by its verification (both passes)."""
 
     data: WindowData
     papers: list[Paper]
+    budgets: SourceBudgets = field(default_factory=unbounded)
 
 
 @dataclass
@@ -113,9 +116,14 @@ def drop_from(session: Session, workspace_id: int, topic: str, day: dt.date) -> 
         VerificationWindow.day >= day))
 
 
-def collect_and_judge(session: Session, workspace_id: int, topic: Topic, known: list[str], step: DerivedWindow) -> Judged:
+def collect_and_judge(
+    session: Session, workspace_id: int, topic: Topic, known: list[str], step: DerivedWindow,
+    budget: float | None = None,
+) -> Judged:
+    """The window collected and judged, each source within `budget` seconds (Settings.source_budget_seconds)."""
     data = collect_window(session, workspace_id, topic.name, step.window)
-    return Judged(data, judge_window(data, topic, known))
+    budgets = SourceBudgets(budget)
+    return Judged(data, judge_window(data, topic, known, budgets), budgets)
 
 
 def record_window(
@@ -134,7 +142,7 @@ def record_window(
     data = copy_window(judged.data)
     tracked = load_tracked(session, workspace_id, topic.name, step.day)
     add_lookups(session, data, lookup_subjects(tracked))
-    observations = observe_window(data, judged.papers, topic, known, tracked)
+    observations = observe_window(data, judged.papers, topic, known, tracked, judged.budgets)
     counts = record(session, workspace_id, topic.name, observations, step.day)
     session.execute(insert(VerificationWindow).values(
         workspace_id=workspace_id, topic=topic.name, day=step.day, fingerprint=step.fingerprint))
@@ -143,10 +151,11 @@ def record_window(
 
 def derive_through(
     session: Session, workspace_id: int, topic: Topic, known: list[str], through: dt.date,
-    keep: Sequence[dt.date] = (),
+    keep: Sequence[dt.date] = (), budget: float | None = None,
 ) -> Derivation:
     """Bring the topic's stored verifications up to date through `through` (one transaction,
-    under the topic's lock); the windows of `keep` that had to be collected are returned with it."""
+    under the topic's lock); the windows of `keep` that had to be collected are returned with it.
+    `budget`: each source's seconds per window for judging and verifying (None: unbounded)."""
     lock_topic(session, workspace_id, topic.name)
     out = Derivation(topic.name, through)
     first_bad, steps = pending_windows(session, workspace_id, topic, known, through)
@@ -155,7 +164,7 @@ def derive_through(
     drop_from(session, workspace_id, topic.name, first_bad)
     out.dropped_from = first_bad
     for step in steps:
-        judged = collect_and_judge(session, workspace_id, topic, known, step)
+        judged = collect_and_judge(session, workspace_id, topic, known, step, budget)
         out.derived.append(record_window(session, workspace_id, topic, known, step, judged))
         if step.day in keep:
             out.judged[step.day] = judged

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, TypeVar
 
 from predigest.arxiv_ids import find_ids
 from predigest.topics import Topic
+from tasks.common.limits import VERIFYING, SourceBudgets, unbounded
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
@@ -17,6 +19,7 @@ from tasks.model.window import EntryView, WindowData
 from tasks.verify.names import normalise, same_thing, short_name
 from tasks.verify.status import Observation, Tracked, state_on
 
+T = TypeVar("T")
 TOPICAL = ("net_new", "adjacent", "already_anchored", "reference_list_only")
 
 
@@ -29,6 +32,11 @@ def text_ids(text: str) -> list[str]:
 def _text_ids(text: str) -> tuple[str, ...]:
     # The same number contexts and subjects are read by every window of the lookback.
     return tuple(dict.fromkeys(m.canonical for m in find_ids(text) if m.canonical and not m.malformed))
+
+
+def _entry_path(item: Any) -> str:
+    """The source path of an entry, or of an (entry, …) pair."""
+    return str((item[0] if isinstance(item, tuple) else item).path)
 
 
 class Keyer:
@@ -103,15 +111,22 @@ class Context:
     raised_by_entry: set[tuple[str, str, int]] = field(default_factory=set)  # (key, path, ordinal)
     resolved_keys: frozenset[str] = frozenset()  # stored items already resolved by the window's day
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
+    budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's time (tasks.common.limits)
     _people: frozenset[str] | None = None
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],
-              tracked: Sequence[Tracked]) -> Context:
+              tracked: Sequence[Tracked], budgets: SourceBudgets | None = None) -> Context:
         topical = {p.arxiv_id: p for p in papers if p.arxiv_id and p.status in TOPICAL}
         day = data.window.date
         resolved = frozenset(t.key for t in tracked if state_on(t, day)[1] is not None)
-        return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved)
+        return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved,
+                   budgets=budgets or unbounded())
+
+    def within_budget(self, entries: Iterable[T]) -> Iterator[T]:
+        """The window's `entries` (or (entry, …) pairs) whose source is within its budget, each a unit
+        of it: a source found spent is verified no further."""
+        return self.budgets.each(entries, VERIFYING, _entry_path)
 
     @property
     def people(self) -> frozenset[str]:

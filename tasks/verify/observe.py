@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from predigest.topics import Topic
+from tasks.common.limits import SourceBudgets
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
 from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises
@@ -27,13 +28,16 @@ def _drop_settled_echoes(ctx: Context, stored: set[str]) -> None:
 
 def observe_window(
     data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str], tracked: Sequence[Tracked],
+    budgets: SourceBudgets | None = None,
 ) -> list[Observation]:
     """Raised and resolved observations of one window, deterministic and free of duplicates.
 
     `tracked` holds the topic's verifications as of the window's day (events dated <= it): named
     subjects reuse their keys across days, and open items can be resolved by this window.
+    Each window entry a check reads is a unit of its source's budget (`budgets`): a source found
+    spent is read no further, and what it raised before stays.
     """
-    ctx = Context.build(data, papers, topic, known, tracked)
+    ctx = Context.build(data, papers, topic, known, tracked, budgets)
     prior = list(tracked)
     observe_hedges(ctx)
     observe_lookups(ctx, prior)
