@@ -29,7 +29,7 @@ from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
-from tasks.common.limits import JUDGING, SourceBudgets, unbounded
+from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points
@@ -81,7 +81,7 @@ def _merged(data: WindowData, topic: Topic, papers: Judged, common: frozenset[st
     for entry in data.entries:
         if entry.kind in NOTE_KINDS and entry.path not in echoes:
             by_path[entry.path].append(entry)
-    cands = [cand for path in budgets.each(sorted(by_path), JUDGING, str)
+    cands = [cand for path in budgets.each(sorted(by_path), "engineering", lambda path: (path, by_path[path][0].ordinal))
              for cand in note_candidates(by_path[path], papers, common, topic.judgment)]
     return _merge(cands, common, topic.judgment, budgets)
 
@@ -98,7 +98,7 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
     could = MergeIndex(n for cand in cands for n in _names(cand))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
     paths: list[set[str]] = []  # per merged candidate: the notes its entries come from
-    for cand in (budgets or unbounded()).each(cands, JUDGING, _first_path):
+    for cand in (budgets or unbounded()).each(cands, "engineering", _unit):
         keys, links = _keys(cand, common, j), _links(cand, common, j)
         own = {e.path for e in cand.entries}
         near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
@@ -124,8 +124,9 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
     return merged
 
 
-def _first_path(cand: Candidate) -> str:
-    return cand.entries[0].path
+def _unit(cand: Candidate) -> Unit:
+    """A candidate is a unit of work of its first entry's source."""
+    return cand.entries[0].path, cand.entries[0].ordinal
 
 
 def _within(cands: Iterable[Candidate], budgets: SourceBudgets) -> Iterator[Candidate]:
@@ -168,7 +169,7 @@ def engineering_increments(
     firsts = first_entries(data)
     out: list[Paper] = []
     # Lazy: a source cut while judging one increment drops out of the increments after it.
-    for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), JUDGING, _first_path):
+    for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), "engineering", _unit):
         names = _names(cand)
         if any(same_name(n, held, common) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff

@@ -10,7 +10,7 @@ from tasks.briefing.titles import (
     clean_title as clean_title,  # re-exported: engineering names its increments with it
 )
 from tasks.briefing.titles import title_for
-from tasks.common.limits import JUDGING, SourceBudgets, unbounded
+from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
@@ -62,6 +62,12 @@ def _path(m: MentionView) -> str:
     return m.path
 
 
+def _first_named(paper: tuple[str, list[MentionView]]) -> Unit:
+    """A paper is a unit of work of the entry that names it first."""
+    first = paper[1][0]
+    return first.path, first.item_ordinal
+
+
 def judge_window(
     data: WindowData, topic: Topic, known_topics: list[str], budgets: SourceBudgets | None = None,
 ) -> list[Paper]:
@@ -83,7 +89,7 @@ def judge_window(
     per_item = ids_per_item(data)
     # Lazy: a source cut while judging one paper drops out of the papers after it.
     pending = ((i, kept) for i, ms in by_id.items() if (kept := budgets.kept(ms, _path)))
-    for arxiv_id, mentions in budgets.each(pending, JUDGING, lambda paper: paper[1][0].path):
+    for arxiv_id, mentions in budgets.each(pending, "papers", _first_named):
         ownership = judge_ownership(arxiv_id, mentions, entries, data, topic)
         verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)

@@ -50,8 +50,8 @@ def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
 
 def cut_text(cut: CutShort, L: Labels) -> str:
     """Where a source's budget ran out while judging or verifying, worded in `L`."""
-    return L["src_cut"].format(seconds=cut.seconds, stage=L[f"stage_{cut.stage}"], at=cut.at, done=cut.done,
-                               done_word=L.get(f"done_{cut.stage}", ""))
+    return L["src_cut"].format(seconds=cut.seconds, step=L[f"step_{cut.step}"], at=cut.at, done=cut.done,
+                               done_word=L[f"done_{cut.stage}"])
 
 
 def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],

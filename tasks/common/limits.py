@@ -113,65 +113,72 @@ class Deadline:
 # --- The evening's per-source budget: judging and verification (README, "The work budget") ---
 JUDGING = "judging"
 VERIFYING = "verifying"
+# Each loop that works through a source, and the stage it belongs to (its wording: the label tables).
+STEPS = {"papers": JUDGING, "engineering": JUDGING,
+         "hedges": VERIFYING, "numbers": VERIFYING, "promises": VERIFYING, "settlements": VERIFYING}
+# A unit of work: the source path it is charged to, and the position (0-based) of the entry it is about.
+Unit = tuple[str, int]
 
 
 @dataclass(frozen=True)
 class CutShort:
-    """Where a source's evening budget ran out: the stage, the unit it was at (1-based) and how many
-    units of that stage it had done."""
+    """Where a source's evening budget ran out: in which step (of which stage), at which of its
+    entries (1-based, as the parse budget counts), and how many of its entries that step had done."""
 
-    stage: str  # JUDGING or VERIFYING
+    step: str  # a key of STEPS
     at: int
     done: int
     seconds: float
 
+    @property
+    def stage(self) -> str:
+        return STEPS[self.step]
+
 
 class SourceBudgets:
     """Each source's time budget for judging and verifying one window: its own `Deadline`, whose
-    clock counts only the time spent on that source's units of work (an entry of it, or a paper it
-    names first), so a slow source spends its own budget and never another's.
+    clock counts only the time spent on that source's units of work (a paper it names first, an
+    engineering candidate of it, an entry of it a check reads), so a slow source spends its own
+    budget and never another's.
 
     Checked cooperatively between units (`each`), from a source's second unit on, so every source
-    keeps its first. Once a source is found spent it is skipped from then on, in every stage, and
+    keeps its first. Once a source is found spent it is skipped from then on, in every step, and
     `cut` says where; what it contributed before stays. `seconds=None`: unbounded."""
 
     def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
         self.seconds = seconds
         self.clock = clock
         self.spent: dict[str, float] = defaultdict(float)
-        self.units: Counter[tuple[str, str]] = Counter()  # (path, stage) -> units done
-        self.total: Counter[str] = Counter()  # path -> units done in every stage
+        self.total: Counter[str] = Counter()  # path -> units done in every step
+        self.done: dict[tuple[str, str], set[int]] = defaultdict(set)  # (path, step) -> entries worked on
         self.deadlines: dict[str, Deadline] = {}
         self.cut: dict[str, CutShort] = {}
 
-    def is_cut(self, path: str) -> bool:
-        return path in self.cut
-
-    def go_on(self, path: str, stage: str) -> bool:
-        """True while `path` may do another unit of `stage`; False, recorded in `cut`, once it is spent."""
+    def go_on(self, path: str, step: str, entry: int) -> bool:
+        """True while `path` may do another unit of `step` (about its entry `entry`); False, recorded
+        in `cut`, once its budget is spent."""
         if path in self.cut:
             return False
         deadline = self.deadlines.get(path)
         if deadline is None:
             deadline = self.deadlines[path] = Deadline(self.seconds, clock=lambda: self.spent[path])
-        if not self.total[path] or not deadline.expired(stage):
+        if not self.total[path] or not deadline.expired(step):
             return True
-        done = self.units[(path, stage)]
-        self.cut[path] = CutShort(stage, done + 1, done, self.seconds or 0.0)
+        self.cut[path] = CutShort(step, entry + 1, len(self.done[(path, step)]), self.seconds or 0.0)
         return False
 
-    def each(self, items: Iterable[T], stage: str, path: Callable[[T], str]) -> Iterator[T]:
-        """The items whose source (`path(item)`) is within its budget, each charged with the time the
-        caller spends on it (from its yield to the next item asked for)."""
+    def each(self, items: Iterable[T], step: str, unit: Callable[[T], Unit]) -> Iterator[T]:
+        """The items whose source (`unit(item)`: its path and entry) is within its budget, each charged
+        with the time the caller spends on it (from its yield to the next item asked for)."""
         for item in items:
-            key = path(item)
-            if not self.go_on(key, stage):
+            path, entry = unit(item)
+            if not self.go_on(path, step, entry):
                 continue
             start = self.clock()
             yield item
-            self.spent[key] += self.clock() - start
-            self.units[(key, stage)] += 1
-            self.total[key] += 1
+            self.spent[path] += self.clock() - start
+            self.total[path] += 1
+            self.done[(path, step)].add(entry)
 
     def kept(self, items: Iterable[T], path: Callable[[T], str]) -> list[T]:
         """The items whose source is not cut (a spent source's contributions are dropped from then on)."""

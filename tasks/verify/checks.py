@@ -122,7 +122,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
 def observe_conflicts(ctx: Context) -> None:
     """One contradiction per (subject, unit, metric) whose readings in two sources do not overlap."""
     names = FirstMatch()
-    readings = [r for e in ctx.within_budget(ctx.data.entries) for r in _readings(ctx, e, True, names)]
+    readings = [r for e in ctx.within_budget(ctx.data.entries, "numbers") for r in _readings(ctx, e, True, names)]
     readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
     by_path: dict[str, list[Reading]] = {}
     for r in readings:
@@ -161,7 +161,7 @@ def _pairs(groups: dict[str, dict[tuple[str, str], list[Reading]]], window_paths
 
 def observe_promises(ctx: Context) -> None:
     """Dated commitments; each is raised the day after its date passes (events dated later stay hidden until then)."""
-    for entry in ctx.within_budget(ctx.data.entries):
+    for entry in ctx.within_budget(ctx.data.entries, "promises"):
         if entry.kind not in NOTE_KINDS:
             continue
         ids = ctx.topical(entry.ids)

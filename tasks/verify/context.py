@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 from predigest.arxiv_ids import find_ids
 from predigest.topics import Topic
-from tasks.common.limits import VERIFYING, SourceBudgets, unbounded
+from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
@@ -34,9 +34,10 @@ def _text_ids(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.canonical for m in find_ids(text) if m.canonical and not m.malformed))
 
 
-def _entry_path(item: Any) -> str:
-    """The source path of an entry, or of an (entry, …) pair."""
-    return str((item[0] if isinstance(item, tuple) else item).path)
+def _unit(item: Any) -> Unit:
+    """The source path and position of an entry, or of an (entry, …) pair."""
+    entry: EntryView = item[0] if isinstance(item, tuple) else item
+    return entry.path, entry.ordinal
 
 
 class Keyer:
@@ -123,10 +124,10 @@ class Context:
         return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved,
                    budgets=budgets or unbounded())
 
-    def within_budget(self, entries: Iterable[T]) -> Iterator[T]:
+    def within_budget(self, entries: Iterable[T], step: str) -> Iterator[T]:
         """The window's `entries` (or (entry, …) pairs) whose source is within its budget, each a unit
-        of it: a source found spent is verified no further."""
-        return self.budgets.each(entries, VERIFYING, _entry_path)
+        of it for the check `step`: a source found spent is verified no further."""
+        return self.budgets.each(entries, step, _unit)
 
     @property
     def people(self) -> frozenset[str]:

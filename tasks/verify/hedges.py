@@ -117,7 +117,7 @@ def observe_hedges(ctx: Context) -> None:
     echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
     doc_entries = _doc_entries(ctx) if echoes else []
     restated = echoes | echo_paths(ctx.data.history, ctx.topic.judgment) if echoes else echoes
-    for entry in ctx.within_budget(ctx.data.entries):
+    for entry in ctx.within_budget(ctx.data.entries, "hedges"):
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
             continue
@@ -226,7 +226,7 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     _doc_settlements(ctx, candidates)
     named = named_somewhere(probes, [t for _, t in entries])
     candidates = [c for c in candidates if c[2] in named]
-    for entry, lowered in ctx.within_budget(entries):
+    for entry, lowered in ctx.within_budget(entries, "settlements"):
         possible = [c for c in candidates if any(p in lowered for p in probes[c[2]])]
         if not possible:
             continue  # names none of the open subjects: no need to look for settling words

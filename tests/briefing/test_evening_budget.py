@@ -1,0 +1,201 @@
+"""Contract: a source's time is bounded while the evening judges and verifies it, too
+(Settings.source_budget_seconds, `tasks.common.limits.SourceBudgets`).
+
+- Each window source has its own budget, spent only by its own units of work (a paper it names
+  first, its engineering candidates, each of its entries a verification check reads), checked
+  between units from its second on. With a fake clock on which every unit costs one second, a
+  budget of K seconds judges exactly the source's first K papers (in window order), drops the rest
+  of what it would have contributed (its later papers, its increments, its verifications), and its
+  row among the checked sources says where it was cut, in both languages, in markdown and in the
+  JSON twin; every other source is judged and verified whole.
+- Cut while verifying, a source keeps what the checks raised from its first K entries.
+- End to end: a generated note of thousands of engineering entries that all name one another
+  (each increment lists all the others: quadratic) finishes the evening within a small budget plus
+  a generous margin, is named as cut short, and the other source's items are still there.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine
+
+from db.engine import get_engine, session_scope
+from predigest.settings import Settings
+from predigest.topics import Topic
+from tasks import run
+from tasks.briefing.assemble import build_content
+from tasks.briefing.collect import collect_window
+from tasks.briefing.judge import judge_window
+from tasks.briefing.labels import LABELS
+from tasks.briefing.render_json import render_json
+from tasks.briefing.render_md import render_markdown
+from tasks.common.limits import JUDGING, VERIFYING, CutShort, SourceBudgets
+from tasks.model.window import WindowData
+from tasks.verify.observe import observe_window
+from tests.helpers import ingest_all
+from tests.ingest.hostile import DAY, published, run_evening
+
+KNOWLEDGE = ("# inference\n\nversion: v1 · updated: 2026-10-08 12:00 · citations: 0\n\n## §1 Serving\n\n"
+             "- KV cache paging for vLLM (arXiv:2601.00001) [anchored 2026-10-01]\n")
+BIG = "inbox/amy/2026-10-09-1000-amy-big.md"
+SMALL = "inbox/bob/2026-10-09-1100-bob-small.md"
+BIG_IDS = [f"2609.{10001 + k}" for k in range(30)]
+SMALL_IDS = ["2610.90001", "2610.90002"]
+
+
+class Tick:
+    """A clock that advances one second each time it is read: every unit of work costs one second."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def _entry(n: int, arxiv_id: str, name: str) -> str:
+    return (f"## {n}. {name} {n}: a KV cache scheduler for vLLM inference serving (arXiv:{arxiv_id})\n\n"
+            f"- throughput {n + 1}.5× on H100 for LLM inference\n- 待核实：{n + 1}.5× 只在单卡上测过，多卡 serving 未验证\n")
+
+
+def _workspace(root: Path) -> Path:
+    knowledge = root / "organized" / "knowledge"
+    knowledge.mkdir(parents=True)
+    (knowledge / "inference.md").write_text(KNOWLEDGE, encoding="utf-8")
+    for path, ids, name in ((BIG, BIG_IDS, "Amysched"), (SMALL, SMALL_IDS, "Bobsched")):
+        note = root / path
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text("\n".join(_entry(n, i, name) for n, i in enumerate(ids, 1)), encoding="utf-8")
+    return root
+
+
+def _window(settings: Settings, root: Path) -> tuple[WindowData, Topic]:
+    ref = ingest_all(settings, _workspace(root))
+    (topic,) = run.topics_for(settings, root, ["inference"])
+    with session_scope(get_engine(settings)) as session:
+        return collect_window(session, ref.id, topic.name, run.window_of(topic, DAY)), topic
+
+
+def test_a_slow_source_spends_its_own_budget_never_another_s() -> None:
+    clock = Tick()
+    budgets = SourceBudgets(10, clock=clock)
+    done = []
+    units = [(p, k) for k in range(1, 9) for p in ("slow", "fast")]
+    for path, unit in budgets.each(units, "papers", lambda u: (u[0], u[1] - 1)):
+        done.append((path, unit))
+        if path == "slow":
+            clock.now += 4  # each of its units costs 5 s, the others' 1 s
+    assert done == [("slow", 1), ("fast", 1), ("slow", 2), ("fast", 2), *[("fast", k) for k in range(3, 9)]]
+    assert budgets.cut == {"slow": CutShort("papers", 3, 2, 10)} and budgets.cut["slow"].stage == JUDGING
+    assert list(budgets.each(["slow", "fast"], "hedges", lambda p: (p, 0))) == ["fast"]  # skipped in every step after
+
+
+def test_a_source_over_its_budget_while_judging_keeps_its_first_papers_and_says_so(
+    tmp_path: Path, settings: Settings, clean_db: Engine
+) -> None:
+    data, topic = _window(settings, tmp_path / "ws")
+    # The small source's whole evening is 11 units (2 papers, its candidates, 8 entry reads by the checks).
+    budgets = SourceBudgets(20, clock=Tick())
+    content = build_content(data, topic, ["inference"], budgets=budgets)
+
+    assert budgets.cut == {BIG: CutShort("papers", 21, 20, 20)}
+    judged = {p.arxiv_id for p in content.papers if p.arxiv_id}
+    assert judged == set(BIG_IDS[:20]) | set(SMALL_IDS)
+    # Nothing of the cut source is verified; the other source's hedges all are.
+    assert {v.sources for v in content.verifications} == {(SMALL,)}
+    assert {v.subject for v in content.verifications} == set(SMALL_IDS)
+
+    rows = {s.path: s for s in content.sources}
+    said = {"en": "cut short: over its 20 s budget while judging the papers it names, at entry 21; entries judged: 20",
+            "zh": "超出 20 秒预算：判断所提论文到第 21 条时截断，已判断 20 条"}
+    for lang, text in said.items():
+        assert LABELS[lang]["src_limited"].format(what=text) in rows[BIG].texts(lang).summary
+        assert text not in rows[SMALL].texts(lang).summary
+        md, twin = render_markdown(content, lang), json.loads(render_json(content, lang))
+        assert text in md
+        (big,) = [s for s in twin["sources"] if s["path"] == BIG]
+        assert text in big["summary"]
+        assert not any(text in s["summary"] for s in twin["sources"] if s["path"] != BIG)
+
+
+def test_a_source_over_its_budget_while_verifying_keeps_what_its_first_entries_raised(
+    tmp_path: Path, settings: Settings, clean_db: Engine
+) -> None:
+    data, topic = _window(settings, tmp_path / "ws")
+    papers = judge_window(data, topic, ["inference"])
+    # The checks read the small source's 2 entries 4 times (hedges, numbers, promises, settlements): 8 units.
+    budgets = SourceBudgets(10, clock=Tick())
+    observations = observe_window(data, papers, topic, ["inference"], (), budgets)
+
+    assert budgets.cut == {BIG: CutShort("hedges", 11, 10, 10)} and budgets.cut[BIG].stage == VERIFYING
+    raised = {(o.source_path, o.subject) for o in observations if o.kind == "hedge" and o.action == "raised"}
+    assert raised == {(BIG, i) for i in BIG_IDS[:10]} | {(SMALL, i) for i in SMALL_IDS}
+
+
+def test_unbounded_and_default_budgets_change_nothing(tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
+    data, topic = _window(settings, tmp_path / "ws")
+    plain = build_content(data, topic, ["inference"])
+    budgets = SourceBudgets(settings.source_budget_seconds)
+    bounded = build_content(data, topic, ["inference"], budgets=budgets)
+    assert not budgets.cut
+    assert render_json(bounded, "en") == render_json(plain, "en")
+    assert render_markdown(bounded, "zh") == render_markdown(plain, "zh")
+
+
+# Engineering entries of one coined system that all name one another: each increment lists the others.
+PATHOLOGICAL = 3000
+BUDGET = 2.0
+MARGIN = 60.0  # ingest, the database, rendering a briefing of thousands of entries, a loaded machine
+
+
+HUGE = "inbox/amy/2026-10-09-1100-amy-huge.md"
+
+
+def _pathological(root: Path) -> Path:
+    knowledge = root / "organized" / "knowledge"
+    knowledge.mkdir(parents=True)
+    (knowledge / "inference.md").write_text(KNOWLEDGE, encoding="utf-8")
+    inbox = root / "inbox" / "amy"
+    inbox.mkdir(parents=True)
+    (inbox / "2026-10-09-1000-amy-normal.md").write_text(_entry(1, SMALL_IDS[0], "Bobsched"), encoding="utf-8")
+    huge = "\n\n".join(f"## {k}. Kestrel 2.0 release, build {k}\n\nKestrel 2.0 is a new vLLM inference engine, "
+                       f"{k % 9 + 1}.1× faster on H100. 建议进 E1" for k in range(1, PATHOLOGICAL + 1))
+    (root / HUGE).write_text(huge + "\n", encoding="utf-8")
+    return root
+
+
+@pytest.mark.slow
+def test_a_pathological_source_finishes_the_evening_within_its_budget(
+    tmp_path: Path, settings: Settings, clean_db: Engine
+) -> None:
+    workspace = _pathological(tmp_path / "ws")
+    tight = settings.model_copy(update={"source_budget_seconds": BUDGET})
+    started = time.monotonic()
+    ref, results = run_evening(tight, workspace, ["inference"], DAY)
+    took = time.monotonic() - started
+    assert [r.error for r in results] == [None]
+    assert took < BUDGET + MARGIN, took
+
+    md, twin = published(tight, "inference", DAY)
+    (huge,) = [s for s in twin["sources"] if s["path"] == HUGE]
+    cut = f"超出 {BUDGET:g} 秒预算："  # the briefing's language (zh): tasks.briefing.labels_rows
+    assert cut in huge["summary"], huge["summary"]
+    assert cut in md and md.count(cut) == 1
+    assert SMALL_IDS[0] in md and SMALL_IDS[0] in json.dumps(twin)  # the other source is judged whole
+
+    # The briefing's content alone, on a fresh budget: the quadratic engineering merge is what is cut.
+    (topic,) = run.topics_for(tight, workspace, ["inference"])
+    with session_scope(get_engine(tight)) as session:
+        data = collect_window(session, ref.id, topic.name, run.window_of(topic, DAY))
+    budgets = SourceBudgets(BUDGET)
+    started = time.monotonic()
+    content = build_content(data, topic, ["inference"], budgets=budgets)
+    took = time.monotonic() - started
+    assert list(budgets.cut) == [HUGE] and budgets.cut[HUGE].step == "engineering", budgets.cut
+    assert took < BUDGET + MARGIN / 2, took
+    assert SMALL_IDS[0] in {p.arxiv_id for p in content.papers}
