@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 import stat
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,6 +45,14 @@ def _load_toml(path: Path) -> dict[str, Any]:
 
 
 def _packaged_defaults() -> dict[str, Any]:
+    """A fresh copy of the packaged topics.toml (callers may change what they are given)."""
+    return copy.deepcopy(_parsed_packaged_defaults())
+
+
+@lru_cache(maxsize=1)
+def _parsed_packaged_defaults() -> dict[str, Any]:
+    # Read once: the packaged file does not change while the process runs, and every file ingested
+    # asks for the topics.
     text = resources.files("predigest").joinpath("topics.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
@@ -131,11 +141,15 @@ def load_topic_config(settings: Settings, workspace: Path) -> dict[str, Any]:
     return config
 
 
-def resolve_topic(name: str, settings: Settings, workspace: Path, config: dict[str, Any] | None = None) -> Topic:
-    """The configuration of one topic; unknown topics get the defaults and their own name as vocabulary."""
+def resolve_topic(
+    name: str, settings: Settings, workspace: Path, config: dict[str, Any] | None = None,
+    judgment: Judgment | None = None,
+) -> Topic:
+    """The configuration of one topic; unknown topics get the defaults and their own name as vocabulary.
+    `judgment`, when given, is `judgment_for(settings, workspace, config)` (the same for every topic)."""
     config = config if config is not None else load_topic_config(settings, workspace)
     defaults = config.get("defaults", {})
-    judgment = judgment_for(settings, workspace, config)
+    judgment = judgment if judgment is not None else judgment_for(settings, workspace, config)
     entry = config.get("topics", {}).get(name, {})
     schedule = entry.get("schedule") or defaults.get("schedule") or settings.default_schedule
     return Topic(

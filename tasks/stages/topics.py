@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import Any
 
 from predigest.settings import Settings
 from predigest.topics import (
@@ -22,17 +23,23 @@ def topics_for(settings: Settings, workspace: Path, requested: list[str] | None)
     """The topics to brief: as requested, else configured, else every knowledge document found."""
     config = load_topic_config(settings, workspace)
     names = list(requested or settings.topics or discover_topics(workspace))
-    return [resolve_topic(name, settings, workspace, config) for name in names]
+    return _resolved(names, settings, workspace, config)
 
 
 def all_topics(settings: Settings, workspace: Path) -> list[Topic]:
     """Every configured or discovered topic, for classifying entries at ingest."""
     config = load_topic_config(settings, workspace)
-    return [resolve_topic(name, settings, workspace, config) for name in known_topic_names(settings, workspace)]
+    return _resolved(known_topic_names(settings, workspace, config), settings, workspace, config)
 
 
-def known_topic_names(settings: Settings, workspace: Path) -> list[str]:
-    config = load_topic_config(settings, workspace)
+def _resolved(names: list[str], settings: Settings, workspace: Path, config: dict[str, Any]) -> list[Topic]:
+    # One judgment for all: it knows every topic, so it is the same for each (and ingest asks per file).
+    judgment = judgment_for(settings, workspace, config) if names else None
+    return [resolve_topic(name, settings, workspace, config, judgment) for name in names]
+
+
+def known_topic_names(settings: Settings, workspace: Path, config: dict[str, Any] | None = None) -> list[str]:
+    config = config if config is not None else load_topic_config(settings, workspace)
     return sorted(set(all_topic_names(config)) | set(discover_topics(workspace)) | set(settings.topics))
 
 
