@@ -89,6 +89,9 @@ _FIRST_NEW_STYLE = (7, 4)
 _OLD_STYLE_MONTHS = ((1991, 8), (2007, 3))
 
 
+# Asked for every id of every item a window reads, again for each window of a backfill: a pure
+# function of the string, its answer an immutable tuple, so kept.
+@functools.lru_cache(maxsize=65536)
 def id_month(canonical: str) -> tuple[int, int] | None:
     """(year, month) a canonical new-style id was issued in (`2610.04646` -> (2026, 10)); None for
     an old-style id or anything else."""

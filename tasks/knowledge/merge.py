@@ -26,6 +26,7 @@ import hashlib
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from predigest.arxiv_ids import find_ids
@@ -42,7 +43,7 @@ from tasks.knowledge.merge_doc import (
     scan,
 )
 from tasks.knowledge.merge_log import cap_changelog, changelog_row, header_line
-from tasks.knowledge.parse import parse_knowledge
+from tasks.knowledge.parse import ParsedKnowledge, parse_knowledge
 from tasks.model.merge import MergeIncrement
 
 UNPLACED_HEADING = "## predigest merge: to place by hand"
@@ -113,11 +114,20 @@ def _ids(doc: DocLines, start: int, end: int) -> set[str]:
     return {m.canonical for line in doc.lines[start:end] for m in find_ids(body(line)) if m.canonical}
 
 
+# Every briefing of a backfill proposes against the same document (as it is in the workspace
+# now): it is parsed once per text. Safe to share: the result is frozen (tuples of frozen
+# records), a pure function of the text, and keyed by the whole text, so a changed document is
+# parsed again.
+@lru_cache(maxsize=8)
+def _parsed(text: str) -> ParsedKnowledge:
+    return parse_knowledge(text, ZoneInfo("UTC"))
+
+
 def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
             path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = ()) -> Proposal:
     """The document with `increments` merged at `merge_at` (aware; its wall clock is the document's)."""
     # Only ids, dates and the header's count are read here; no time needs the document's timezone.
-    parsed = parse_knowledge(text, ZoneInfo("UTC"))
+    parsed = _parsed(text)
     doc = scan(text)
     nl = newline_of(doc.lines)
     day = merge_at.date().isoformat()

@@ -18,19 +18,39 @@ import dataclasses
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import NamedTuple
 
 from tasks.verify.context import text_ids
-from tasks.verify.names import coined_tokens, distinctive, same_thing, short_name
+from tasks.verify.names import coined_tokens, distinctive, head_token, names_match, short_name
 from tasks.verify.status import OPEN, StatusAsOf
 from tasks.verify.subjects import entry_heading
 
 
 def _is_paper(v: StatusAsOf) -> bool:
-    return _is_id(v.subject)
+    return _named(v.subject, v.title).paper
 
 
 def _is_id(subject: str) -> bool:
     return text_ids(subject) == [subject]
+
+
+class _Named(NamedTuple):
+    """What comparing a view reads of its (subject, title), worked out once per pair of strings."""
+
+    paper: bool
+    names: tuple[str, ...]
+    heads: tuple[str | None, ...]  # each name's `head_token`
+    coined: frozenset[str]  # the coined tokens of all its names
+
+
+# A year of open items compares the same few thousand (subject, title) pairs on every date, with
+# many others each: the pair comparisons outnumber any cache of them, so what each side
+# contributes is computed once here (a pure function of the two strings).
+@lru_cache(maxsize=65536)
+def _named(subject: str, title: str) -> _Named:
+    names = _names_of(subject, title)
+    return _Named(_is_id(subject), names, tuple(head_token(n) for n in names),
+                  frozenset().union(*map(coined_tokens, names)))
 
 
 def _names_of(subject: str, title: str) -> tuple[str, ...]:
@@ -63,18 +83,18 @@ def _same_subject(a_subject: str, a_title: str, a_figures: frozenset[str],
                   b_subject: str, b_title: str, b_figures: frozenset[str]) -> bool:
     if a_subject == b_subject:
         return True
-    a_paper, b_paper = _is_id(a_subject), _is_id(b_subject)
-    if a_paper and b_paper:
+    a, b = _named(a_subject, a_title), _named(b_subject, b_title)
+    if a.paper and b.paper:
         return False  # two papers are two subjects
-    if (a_paper and a_subject in b_subject) or (b_paper and b_subject in a_subject):
+    if (a.paper and a_subject in b_subject) or (b.paper and b_subject in a_subject):
         return True
-    a_names, b_names = _names_of(a_subject, a_title), _names_of(b_subject, b_title)
-    if any(same_thing(x, y) for x in a_names for y in b_names):
+    # `names.same_thing` of each pair of names, with each name's head token read once.
+    if any((hx is not None and hx == hy) or names_match(x, y)
+           for x, hx in zip(a.names, a.heads, strict=True) for y, hy in zip(b.names, b.heads, strict=True)):
         return True
     # Named in two languages ("vLLM 分层 KV 卸载", "Tiered KV Cache Offloading in vLLM"): the same
     # coined name questioned for the same figure is one claim.
-    return bool(a_figures & b_figures) and bool(
-        frozenset().union(*map(coined_tokens, a_names)) & frozenset().union(*map(coined_tokens, b_names)))
+    return bool(a_figures & b_figures) and bool(a.coined & b.coined)
 
 
 def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
@@ -100,6 +120,9 @@ def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
     )
 
 
+_SUBJECT = "\x00"  # prefixes a view's subject as its own index key (no token starts with it)
+
+
 def _keys(v: StatusAsOf) -> frozenset[str]:
     """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
     tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
@@ -118,15 +141,23 @@ def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
     any of the views already merged into it names it). A year of open items is thousands of views:
     each is compared only with the items sharing an index key with it, not with all, and with each
-    (subject, title, figures) merged into an item once (views with all three equal compare alike)."""
+    (subject, title, figures) merged into an item once (views with all three equal compare alike).
+
+    Index keys (no match is missed): views with one subject share it as a key; two papers are
+    otherwise two subjects, so a paper meets the papers of other items only by its subject, and
+    items' other views by its `_keys`; any other match shares one of `_keys` (see there)."""
     out: list[StatusAsOf] = []
     members: list[dict[tuple[str, str, frozenset[str]], None]] = []  # per item: its views' (subject, title, figures)
-    index: dict[str, set[int]] = {}
+    # By (open, a paper): an item stays open or resolved as it was created (`merge_into` keeps the
+    # first one's) and only open merges with open; a paper view looks up papers by its subject only.
+    index: dict[tuple[bool, bool], dict[str, set[int]]] = {(o, p): {} for o in (True, False) for p in (True, False)}
     for view in views:
-        keys, figs = _keys(view), figures(view.claim)
-        near = sorted(set().union(*(index.get(k, set()) for k in keys)))
-        at = next((k for k in near if (out[k].status in OPEN) == (view.status in OPEN)
-                   and any(_same_subject(s, t, f, view.subject, view.title, figs) for s, t, f in members[k])), None)
+        keys, figs, is_open = _keys(view), figures(view.claim), view.status in OPEN
+        own, paper = _SUBJECT + view.subject, _is_paper(view)
+        lookups = [(index[is_open, False], (*keys, own)), (index[is_open, True], (own,) if paper else (*keys, own))]
+        near = sorted(set().union(*(found.get(k, ()) for found, wanted in lookups for k in wanted)))
+        at = next((k for k in near if any(_same_subject(s, t, f, view.subject, view.title, figs)
+                                          for s, t, f in members[k])), None)
         if at is None:
             at = len(out)
             out.append(view)
@@ -134,6 +165,7 @@ def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
         else:
             out[at] = merge_into(out[at], view)
         members[at][(view.subject, view.title, figs)] = None
-        for k in keys:
-            index.setdefault(k, set()).add(at)
+        registered = index[is_open, paper]
+        for k in (*keys, own):
+            registered.setdefault(k, set()).add(at)
     return out
