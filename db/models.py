@@ -73,6 +73,9 @@ class Source(Base):
     warnings: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
     # A feed snapshot that is empty, stale or truncated against its feed's history (tasks.feeds.health).
     feed_problem: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    # What a judged feed snapshot says by itself (count, listing_day, expected_day): what its
+    # feed_problem and its later days' are recomputed from (tasks.feeds.marks); NULL when never judged.
+    feed_facts: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     ingested_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     superseded_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # The file's mtime when this version was read: with ingested_at, when the version was first seen.

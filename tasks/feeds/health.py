@@ -1,32 +1,40 @@
 """Feed health: is a snapshot empty, stale or truncated against that feed's own history?
 
-A feed that answers 200 with an empty or old listing reads like a quiet day. Each snapshot is
-judged when it is stored, from stored snapshots only, so a backfill that stores the same snapshots
-in date order marks the same ones:
+A feed that answers 200 with an empty or old listing reads like a quiet day. A snapshot S is judged
+from its own facts (`Facts`: entry count, the listing's date, the day it was fetched for) and the
+facts of the same feed's snapshots counted on days before S's, never from the order they were
+stored in:
 - **empty**: no entries, while the feed's snapshots of the same weekday usually have some; or no
-  entries in the feed's first-ever snapshot (nothing says a quiet day is usual for it);
+  entries and no earlier snapshot of the feed at all (nothing says a quiet day is usual for it);
 - **stale**: the listing's own date is more than `stale_days[kind]` days before the day it was
-  fetched for;
+  fetched for (`is_stale`: a fact of the snapshot alone, so it may decide how S is stored);
 - **truncated**: fewer entries than `truncated_ratio` × the median of the feed's last `history`
-  snapshots of the same weekday, when it has at least `min_history` of them.
+  healthy snapshots of the same weekday (within `history + 1` weeks), when it has `min_history`.
 A weekday with too little history is not judged on its count (arXiv announces nothing on
 Friday and Saturday evenings, US/Eastern), so a quiet day never reads as a broken feed.
 Thresholds are data: predigest/judgment.toml `[feed_health]`.
+
+Why the history is judged in date order (`judge_feed`) rather than each snapshot against marks
+stored when the earlier ones were written: "a snapshot that was a problem is no measure of usual"
+then means the problem the same rules give that snapshot from *its* earlier days, a function of
+the stored set alone, so a backfill storing a later day first, or a late snapshot of an earlier
+day, ends with the marks of a date-order run (and with them the density statement, its content
+hash, and so one notification). In date order this is exactly the rule as first written, so marks
+made in date order do not move. Excluding only intrinsically bad snapshots (empty, stale) from a
+median would also be order-free, but would change the numbers briefings already print.
+Of two snapshots counted on the same day (a re-fetch with new bytes), the day's measure is the one
+fetched for the latest day, then the fuller, then by identity: not the last stored.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import statistics
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, or_, select
-from sqlalchemy.orm import Session
-
-from db.models import Item, Source
 from predigest.judgment import default_judgment
 from tasks.feeds.model import FeedSnapshot, body_sha256
 
@@ -50,6 +58,23 @@ class FeedHealthRule:
                    {str(k): int(v) for k, v in dict(table.get("stale_days", {})).items()})
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What one stored snapshot says by itself (`sources.feed_facts`), and the day it counts on."""
+
+    source_id: int
+    identity: str  # its stored sha256: orders same-day snapshots without asking when they were stored
+    counted_on: dt.date  # its `observed_at` as a day where the feed publishes
+    count: int
+    listing_day: dt.date
+    expected_day: dt.date
+
+    @property
+    def judged_on(self) -> dt.date:
+        """The day whose weekday and history it is measured against."""
+        return max(self.listing_day, self.expected_day)
+
+
 def feed_key(uri: str) -> str:
     """What stays the same across a feed's snapshots: its URI without the query (HF names the day there)."""
     return uri.split("?", 1)[0]
@@ -67,58 +92,65 @@ def day_start(kind: str, day: dt.date) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(0, 0), tzinfo=ZoneInfo(FEED_TIMEZONES[kind])).astimezone(dt.UTC)
 
 
+def local_day(kind: str, at: dt.datetime) -> dt.date:
+    """The day `at` falls on where a feed of `kind` publishes."""
+    return at.astimezone(ZoneInfo(FEED_TIMEZONES[kind])).date()
+
+
 def stale_identity(snapshot: FeedSnapshot) -> str:
     """A stale snapshot's stored hash: its body's with the day it was fetched for."""
     return body_sha256(f"stale {snapshot.requested_day} {snapshot.fetched_body_sha256}".encode())
 
 
-def weekday_counts(session: Session, workspace_id: int, snapshot: FeedSnapshot, day: dt.date,
-                   rule: FeedHealthRule) -> tuple[list[int], bool]:
-    """Entry counts of the feed's last `rule.history` healthy snapshots on `day`'s weekday before
-    `day` (one per day, the last stored), and whether the feed has any earlier snapshot at all."""
-    key, tz = feed_key(snapshot.uri), ZoneInfo(FEED_TIMEZONES[snapshot.kind])
-    start = day_start(snapshot.kind, day)
-    same_feed = [Source.workspace_id == workspace_id, Source.kind == snapshot.kind,
-                 or_(Source.path == key, Source.path.startswith(key + "?", autoescape=True)),
-                 Source.observed_at < start, Source.error.is_(None)]
-    any_earlier = session.execute(select(select(Source.id).where(*same_feed).exists())).scalar_one()
-    rows = session.execute(
-        select(Source.id, Source.observed_at, Source.feed_problem, func.count(Item.id))
-        .outerjoin(Item, Item.source_id == Source.id)
-        .where(*same_feed, Source.observed_at >= start - dt.timedelta(weeks=rule.history + 1))
-        .group_by(Source.id).order_by(Source.observed_at.desc(), Source.id.desc())
-    ).all()
-    by_day: dict[dt.date, tuple[int, Any]] = {}
-    for _, observed, problem, count in rows:
-        local = observed.astimezone(tz).date()
-        if local.weekday() == day.weekday():
-            by_day.setdefault(local, (int(count), problem))  # the last stored of that day
-    # A snapshot already marked as a problem is no measure of what is usual.
-    counts = [count for _, (count, problem) in sorted(by_day.items(), reverse=True) if problem is None]
-    return counts[: rule.history], bool(any_earlier)
+def is_stale(kind: str, listing_day: dt.date, expected_day: dt.date, rule: FeedHealthRule) -> bool:
+    """Whether a listing dated `listing_day` is too old for the day it was fetched for."""
+    stale_days = rule.stale_days.get(kind)
+    return stale_days is not None and (expected_day - listing_day).days > stale_days
 
 
-def judge_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot,
-                   rule: FeedHealthRule | None = None) -> dict[str, Any] | None:
-    """The snapshot's feed problem (what, with the numbers behind it), or None when it looks healthy.
-    A snapshot with an error is already a failure and is not judged again."""
+def snapshot_facts(snapshot: FeedSnapshot) -> dict[str, Any] | None:
+    """The facts stored with a snapshot (`sources.feed_facts`); None for one that is never judged
+    (an error is already a failure; a listing without a date cannot be placed in a feed's history)."""
     if snapshot.error is not None or snapshot.day is None:
         return None
-    rule = rule or FeedHealthRule.from_mapping()
-    expected = snapshot.requested_day or snapshot.day
-    day = max(snapshot.day, expected)
-    counts, any_earlier = weekday_counts(session, workspace_id, snapshot, day, rule)
+    return {"count": len(snapshot.items), "listing_day": snapshot.day.isoformat(),
+            "expected_day": (snapshot.requested_day or snapshot.day).isoformat()}
+
+
+def _measure_order(f: Facts) -> tuple[dt.date, dt.date, int, str]:
+    return f.counted_on, f.expected_day, f.count, f.identity
+
+
+def judge_feed(kind: str, feed: str, snapshots: Iterable[Facts],
+               rule: FeedHealthRule) -> dict[int, dict[str, Any] | None]:
+    """Every snapshot of one feed -> its feed problem (with the numbers behind it) or None, judged
+    day by day from the days before it."""
+    ordered = sorted(snapshots, key=_measure_order)
+    marks: dict[int, dict[str, Any] | None] = {}
+    measure: dict[dt.date, Facts] = {}  # per day counted on, the snapshot that measures it
+    for f in ordered:
+        measure[f.counted_on] = f  # the last in `_measure_order` of its day
+    for f in ordered:
+        weeks = (f.judged_on - dt.timedelta(weeks=k) for k in range(1, rule.history + 2))
+        # Only days before f's own: their marks are made, whatever `stale_days` allows.
+        days = [measure[d] for d in weeks if d in measure and d < f.counted_on]
+        counts = [m.count for m in days if marks[m.source_id] is None][: rule.history]
+        first = next((o for o in ordered if o.source_id != f.source_id), None)
+        any_earlier = first is not None and first.counted_on < f.judged_on
+        marks[f.source_id] = _problem(kind, feed, f, counts, any_earlier, rule)
+    return marks
+
+
+def _problem(kind: str, feed: str, f: Facts, counts: list[int], any_earlier: bool,
+             rule: FeedHealthRule) -> dict[str, Any] | None:
     judged = len(counts) >= rule.min_history
     usual = statistics.median(counts) if judged else None
-    count = len(snapshot.items)
-    facts: dict[str, Any] = {"feed": feed_name(snapshot.uri, snapshot.kind), "count": count,
-                             "usual": usual, "history": len(counts), "listing_day": snapshot.day.isoformat(),
-                             "expected_day": expected.isoformat()}
-    stale_days = rule.stale_days.get(snapshot.kind)
-    if count == 0 and ((usual is not None and usual > 0) or not any_earlier):
+    facts: dict[str, Any] = {"feed": feed, "count": f.count, "usual": usual, "history": len(counts),
+                             "listing_day": f.listing_day.isoformat(), "expected_day": f.expected_day.isoformat()}
+    if f.count == 0 and ((usual is not None and usual > 0) or not any_earlier):
         return {"problem": "empty", **facts}
-    if stale_days is not None and (expected - snapshot.day).days > stale_days:
+    if is_stale(kind, f.listing_day, f.expected_day, rule):
         return {"problem": "stale", **facts}
-    if usual is not None and count < rule.truncated_ratio * usual:
+    if usual is not None and f.count < rule.truncated_ratio * usual:
         return {"problem": "truncated", **facts}
     return None

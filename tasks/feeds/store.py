@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.dialects.postgresql import insert
@@ -12,18 +11,18 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Paper, Source
 from tasks.feeds.arxiv_api import ArxivMetadata
-from tasks.feeds.health import FeedHealthRule, day_start, judge_snapshot, stale_identity
+from tasks.feeds.health import FeedHealthRule, day_start, is_stale, snapshot_facts, stale_identity
+from tasks.feeds.marks import lock_feed, rejudge_feed
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 
 
-def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime, problem: dict[str, Any] | None = None) -> dt.datetime:
+def snapshot_time(snapshot: FeedSnapshot, fallback: dt.datetime, stale: bool = False) -> dt.datetime:
     """When a snapshot counts as observed: the start of its day in the feed's timezone. A stale
     listing counts on the day it was fetched for: that day's briefing is the one it misleads, and
     the day it names already has its own snapshot."""
     if snapshot.day is None:
         return fallback
-    stale = problem is not None and problem["problem"] == "stale" and snapshot.requested_day is not None
     return day_start(snapshot.kind, snapshot.requested_day if stale and snapshot.requested_day else snapshot.day)
 
 
@@ -37,13 +36,19 @@ def _context(item: FeedItem) -> str:
 def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime,
                    health: FeedHealthRule | None = None) -> IngestOutcome:
     """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories,
-    and the snapshot its feed problem against the feed's stored history (tasks.feeds.health).
+    and it its facts (`tasks.feeds.health.snapshot_facts`); then its feed's problems are re-judged
+    from the stored set (`tasks.feeds.marks`), this one's and those of the days it is history for.
 
     A stale listing is stored for the day it was fetched for, under its body's hash with that day
     (the same old listing served again on another day is that day's problem too), and without its
-    entries: they are an earlier day's, and counted today they would make a broken day look normal."""
-    problem = judge_snapshot(session, workspace_id, snapshot, health)
-    stale = problem is not None and problem["problem"] == "stale"
+    entries: they are an earlier day's, and counted today they would make a broken day look normal.
+    Staleness is the snapshot's own fact, so where it is stored never depends on the other snapshots."""
+    rule = health or FeedHealthRule.from_mapping()
+    facts = snapshot_facts(snapshot)
+    if facts is not None:
+        lock_feed(session, workspace_id, snapshot.kind, snapshot.uri)
+    stale = facts is not None and snapshot.requested_day is not None and snapshot.day is not None \
+        and is_stale(snapshot.kind, snapshot.day, snapshot.requested_day, rule)
     identity = stale_identity(snapshot) if stale else snapshot.fetched_body_sha256
     existing = session.execute(
         select(Source.id, Source.error).where(
@@ -52,7 +57,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     ).first()
     if existing is not None:
         return IngestOutcome(snapshot.uri, existing.id, "unchanged", existing.error)
-    observed_at = snapshot_time(snapshot, now, problem)
+    observed_at = snapshot_time(snapshot, now, stale)
     warnings = list(snapshot.warnings)
     if stale and snapshot.items:
         warnings.append(f"{len(snapshot.items)} entries of the listing dated {snapshot.day} not counted: stale")
@@ -62,7 +67,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
             workspace_id=workspace_id, path=snapshot.uri, kind=snapshot.kind, author=None,
             sha256=identity, size=0, encoding="utf-8",
             observed_at=observed_at, time_basis="feed", error=snapshot.error,
-            warnings=warnings, feed_problem=problem,
+            warnings=warnings, feed_facts=facts,
         )
         .on_conflict_do_nothing(constraint="uq_sources_path_sha256")
         .returning(Source.id)
@@ -94,6 +99,8 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
             context=_context(entry),
         )]
         session.add(item)
+    if facts is not None:
+        rejudge_feed(session, workspace_id, snapshot.kind, snapshot.uri, rule)
     return IngestOutcome(snapshot.uri, source_id, "new", snapshot.error)
 
 
