@@ -38,7 +38,7 @@ SIZES = (1_000, 10_000)
 
 def _open_day(settings: Any) -> dt.date:
     """The date of the window still open now under the default (daily) schedule."""
-    from predigest.windows import latest_closed_date
+    from tasks.model.windows import latest_closed_date
 
     closed = latest_closed_date(settings.default_schedule, settings.timezone, dt.datetime.now(dt.UTC))
     return closed + dt.timedelta(days=1)

@@ -282,7 +282,7 @@ def temp_dir(prefix: str) -> Iterator[Path]:
 
 def settings_for(url: str, home: Path, **extra: Any) -> Any:
     """Settings on `url` with home and published objects under `home`; no .env is read."""
-    from predigest.settings import Settings
+    from tasks.config.settings import Settings
 
     return Settings(
         _env_file=None,  # type: ignore[call-arg]
@@ -293,7 +293,7 @@ def settings_for(url: str, home: Path, **extra: Any) -> Any:
 @contextlib.contextmanager
 def environment(settings: Any) -> Iterator[None]:
     """Point `get_settings()` (what flows read) at `settings` for the duration."""
-    from predigest.settings import get_settings
+    from tasks.config.settings import get_settings
 
     values = {
         "PREDIGEST_DATABASE_URL": settings.database_url or "",

@@ -3,11 +3,11 @@
 Contract:
 - `embedded_status(home)` reads `<home>/pg/postmaster.pid` and never starts anything: the server is
   running when that file names a live postgres process.
-- `stop_embedded(home)` asks that postmaster for a fast shutdown (SIGINT: open sessions are ended,
+- `stop_server(home)` asks that postmaster for a fast shutdown (SIGINT: open sessions are ended,
   the data stays), waits for it to exit and escalates to SIGQUIT, then SIGKILL; it returns the pid
   it stopped, or None when no server of this home was running. A pid that now belongs to a program
-  other than postgres is left alone. In this process, later database calls start the server again.
-Starting lives in `db.engine` (`resolve_database_url`), which leaves the server running on exit so
+  other than postgres is left alone. `db.engine.stop_embedded` also drops this process's handles on
+it, so later database calls start the server again. Starting lives in `db.engine` (`resolve_database_url`), which leaves the server running on exit so
 later commands and workers reuse it.
 """
 
@@ -73,8 +73,10 @@ def embedded_status(home: Path) -> EmbeddedStatus:
                           found[1] if found else None)
 
 
-def stop_embedded(home: Path, grace: float = 30.0) -> int | None:
-    """Stop the embedded server of `home` (fast shutdown); return its pid, or None if none was running."""
+def stop_server(home: Path, grace: float = 30.0) -> int | None:
+    """Stop the embedded server of `home` (fast shutdown); return its pid, or None if none was running.
+
+    This process's handles on it are not dropped here: `db.engine.stop_embedded` does both."""
     status = embedded_status(home)
     if status.pid is None:
         return None
@@ -89,12 +91,4 @@ def stop_embedded(home: Path, grace: float = 30.0) -> int | None:
             time.sleep(0.1)
         if not _is_postgres(pid):
             break
-    _forget(status.pgdata)
     return pid
-
-
-def _forget(pgdata: Path) -> None:
-    """Drop this process's cached handles and engines on that server, so the next use restarts it."""
-    from db import engine
-
-    engine.forget_embedded(pgdata)

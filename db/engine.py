@@ -27,7 +27,8 @@ from sqlalchemy import Engine, create_engine, text
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from predigest.settings import Settings, get_settings
+from db.embedded import embedded_status, pgdata_of, stop_server
+from tasks.config.settings import Settings, get_settings
 
 ALEMBIC_INI = Path(__file__).resolve().parent / "alembic.ini"
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
@@ -91,8 +92,6 @@ def _start_embedded(pgdata: Path) -> str:
         warnings.simplefilter("ignore")
         import pgserver
     pgdata.parent.mkdir(parents=True, exist_ok=True)
-    from db.embedded import embedded_status
-
     was_running = embedded_status(pgdata.parent).running
     try:
         # cleanup_mode=None: leave the server running for the next command or worker process.
@@ -112,6 +111,15 @@ def _start_embedded(pgdata: Path) -> str:
     if not was_running:
         started_here.add(pgdata)
     return f"{DRIVER}://postgres:@/{EMBEDDED_DATABASE}?host={quote(str(socket_dir), safe='/')}"
+
+
+def stop_embedded(home: Path, grace: float = 30.0) -> int | None:
+    """Stop the embedded server of `home`; return its pid (None if none ran). This process's cached
+    handles and engines on it are dropped, so the next use starts it again."""
+    pid = stop_server(home, grace)
+    if pid is not None:
+        forget_embedded(pgdata_of(home))
+    return pid
 
 
 def forget_embedded(pgdata: Path) -> None:

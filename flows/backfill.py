@@ -51,9 +51,9 @@ from prefect.futures import PrefectFuture, as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
-from predigest.settings import get_settings
 from tasks import run, steps
 from tasks.backfill import BackfillContext, plan_jobs, scheduled_window
+from tasks.config.settings import get_settings
 from tasks.lanes import DateLanes
 from tasks.publish.artifacts import announce, announce_backfill
 from tasks.run import BriefingResult

@@ -12,10 +12,10 @@ import datetime as dt
 
 from prefect import flow, unmapped
 
-from predigest.runners import task_runner_for
-from predigest.settings import get_settings
-from predigest.windows import latest_closed_date
+from flows.runners import task_runner_for
 from tasks import steps
+from tasks.config.settings import get_settings
+from tasks.model.windows import latest_closed_date
 from tasks.run import BriefingResult
 
 

@@ -10,8 +10,8 @@ from typing import Literal
 
 from prefect import flow
 
-from predigest.settings import get_settings
 from tasks import steps
+from tasks.config.settings import get_settings
 from tasks.feeds import steps as feed_steps
 from tasks.ingest.store import IngestOutcome
 

@@ -12,8 +12,8 @@ from pathlib import Path, PurePosixPath
 
 from prefect import flow
 
-from predigest.settings import Settings, get_settings
 from tasks import steps
+from tasks.config.settings import Settings, get_settings
 from tasks.ingest.scan import scan_one
 from tasks.run import BriefingResult, WorkspaceRef
 

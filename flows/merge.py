@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo
 
 from prefect import flow, task
 
-from predigest.settings import get_settings
 from tasks import run
+from tasks.config.settings import get_settings
 from tasks.stages.knowledge_merge import merge_knowledge
 
 

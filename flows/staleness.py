@@ -14,8 +14,8 @@ from zoneinfo import ZoneInfo
 
 from prefect import flow
 
-from predigest.settings import get_settings
 from tasks import run
+from tasks.config.settings import get_settings
 
 
 @flow(name="check-staleness", flow_run_name="check-staleness {date}")

@@ -1,3 +1,5 @@
 """predigest: per-topic evening pre-digest briefings from a research workspace."""
 
-__version__ = "0.1.0"
+from importlib.metadata import version
+
+__version__ = version("predigest")

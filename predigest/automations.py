@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from predigest.settings import Settings, get_settings
+from tasks.config.settings import Settings, get_settings
 
 PREFIX = "predigest"
 DEADLINE = dt.time(23, 0)
@@ -59,13 +59,13 @@ def seconds_until_deadline(schedule: str) -> int:
 
 def topic_schedules(settings: Settings) -> list[tuple[str, str, str]]:
     """(topic, timezone, schedule) of every topic the daily run briefs, as far as the settings know them."""
-    from predigest.topics import load_topic_config, resolve_topic
+    from tasks.config.topics import load_topic_config, resolve_topic
 
     workspace = settings.workspace or Path(".")
     config = load_topic_config(settings, workspace)
     names = list(settings.topics)
     if settings.workspace is not None:
-        from predigest.topics import discover_topics
+        from tasks.config.topics import discover_topics
 
         names = names or discover_topics(settings.workspace)
     return [(t.name, t.timezone, t.schedule) for t in (resolve_topic(n, settings, workspace, config) for n in names)]

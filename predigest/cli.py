@@ -27,21 +27,12 @@ from predigest.cli_checks import (
     parse_date,
     parse_datetime,
 )
+from predigest.quiet import quiet_prefect
 from tasks.common.safe_text import show_controls_in_logs, visible
 
 if TYPE_CHECKING:
     from predigest.local_api import LocalApi
-    from predigest.settings import Settings
-
-def quiet_prefect() -> None:
-    """Offline defaults for Prefect in this process; an explicit environment still wins."""
-    os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
-    os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")
-    # The ephemeral API gets 20 s to start by default; on a busy machine (a worker host, CI) that is
-    # not enough, and a one-off run should wait rather than fail.
-    os.environ.setdefault("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "120")
-
+    from tasks.config.settings import Settings
 
 def _settings(args: argparse.Namespace) -> Settings:
     """Fresh settings after this command's --workspace (made absolute), --lang and --rehash are applied."""
@@ -255,7 +246,7 @@ def _debug_wanted(args: argparse.Namespace) -> bool:
     if getattr(args, "debug", False):
         return True
     try:
-        from predigest.settings import Settings
+        from tasks.config.settings import Settings
 
         return Settings().debug
     except Exception:  # invalid settings are reported by the command itself

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # `predigest --help` and argument errors need no settings (pydantic)
-    from predigest.settings import Settings
+    from tasks.config.settings import Settings
 
 EXAMPLE_WORKSPACE = "examples/workspace"
 
@@ -50,8 +50,8 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
     """The topics a run will brief; UsageError for none at all or for a requested one nobody knows."""
     import sys
 
-    from predigest.topics import knowledge_folder
     from tasks.common.safe_text import visible
+    from tasks.config.topics import knowledge_folder
     from tasks.run import known_topic_names
 
     known = known_topic_names(settings, workspace)

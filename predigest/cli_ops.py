@@ -30,7 +30,8 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 
 def _embedded(home: Path, action: str, configured_url: str | None) -> int:
-    from db.embedded import embedded_status, stop_embedded
+    from db.embedded import embedded_status
+    from db.engine import stop_embedded
 
     status = embedded_status(home)
     if action == "stop":
@@ -75,8 +76,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     import threading
 
     from predigest import watch
-    from predigest.cli import quiet_prefect
     from predigest.orchestrate import settings_for
+    from predigest.quiet import quiet_prefect
 
     quiet_prefect()
     settings = settings_for(args.workspace)
@@ -118,7 +119,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 def cmd_down(args: argparse.Namespace) -> int:
     """Stop what `predigest up` or a one-off command started (by the pid files under <home>/run: the
     Prefect server, workers, watcher), then the embedded PostgreSQL."""
-    from db.embedded import stop_embedded
+    from db.engine import stop_embedded
     from predigest import orchestrate
 
     home = orchestrate.settings_for(None).home

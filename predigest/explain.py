@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from predigest.arxiv_ids import canonicalize, find_ids
 from predigest.explain_lines import SourceLines
+from tasks.common.arxiv_ids import canonicalize, find_ids
 
 STATUSES = ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic")
 # Evidence kinds that are something a source says about the paper (shown with file and line).

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from predigest import orchestrate
+from predigest import processes
 
 SERVER = "server"  # the pid-file name `predigest up` gives its server too
 UNHEALTHY_GRACE_S = 15.0  # a live server of ours that does not answer within this is replaced
@@ -43,14 +43,14 @@ def free_port() -> int:
 
 def recorded_url(home: Path) -> str | None:
     try:
-        return (orchestrate.run_dir(home) / "api_url").read_text().strip() or None
+        return (processes.run_dir(home) / "api_url").read_text().strip() or None
     except OSError:
         return None
 
 
 def _acquire(home: Path) -> IO[str]:
     """This home's server lock, held (blocking until it is free) until the handle is closed."""
-    rundir = orchestrate.run_dir(home)
+    rundir = processes.run_dir(home)
     rundir.mkdir(parents=True, exist_ok=True)
     handle = (rundir / "server.lock").open("a")
     fcntl.flock(handle, fcntl.LOCK_EX)
@@ -80,9 +80,9 @@ class LocalApi:
     def ready(self, deadline_s: float = START_DEADLINE_S) -> str:
         try:
             if self.started:
-                log = orchestrate.run_dir(self.home) / f"{SERVER}.log"
-                orchestrate.wait_healthy(self.url, self.pid, log, deadline_s)
-                (orchestrate.run_dir(self.home) / "api_url").write_text(self.url + "\n")
+                log = processes.run_dir(self.home) / f"{SERVER}.log"
+                processes.wait_healthy(self.url, self.pid, log, deadline_s)
+                (processes.run_dir(self.home) / "api_url").write_text(self.url + "\n")
             return self.url
         finally:
             self.release()
@@ -95,19 +95,19 @@ class LocalApi:
 
 def _reusable(home: Path) -> tuple[int, str] | None:
     """(pid, url) of this home's server when it answers; a stale one is stopped and forgotten."""
-    pid = orchestrate.running(home, SERVER)
+    pid = processes.running(home, SERVER)
     url = recorded_url(home)
     if pid is not None and url is not None:
-        if orchestrate.healthy(url):
+        if processes.healthy(url):
             return pid, url
         try:  # ours and alive but silent: maybe only slow, so a short grace before it is replaced
-            orchestrate.wait_healthy(url, pid, orchestrate.run_dir(home) / f"{SERVER}.log", UNHEALTHY_GRACE_S)
+            processes.wait_healthy(url, pid, processes.run_dir(home) / f"{SERVER}.log", UNHEALTHY_GRACE_S)
             return pid, url
         except RuntimeError:
             pass
     if pid is not None:
-        orchestrate.stop_group(pid, grace=10.0)
-    rundir = orchestrate.run_dir(home)
+        processes.stop_group(pid, grace=10.0)
+    rundir = processes.run_dir(home)
     (rundir / f"{SERVER}.pid").unlink(missing_ok=True)
     (rundir / "api_url").unlink(missing_ok=True)
     return None
@@ -128,11 +128,11 @@ def claim(home: Path, port: int | None = None, extra_env: Mapping[str, str] | No
             return LocalApi(home, found[1], found[0], False, lock)
         if port is None:
             port = free_port()
-        elif orchestrate.healthy(f"http://127.0.0.1:{port}/api"):
+        elif processes.healthy(f"http://127.0.0.1:{port}/api"):
             raise RuntimeError(f"something else already answers on 127.0.0.1:{port}; pick another --port")
-        env = orchestrate.prefect_env(home) | dict(extra_env or {})
+        env = processes.prefect_env(home) | dict(extra_env or {})
         env.pop("PREFECT_API_URL", None)  # the server itself must not point at a client URL
-        pid = orchestrate.spawn(home, SERVER, server_argv(port), env)
+        pid = processes.spawn(home, SERVER, server_argv(port), env)
         return LocalApi(home, f"http://127.0.0.1:{port}/api", pid, True, lock)
     except BaseException:
         lock.close()
@@ -153,14 +153,14 @@ class ServerStatus:
 
 def describe(home: Path) -> ServerStatus:
     """This home's kept server, without starting, stopping or locking anything."""
-    pid = orchestrate.running(home, SERVER)
+    pid = processes.running(home, SERVER)
     url = recorded_url(home)
-    return ServerStatus(pid, url, bool(pid is not None and url and orchestrate.healthy(url)))
+    return ServerStatus(pid, url, bool(pid is not None and url and processes.healthy(url)))
 
 
 def status_line(home: Path) -> str:
     found = describe(home)
-    where = orchestrate.run_dir(home)
+    where = processes.run_dir(home)
     if found.answering:
         return f"prefect: local server under {where} running (pid {found.pid}) at {found.url}"
     if found.pid is not None:

@@ -32,7 +32,7 @@ def add_parser(sub: Any, date_type: Any) -> None:
 
 def _names(value: str) -> list[str]:
     """`2610.07219,EdgeServe` -> ids (canonical, so `arXiv:2610.07219v2` works too) and names."""
-    from predigest.arxiv_ids import find_ids
+    from tasks.common.arxiv_ids import find_ids
 
     out = []
     for part in (p.strip() for p in value.split(",")):

@@ -22,25 +22,29 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from predigest import automations
-from predigest.settings import Settings, get_settings
+from predigest.processes import (
+    is_ours,
+    prefect_env,
+    read_pid,
+    run_dir,
+    running,
+    spawn,
+    stop_group,
+)
 from predigest.stack_report import registered_deployments, wait_watching
+from tasks.config.settings import Settings, get_settings
 
 REPO = Path(__file__).resolve().parents[1]
 POOL = "predigest"
 DEFAULT_PORT = 4200
-_OURS = ("prefect", "predigest")  # a pid file's process must still be one of these
 
 
 @dataclass
@@ -60,90 +64,6 @@ def settings_for(workspace: str | None) -> Settings:
     get_settings.cache_clear()
     return get_settings()
 
-
-def run_dir(home: Path) -> Path:
-    return home.resolve() / "run"
-
-
-def prefect_env(home: Path, api_url: str | None = None, base: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Environment for the Prefect processes of this home: offline, PREFECT_HOME under predigest's home."""
-    env = dict(os.environ if base is None else base)
-    env["PREFECT_HOME"] = str(home.resolve() / "prefect")
-    env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
-    env["PREDIGEST_HOME"] = str(home.resolve())
-    if api_url:
-        env["PREFECT_API_URL"] = api_url
-    return env
-
-
-def _read_pid(path: Path) -> int | None:
-    try:
-        return int(path.read_text().strip())
-    except (OSError, ValueError):
-        return None
-
-
-def _cmdline(pid: int) -> str | None:
-    """The command line of a live process, or None when it is gone (zombies count as gone)."""
-    try:
-        status = Path(f"/proc/{pid}/stat").read_text()
-        if status.rsplit(")", 1)[-1].split()[0] == "Z":
-            return None
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        try:
-            os.kill(pid, 0)
-        except OSError:
-            return None
-        return ""  # alive but unreadable (no /proc): trust the pid file
-
-
-def is_ours(pid: int) -> bool:
-    """True when `pid` is alive and still runs prefect or predigest."""
-    cmdline = _cmdline(pid)
-    return cmdline is not None and (cmdline == "" or any(word in cmdline for word in _OURS))
-
-
-def running(home: Path, name: str) -> int | None:
-    pid = _read_pid(run_dir(home) / f"{name}.pid")
-    return pid if pid is not None and is_ours(pid) else None
-
-
-def spawn(home: Path, name: str, argv: list[str], env: Mapping[str, str], cwd: Path | None = None) -> int:
-    """Start `argv` in its own session, output to <run>/<name>.log, pid to <run>/<name>.pid."""
-    rundir = run_dir(home)
-    rundir.mkdir(parents=True, exist_ok=True)
-    with (rundir / f"{name}.log").open("ab") as log:
-        proc = subprocess.Popen(  # noqa: S603
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(env),
-            cwd=str(cwd) if cwd else None, start_new_session=True,
-        )
-    (rundir / f"{name}.pid").write_text(f"{proc.pid}\n")
-    order = rundir / "order.json"
-    names = json.loads(order.read_text()) if order.exists() else []
-    (rundir / "order.json").write_text(json.dumps([n for n in names if n != name] + [name]))
-    return proc.pid
-
-
-def healthy(api_url: str, timeout: float = 2.0) -> bool:
-    try:
-        with urllib.request.urlopen(f"{api_url}/health", timeout=timeout) as response:  # noqa: S310
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
-        return False
-
-
-def wait_healthy(api_url: str, pid: int, log: Path, deadline_s: float = 180.0) -> None:
-    """Wait until the server answers /api/health; RuntimeError with the log's tail if it dies or never does."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        if healthy(api_url):
-            return
-        if not is_ours(pid):
-            break
-        time.sleep(0.5)
-    tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-    raise RuntimeError(f"Prefect server at {api_url} did not become healthy; log {log}:\n{tail}")
 
 
 def prefect_cli(args: list[str], env: Mapping[str, str], cwd: Path = REPO,
@@ -257,21 +177,6 @@ def up(
     return stack
 
 
-def stop_group(pid: int, grace: float) -> None:
-    """SIGTERM the process group `pid` leads, SIGKILL after `grace` seconds."""
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(pid, sig)  # each was started in its own session: pgid == pid
-        except ProcessLookupError:
-            return
-        except PermissionError:
-            os.kill(pid, sig)
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            if _cmdline(pid) is None:
-                return
-            time.sleep(0.2)
-
 
 def down(home: Path, *, grace: float = 20.0, echo: Callable[[str], None] = print) -> list[str]:
     """Stop every process `up` started from this home (by pid file), newest first; return their names."""
@@ -285,7 +190,7 @@ def down(home: Path, *, grace: float = 20.0, echo: Callable[[str], None] = print
     stopped = []
     for name in reversed(names):
         pidfile = rundir / f"{name}.pid"
-        pid = _read_pid(pidfile)
+        pid = read_pid(pidfile)
         if pid is not None and is_ours(pid):
             stop_group(pid, grace)
             stopped.append(name)

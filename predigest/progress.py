@@ -12,7 +12,7 @@ import datetime as dt
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 
 
 def database_line(settings: Settings) -> str:

@@ -33,17 +33,18 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import multiprocessing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from db.engine import get_engine, resolve_database_url, session_scope
-from predigest.settings import Settings
-from predigest.topics import Topic
-from predigest.windows import Window
 from tasks import run
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
+from tasks.model.windows import Window
 from tasks.stages.derive import (
     DerivedWindow,
     Judged,
@@ -55,15 +56,41 @@ from tasks.stages.derive import (
 )
 from tasks.stages.topics import scheduled_window
 
-if TYPE_CHECKING:
-    from tasks.lanes import Turns
-
 __all__ = ["BackfillAborted", "BackfillContext", "DateJob", "JobOutcome", "plan_derivation",
            "plan_jobs", "refresh_sites", "run_job", "scheduled_window"]
 
 
 class BackfillAborted(RuntimeError):
     """An earlier job failed, so this one cannot record its verifications in order."""
+
+
+class Turns:
+    """Recording order across processes: job i records once job i-1 has (`done`), unless aborted."""
+
+    def __init__(self, context: Any) -> None:
+        self._cond = context.Condition()
+        self._last = context.RawValue("q", -1)  # index of the last job that recorded
+        self._aborted = context.RawValue("b", 0)
+
+    def wait(self, index: int) -> None:
+        with self._cond:
+            while self._last.value < index - 1:
+                if self._aborted.value:
+                    raise BackfillAborted(f"an earlier date failed; job {index} was not recorded")
+                parent = multiprocessing.parent_process()
+                if parent is not None and not parent.is_alive():  # an orphan would wait forever
+                    raise BackfillAborted("the backfill process is gone")
+                self._cond.wait(timeout=1.0)
+
+    def done(self, index: int) -> None:
+        with self._cond:
+            self._last.value = index
+            self._cond.notify_all()
+
+    def abort(self) -> None:
+        with self._cond:
+            self._aborted.value = 1
+            self._cond.notify_all()
 
 
 @dataclass(frozen=True)

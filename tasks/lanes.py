@@ -11,39 +11,8 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
-from typing import Any
 
-from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, run_job
-
-
-class Turns:
-    """Recording order across processes: job i records once job i-1 has (`done`), unless aborted."""
-
-    def __init__(self, context: Any) -> None:
-        self._cond = context.Condition()
-        self._last = context.RawValue("q", -1)  # index of the last job that recorded
-        self._aborted = context.RawValue("b", 0)
-
-    def wait(self, index: int) -> None:
-        with self._cond:
-            while self._last.value < index - 1:
-                if self._aborted.value:
-                    raise BackfillAborted(f"an earlier date failed; job {index} was not recorded")
-                parent = multiprocessing.parent_process()
-                if parent is not None and not parent.is_alive():  # an orphan would wait forever
-                    raise BackfillAborted("the backfill process is gone")
-                self._cond.wait(timeout=1.0)
-
-    def done(self, index: int) -> None:
-        with self._cond:
-            self._last.value = index
-            self._cond.notify_all()
-
-    def abort(self) -> None:
-        with self._cond:
-            self._aborted.value = 1
-            self._cond.notify_all()
-
+from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, Turns, run_job
 
 _worker: tuple[BackfillContext, Turns] | None = None
 

@@ -14,11 +14,11 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from db.retry import retry_on_disconnect
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks import backfill, run
 from tasks.backfill import DateJob, JobOutcome
 from tasks.common.guard import guarded
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 from tasks.lanes import DateLanes

@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session  # noqa: E402
 
 from db.engine import make_engine, normalise_url, upgrade_database  # noqa: E402
 from db.models import Base  # noqa: E402
-from predigest.settings import Settings  # noqa: E402
+from tasks.config.settings import Settings  # noqa: E402
 
 # --- database ------------------------------------------------------------------------------------
 

@@ -12,8 +12,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from predigest.settings import Settings, get_settings
 from tasks import run
+from tasks.config.settings import Settings, get_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"

@@ -9,7 +9,7 @@ from sqlalchemy import Connection, create_engine, pool
 
 from db.engine import resolve_database_url
 from db.models import Base
-from predigest.settings import get_settings
+from tasks.config.settings import get_settings
 
 config = context.config
 target_metadata = Base.metadata

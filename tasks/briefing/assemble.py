@@ -6,13 +6,13 @@ import copy
 from collections import Counter
 from collections.abc import Sequence
 
-from predigest.topics import Topic
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import source_checks
 from tasks.common.limits import SourceBudgets, unbounded
+from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map

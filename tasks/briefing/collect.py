@@ -18,10 +18,9 @@ from sqlalchemy.dialects.postgresql import aggregate_order_by
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
-from predigest.arxiv_ids import issued_by
-from predigest.windows import Window
 from tasks.briefing.knowledge import knowledge_in_force
 from tasks.briefing.undated import UNDATED, undated_sources
+from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
 from tasks.model.window import (
@@ -33,6 +32,7 @@ from tasks.model.window import (
     SourceView,
     WindowData,
 )
+from tasks.model.windows import Window
 
 __all__ = ["FIRST_SEEN", "LOOKBACK_DAYS", "Versions", "add_lookups", "collect_window", "versions_at"]
 

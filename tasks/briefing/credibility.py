@@ -11,7 +11,7 @@
    than `hedge_share` of its entries pending verification.
 4. Paper cards, the queue and HF Daily are reference (参考); the knowledge document is the baseline
    (基线); an unreadable or empty source is unrated, with the reason.
-Numbers and words are data: predigest/judgment.toml `[credibility]`.
+Numbers and words are data: tasks/config/judgment.toml `[credibility]`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 from tasks.judge.statements import word_pattern
 from tasks.model.briefing import Rating
 from tasks.model.window import EntryView, SourceView, WindowData

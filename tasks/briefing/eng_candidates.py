@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from predigest.judgment import Judgment
 from tasks.briefing.identity import declared_groups, fold_targets, same_name
 from tasks.briefing.judge import clean_title
+from tasks.config.judgment import Judgment
 from tasks.model.window import EntryView
 from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
 from tasks.verify.names import is_generic

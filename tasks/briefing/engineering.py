@@ -22,14 +22,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from operator import attrgetter
 
-from predigest.judgment import Judgment
-from predigest.topics import Topic
 from tasks.briefing.eng_candidates import Candidate, Judged, eligible, note_candidates
 from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.briefing.judge import clean_title, origins, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
 from tasks.common.limits import SourceBudgets, Unit, unbounded
+from tasks.config.judgment import Judgment
+from tasks.config.topics import Topic
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_key_points

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from predigest.judgment import Judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.terms import term_pattern
 from tasks.model.window import EntryView
 from tasks.verify.markers import COMMON_WORDS, label_number, label_refs

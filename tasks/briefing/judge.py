@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 from functools import lru_cache
 
-from predigest.topics import Topic
 from tasks.briefing.titles import (
     clean_title as clean_title,  # re-exported: engineering names its increments with it
 )
 from tasks.briefing.titles import title_for
 from tasks.common.limits import SourceBudgets, Unit, unbounded
+from tasks.config.topics import Topic
 from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths

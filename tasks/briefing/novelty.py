@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from predigest.judgment import Judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.statements import found_word
 from tasks.judge.terms import vocabulary
 from tasks.model.briefing import Evidence

@@ -11,8 +11,7 @@ from tasks.briefing.merge_plan import knowledge_merge, merge_placement
 from tasks.briefing.sources import credibility_rule
 from tasks.common.jsontext import json_text
 from tasks.common.urls import defang_plain
-from tasks.model.briefing import BriefingContent, Paper, SourceCheck
-from tasks.verify.status import StatusAsOf
+from tasks.model.briefing import BriefingContent, Paper, SourceCheck, StatusAsOf
 
 
 def _local(moment: dt.datetime | None, tz: str) -> str | None:

@@ -10,8 +10,7 @@ from tasks.briefing.render_json import FOLLOW_UP_SHOWN, follow_up
 from tasks.briefing.sources import credibility_rule
 from tasks.common.safe_text import markdown_text
 from tasks.common.urls import break_schemes
-from tasks.model.briefing import BriefingContent, Paper
-from tasks.verify.status import StatusAsOf
+from tasks.model.briefing import BriefingContent, Paper, StatusAsOf
 
 ICONS = {"pending": "⚠️", "stale": "⏳", "resolved": "✅"}
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from predigest.topics import Topic
 from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
 from tasks.common.limits import CutShort
+from tasks.config.topics import Topic
 from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts

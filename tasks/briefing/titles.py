@@ -17,7 +17,7 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 from tasks.inbox.outline import only_ids, rank_cell, row_cells
 from tasks.judge.statements import word_pattern
 from tasks.model.window import MentionView, WindowData

@@ -16,8 +16,8 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import Source
-from predigest.windows import Window
 from tasks.model.window import NOTE_KINDS
+from tasks.model.windows import Window
 
 UNDATED = "undated"
 # Kinds dated once for the whole file (a note, a card): a date of theirs far after the cutoff is no

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from predigest.arxiv_ids import canonicalize, find_ids
+from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.frontmatter import FrontMatterValue, split_front_matter
 from tasks.common.limits import parse_count
 

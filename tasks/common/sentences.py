@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 
 _CJK_ENDS = "。！？．"
 _ASCII_ENDS = ".!?"

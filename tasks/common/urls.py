@@ -14,7 +14,7 @@ import html
 import re
 import urllib.parse
 
-from predigest.arxiv_ids import find_ids
+from tasks.common.arxiv_ids import find_ids
 
 ARXIV_ABS = "https://arxiv.org/abs/"
 SAFE_SCHEMES = frozenset({"http", "https"})

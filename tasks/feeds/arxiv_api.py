@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 import arxiv
 from rapidfuzz import fuzz, utils
 
-from predigest.arxiv_ids import canonicalize
+from tasks.common.arxiv_ids import canonicalize
 from tasks.feeds.arxiv_client import ARXIV_API_URL, PoliteClient, read_feed, replay_session
 from tasks.feeds.http import HttpClient
 from tasks.feeds.model import clean_text, parse_arxiv_ref

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.http import HttpClient, UrllibHttpClient
 

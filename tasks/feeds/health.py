@@ -12,7 +12,7 @@ stored in:
   healthy snapshots of the same weekday (within `history + 1` weeks), when it has `min_history`.
 A weekday with too little history is not judged on its count (arXiv announces nothing on
 Friday and Saturday evenings, US/Eastern), so a quiet day never reads as a broken feed.
-Thresholds are data: predigest/judgment.toml `[feed_health]`.
+Thresholds are data: tasks/config/judgment.toml `[feed_health]`.
 
 Why the history is judged in date order (`judge_feed`) rather than each snapshot against marks
 stored when the earlier ones were written: "a snapshot that was a problem is no measure of usual"
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 from tasks.feeds.model import FeedSnapshot, body_sha256
 
 # The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are

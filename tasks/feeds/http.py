@@ -14,12 +14,11 @@ import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Protocol
 
-from predigest import __version__
-
-USER_AGENT_BASE = f"predigest/{__version__.rsplit('.', 1)[0]}"
+USER_AGENT_BASE = f"predigest/{version('predigest').rsplit('.', 1)[0]}"
 # Feeds are small (an arXiv listing caps at 2000 entries); anything far larger is not a feed.
 DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from predigest.arxiv_ids import canonicalize, find_ids
+from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.guard import guarded
 from tasks.common.text import clean_text as clean_text_chars
 from tasks.common.text import has_bad_chars

@@ -6,9 +6,9 @@ import datetime as dt
 from dataclasses import dataclass, replace
 
 from db.engine import get_engine, session_scope
-from predigest.judgment import load_config
-from predigest.settings import Settings
 from tasks.common.guard import guarded
+from tasks.config.judgment import load_config
+from tasks.config.settings import Settings
 from tasks.feeds import clients
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.arxiv_rss import arxiv_feed_uri, fetch_arxiv_category

@@ -6,7 +6,7 @@ import datetime as dt
 
 from prefect import task
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.model import FeedSnapshot
 from tasks.ingest.store import IngestOutcome

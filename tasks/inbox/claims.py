@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from predigest.arxiv_ids import find_id_spans
+from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import sentence_at, unwrap
 from tasks.inbox.segment import ITEM, is_table
 

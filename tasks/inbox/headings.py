@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 
 _WORDS = default_judgment()
 

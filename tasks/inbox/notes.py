@@ -21,7 +21,7 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from predigest.arxiv_ids import find_id_spans, find_ids
+from tasks.common.arxiv_ids import find_id_spans, find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.common.limits import Deadline
 from tasks.inbox import claims

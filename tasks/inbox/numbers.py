@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import re
 
-from predigest.arxiv_ids import IdSpan, find_id_spans
+from tasks.common.arxiv_ids import IdSpan, find_id_spans
 from tasks.inbox.claims import plain, table_row
 from tasks.inbox.segment import ITEM, is_table
 

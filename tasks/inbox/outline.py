@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from predigest.arxiv_ids import find_id_spans
+from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwrap
 from tasks.inbox.claims import plain
 from tasks.inbox.numbers import find_numbers

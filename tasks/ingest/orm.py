@@ -15,7 +15,6 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
-from predigest.windows import local_midnight
 from tasks.cards.parse import parse_card
 from tasks.common.guard import describe
 from tasks.common.text import clamp_text
@@ -24,6 +23,7 @@ from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
 from tasks.knowledge.parse import parse_knowledge
+from tasks.model.windows import local_midnight
 from tasks.queue.parse import parse_queue
 
 UTC = dt.UTC

@@ -15,12 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from predigest.topics import Topic
-from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard, parse_card
 from tasks.common.guard import describe, guarded
 from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
 from tasks.common.text import clamp_text
+from tasks.config.topics import Topic
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
@@ -37,6 +36,7 @@ from tasks.ingest.source_row import (
 )
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.knowledge.parse import parse_knowledge
+from tasks.model.windows import local_midnight
 from tasks.queue.parse import parse_queue
 
 __all__ = [

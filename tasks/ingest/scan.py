@@ -7,9 +7,9 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from predigest.topics import is_safe_topic_name
 from tasks.common.guard import describe, guarded
 from tasks.common.text import display_name
+from tasks.config.topics import is_safe_topic_name
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # Editor droppings that are never notes and are not worth an error row.

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from predigest.arxiv_ids import find_ids
-from predigest.windows import local_midnight
 from tasks.cards.parse import ParsedCard
+from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.notes import parse_note
+from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
 
 

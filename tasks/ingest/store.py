@@ -25,8 +25,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Source, Workspace
-from predigest.topics import Topic
 from tasks.common.guard import guarded
+from tasks.config.topics import Topic
 from tasks.ingest.orm import ingest_file_orm
 from tasks.ingest.rows import (
     MAX_SOURCE_BYTES,

@@ -1,7 +1,7 @@
 """How dense the day was, as a documented function of the counts (never padded).
 
 Rule (the briefing states it under section 六, worded by its label tables from `DensityRule.numbers()`;
-weights and thresholds in predigest/judgment.toml `[density]`; a topic may override them
+weights and thresholds in tasks/config/judgment.toml `[density]`; a topic may override them
 under `density` in its topics TOML entry or `[defaults.density]`):
 score = NET-new + engineering_weight × engineering + adjacent_weight × adjacent
         + deepening_weight × reference-list papers the window discusses;
@@ -13,10 +13,11 @@ with engineering, adjacencies and deepenings around them medium-low, and one of 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
+from tasks.model.briefing import DensityReport
 
 LEVELS = ("high", "medium", "medium-low", "low")
 
@@ -72,30 +73,6 @@ def density_of(net_new: int, adjacent: int = 0, engineering: int = 0, rule: Dens
         return "medium-low"
     return "low"
 
-
-@dataclass(frozen=True)
-class DensityReport:
-    """The density and what the statement says about it: counts, and what was checked and found empty."""
-
-    level: str
-    score: float
-    rule: str
-    net_new: int
-    engineering: int
-    adjacent: int
-    anchored: int
-    reference_only: int
-    checked: int
-    outcomes: dict[str, int] = field(default_factory=dict)  # increments, confirmatory, off_topic, error
-    empty: tuple[str, ...] = ()  # sources checked and found without increments
-    errors: tuple[str, ...] = ()
-    topic_cards: int = 0  # window paper cards whose primary category is the topic
-    cards: int = 0
-    main_source: str | None = None  # the source behind most increments
-    numbers: dict[str, float] = field(default_factory=dict)  # the rule's thresholds and weights (DensityRule)
-    # Feed snapshots marked empty, stale or truncated (tasks.feeds.health), each with its "path":
-    # the statement names them, so a broken feed is not read as a quiet day.
-    feed_problems: tuple[dict[str, Any], ...] = ()
 
 
 def density_report(

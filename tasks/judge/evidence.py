@@ -37,8 +37,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from predigest.judgment import Judgment, TopicTerms
-from predigest.topics import Topic
+from tasks.config.judgment import Judgment, TopicTerms
+from tasks.config.topics import Topic
 from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts, preambles
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements

@@ -18,8 +18,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from predigest.judgment import Judgment, TopicTerms
 from tasks.common.text import CJK_RANGE
+from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.segment import sequence_starts
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView

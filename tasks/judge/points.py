@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from predigest.judgment import Judgment
 from tasks.common.sentences import clip_text, sentence_at
+from tasks.config.judgment import Judgment
 from tasks.inbox.outline import (
     Point,
     has_number,

@@ -1,7 +1,7 @@
 """Topic relevance of an entry that names no paper (engineering increments, hedges, source rows).
 
 Papers are judged by ownership (`tasks.judge.evidence`); an entry without an arXiv id gets one
-verdict from its own text, read with the judgment word lists (`predigest/judgment.toml`):
+verdict from its own text, read with the judgment word lists (`tasks/config/judgment.toml`):
 - excluded: the entry says it is not for this topic ("不进 inference"), names another owner
   ("归属：agents", "转 rag 线") or leaves itself out ("不收", "无关");
 - adjacent: it registers itself as adjacent (邻接 / adjacent) and concerns the topic;
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from predigest.topics import Topic
+from tasks.config.topics import Topic
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
 

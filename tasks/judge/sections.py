@@ -20,8 +20,8 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from predigest.judgment import default_judgment
 from tasks.common.text import CJK_RANGE
+from tasks.config.judgment import default_judgment
 from tasks.judge.statements import word_pattern
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")

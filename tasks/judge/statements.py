@@ -1,4 +1,4 @@
-"""Patterns compiled from the judgment word lists (`predigest/judgment.toml`), cached per list.
+"""Patterns compiled from the judgment word lists (`tasks/config/judgment.toml`), cached per list.
 
 Two shapes of list:
 - words ("待核实", "skip"): any of them, found with `word_pattern`;
@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from predigest.judgment import Judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.terms import term_pattern
 
 _NEVER = re.compile(r"(?!x)x")

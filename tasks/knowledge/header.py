@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 from tasks.common.limits import parse_count
-from tasks.queue.parse import split_table_row
+from tasks.common.tables import split_table_row
 
 _DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
 _HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")

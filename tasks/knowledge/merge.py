@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from zoneinfo import ZoneInfo
 
-from predigest.arxiv_ids import find_ids
+from tasks.common.arxiv_ids import find_ids
 from tasks.knowledge.merge_doc import (
     DocLines,
     EntryStyle,

@@ -23,8 +23,8 @@ from datetime import date, datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from predigest.arxiv_ids import find_ids
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
+from tasks.common.arxiv_ids import find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
 from tasks.knowledge.header import Header, parse_changelog, parse_header

@@ -4,15 +4,61 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from tasks.judge.density import DensityReport
-    from tasks.verify.status import StatusAsOf
-
+from typing import Any
 
 # Statuses whose ids a briefing lists as citable, whichever rendering.
 CITABLE = ("net_new", "adjacent", "already_anchored", "reference_list_only")
+
+
+@dataclass(frozen=True)
+class DensityReport:
+    """The density and what the statement says about it: counts, and what was checked and found empty."""
+
+    level: str
+    score: float
+    rule: str
+    net_new: int
+    engineering: int
+    adjacent: int
+    anchored: int
+    reference_only: int
+    checked: int
+    outcomes: dict[str, int] = field(default_factory=dict)  # increments, confirmatory, off_topic, error
+    empty: tuple[str, ...] = ()  # sources checked and found without increments
+    errors: tuple[str, ...] = ()
+    topic_cards: int = 0  # window paper cards whose primary category is the topic
+    cards: int = 0
+    main_source: str | None = None  # the source behind most increments
+    numbers: dict[str, float] = field(default_factory=dict)  # the rule's thresholds and weights (DensityRule)
+    # Feed snapshots marked empty, stale or truncated (tasks.feeds.health), each with its "path":
+    # the statement names them, so a broken feed is not read as a quiet day.
+    feed_problems: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class StatusAsOf:
+    """A verification as it stood on one day."""
+
+    key: str
+    kind: str
+    subject: str
+    title: str
+    claim: str
+    marker: str
+    sources: tuple[str, ...]
+    raised_on: dt.date
+    last_seen: dt.date
+    status: str  # pending, stale, resolved
+    age_days: int
+    resolved_on: dt.date | None
+    evidence: str | None
+    resolved_by: str | None
+    advice: str
+    risk: str = ""
+    # Raised, seen or resolved by a source of this window (else an earlier day's item still open).
+    seen_in_window: bool = True
+    keys: tuple[str, ...] = ()  # every stored verification this item stands for (one per subject)
+    kinds: tuple[str, ...] = ()  # and their kinds (a hedge and a contradiction on one paper are one item)
 
 
 @dataclass(frozen=True)

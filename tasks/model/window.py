@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from predigest.windows import Window
+from tasks.model.windows import Window
 
 # Source kinds whose entries are notes (as opposed to cards, the queue and knowledge documents).
 NOTE_KINDS = ("note", "hf_daily", "other")

@@ -22,8 +22,8 @@ from typing import Any, Protocol
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from predigest.settings import Settings
 from tasks.common.urls import safe_url
+from tasks.config.settings import Settings
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary, labels_for, statement
 from tasks.publish.publish import briefing_keys

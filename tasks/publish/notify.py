@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from predigest.settings import Settings
 from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
+from tasks.config.settings import Settings
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
 from tasks.publish.publish import JSON_CONTENT_TYPE, validate_topic
 from tasks.publish.safety import clean_text

@@ -12,9 +12,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from predigest.settings import Settings
 from tasks.common.jsontext import json_text
 from tasks.common.text import clean_text
+from tasks.config.settings import Settings
 from tasks.publish.storage import ObjectStore, sha256_hex
 
 log = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from urllib.request import url2pathname
 from botocore.exceptions import ClientError
 
 if TYPE_CHECKING:
-    from predigest.settings import Settings
+    from tasks.config.settings import Settings
 
 # Suffix of in-flight temp files; list() skips them so a crashed write never shows up as a key.
 _TMP_SUFFIX = ".predigest-tmp"

@@ -18,12 +18,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
-from predigest.arxiv_ids import canonicalize, find_ids
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
 from tasks.cards.parse import normalize_category, split_categories
+from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.common.guard import guarded
 from tasks.common.limits import parse_count
+from tasks.common.tables import split_table_row
 
 
 @dataclass(frozen=True)
@@ -67,16 +68,6 @@ _COLUMN_NAMES: dict[str, tuple[str, ...]] = {
     "note": ("备注", "note", "notes", "remark", "comment", "说明"),
 }
 _COLUMNS = {name: field for field, names in _COLUMN_NAMES.items() for name in names}
-
-
-def split_table_row(line: str) -> list[str]:
-    """Cells of a markdown table row, stripped; outer pipes optional."""
-    body = line.strip()
-    if body.startswith("|"):
-        body = body[1:]
-    if body.endswith("|"):
-        body = body[:-1]
-    return [cell.strip() for cell in body.split("|")]
 
 
 def _column_key(header: str) -> str | None:

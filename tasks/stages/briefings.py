@@ -21,9 +21,6 @@ from sqlalchemy.orm import Session
 
 from db.engine import get_engine, session_scope
 from db.models import Briefing
-from predigest.settings import Settings
-from predigest.topics import Topic
-from predigest.windows import Window
 from tasks.briefing.assemble import build_content
 from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_window
@@ -31,9 +28,12 @@ from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.common.guard import guarded
 from tasks.common.limits import SourceBudgets
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
+from tasks.model.windows import Window
 from tasks.publish.proposal import make_proposal, publish_proposal
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,

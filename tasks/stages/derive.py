@@ -28,10 +28,10 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, VerificationWindow
-from predigest.topics import Topic
 from tasks.briefing.collect import add_lookups, collect_window
 from tasks.briefing.judge import judge_window
 from tasks.common.limits import SourceBudgets, unbounded
+from tasks.config.topics import Topic
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
 from tasks.stages.timeline import DerivedWindow, timeline

@@ -20,7 +20,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.knowledge.merge import Proposal, sha256_text
 from tasks.publish.proposal import (
     make_proposal,

@@ -16,11 +16,11 @@ from sqlalchemy import select
 
 from db.engine import get_engine, session_scope
 from db.models import Item, Source
-from predigest.settings import Settings
-from predigest.topics import Topic
-from predigest.windows import closed_dates_containing
 from tasks.briefing.undated import UNDATED
 from tasks.common.sql import any_of
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
+from tasks.model.windows import closed_dates_containing
 
 # Kinds no window reads by their time (the knowledge in force is looked up per cutoff).
 UNWINDOWED_KINDS = ("knowledge",)

@@ -6,8 +6,8 @@ import datetime as dt
 from pathlib import Path
 from typing import Any
 
-from predigest.settings import Settings
-from predigest.topics import (
+from tasks.config.settings import Settings
+from tasks.config.topics import (
     Topic,
     all_topic_names,
     discover_topics,
@@ -15,8 +15,8 @@ from predigest.topics import (
     load_topic_config,
     resolve_topic,
 )
-from predigest.windows import ScheduleError, Window, window_for
 from tasks.judge.density import DensityRule
+from tasks.model.windows import ScheduleError, Window, window_for
 
 
 def topics_for(settings: Settings, workspace: Path, requested: list[str] | None) -> list[Topic]:

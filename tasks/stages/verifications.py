@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from db.engine import get_engine, session_scope
-from predigest.settings import Settings
-from predigest.topics import Topic
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.stages.derive import Derivation, derive_through
 from tasks.stages.topics import known_topic_names, topics_for
 from tasks.stages.workspace import WorkspaceRef

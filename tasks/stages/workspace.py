@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.retry import is_disconnect
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks.common.guard import describe
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.ingest.changes import changed_files, current_versions
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (

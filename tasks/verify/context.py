@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, TypeVar
 
-from predigest.arxiv_ids import find_ids
-from predigest.topics import Topic
+from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import SourceBudgets, Unit, unbounded
+from tasks.config.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper

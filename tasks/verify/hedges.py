@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from predigest.arxiv_ids import find_ids
+from tasks.common.arxiv_ids import find_ids
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
+from tasks.model.briefing import StatusAsOf
 from tasks.verify.context import text_ids
 from tasks.verify.names import coined_tokens, distinctive, head_token, names_match, short_name
-from tasks.verify.status import OPEN, StatusAsOf
+from tasks.verify.status import OPEN
 from tasks.verify.subjects import entry_heading
 
 

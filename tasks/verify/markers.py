@@ -1,14 +1,14 @@
 """The words sources use to hedge, settle, dismiss or recommend something (Chinese and English).
 
-The words are data: predigest/judgment.toml `[markers]` (packaged), compiled here once per process.
+The words are data: tasks/config/judgment.toml `[markers]` (packaged), compiled here once per process.
 """
 
 from __future__ import annotations
 
 import re
 
-from predigest.judgment import default_judgment
 from tasks.common import sentences
+from tasks.config.judgment import default_judgment
 from tasks.judge.statements import word_pattern
 
 _WORDS = default_judgment()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from predigest.topics import Topic
 from tasks.common.limits import SourceBudgets
+from tasks.config.topics import Topic
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
 from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises

@@ -18,6 +18,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
+from tasks.model.briefing import StatusAsOf
+
 OPEN = ("pending", "stale")
 
 
@@ -73,31 +75,6 @@ class Tracked:
     subject: str
     events: tuple[Event, ...]
 
-
-@dataclass(frozen=True)
-class StatusAsOf:
-    """A verification as it stood on one day."""
-
-    key: str
-    kind: str
-    subject: str
-    title: str
-    claim: str
-    marker: str
-    sources: tuple[str, ...]
-    raised_on: dt.date
-    last_seen: dt.date
-    status: str  # pending, stale, resolved
-    age_days: int
-    resolved_on: dt.date | None
-    evidence: str | None
-    resolved_by: str | None
-    advice: str
-    risk: str = ""
-    # Raised, seen or resolved by a source of this window (else an earlier day's item still open).
-    seen_in_window: bool = True
-    keys: tuple[str, ...] = ()  # every stored verification this item stands for (one per subject)
-    kinds: tuple[str, ...] = ()  # and their kinds (a hedge and a contradiction on one paper are one item)
 
 
 def detail_text(detail: dict[str, Any]) -> str:

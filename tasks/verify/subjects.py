@@ -18,9 +18,9 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from predigest.arxiv_ids import find_ids
-from predigest.judgment import default_judgment
+from tasks.common.arxiv_ids import find_ids
 from tasks.common.text import CJK_RANGE
+from tasks.config.judgment import default_judgment
 from tasks.verify.markers import COMMON_WORDS, HEDGE, strip_labels
 from tasks.verify.names import distinctive, head_token, is_generic, is_name, lead_phrase, names_nothing
 

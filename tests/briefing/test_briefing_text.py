@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
 from tasks.briefing.titles import strip_markers, without_pictographs
+from tasks.config.settings import Settings
 from tasks.judge.rank import highlight, rank_increments
 from tasks.model.briefing import Paper
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all

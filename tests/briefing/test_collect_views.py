@@ -17,12 +17,11 @@ from benchmarks.workspace import generate
 from db.engine import get_engine, session_scope
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
-from predigest.settings import Settings
-from predigest.windows import Window
 from tasks import run
 from tasks.briefing import collect
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
+from tasks.config.settings import Settings
 from tasks.model.window import (
     NOTE_KINDS,
     AnchorView,
@@ -34,6 +33,7 @@ from tasks.model.window import (
     SourceView,
     WindowData,
 )
+from tasks.model.windows import Window
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
 
 

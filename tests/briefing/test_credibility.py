@@ -24,13 +24,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from predigest.settings import Settings
-from predigest.windows import window_for
 from tasks import run
 from tasks.briefing.credibility import CredibilityRule, rate, rate_all
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import credibility_text
+from tasks.config.settings import Settings
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
+from tasks.model.windows import window_for
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
 RULE = CredibilityRule.default()

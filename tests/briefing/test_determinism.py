@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE, truncate_all
 
 DATES = [dt.date(2026, 10, 7), dt.date(2026, 10, 9)]
@@ -99,7 +99,7 @@ def test_bytes_do_not_depend_on_hash_seeds(clean_db: Engine, settings: Settings)
     script = (
         "import datetime as dt, hashlib, sys\n"
         "from pathlib import Path\n"
-        "from predigest.settings import Settings\n"
+        "from tasks.config.settings import Settings\n"
         "from tasks import run\n"
         f"s = Settings(_env_file=None, home=Path({str(settings.home)!r}), database_url={settings.database_url!r})\n"
         f"ref = run.register_workspace(s, Path({str(SAMPLE_WORKSPACE)!r}))\n"

@@ -21,9 +21,9 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from predigest.judgment import default_judgment
-from predigest.settings import Settings
 from tasks.briefing.identity import context_words, identifying_links, same_name
+from tasks.config.judgment import default_judgment
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json
 
 DAY = dt.date(2026, 10, 9)

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, truncate_all
 from tests.inbox.heading_styles import Item, Note, render
 

@@ -24,12 +24,12 @@ from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks import run
 from tasks.briefing.collect import collect_window
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.relevance import Verdict
 from tasks.judge.sections import doc_names, doc_sections

@@ -24,8 +24,6 @@ import pytest
 from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks import run
 from tasks.briefing.assemble import build_content
 from tasks.briefing.collect import collect_window
@@ -34,6 +32,8 @@ from tasks.briefing.labels import LABELS
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.common.limits import JUDGING, VERIFYING, CutShort, SourceBudgets
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.model.window import WindowData
 from tasks.verify.observe import observe_window
 from tests.helpers import ingest_all

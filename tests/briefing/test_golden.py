@@ -20,8 +20,8 @@ import pytest
 from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.verify.names import normalise
 from tests.briefing.twins import assert_twins
 from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, expected, ingest_all, truncate_all

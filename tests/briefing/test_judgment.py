@@ -21,8 +21,8 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.judge.density import DensityRule, density_of, density_report
 from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, hinted_numbers, legacy_map

@@ -18,17 +18,17 @@ import re
 
 import pytest
 
-from predigest.settings import Settings
-from predigest.topics import resolve_topic
-from predigest.windows import window_for
 from tasks.briefing.assemble import build_content
 from tasks.briefing.credibility import CredibilityRule
 from tasks.briefing.labels import EN, LABELS, ZH, rule_text
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.briefing.sources import credibility_rule
+from tasks.config.settings import Settings
+from tasks.config.topics import resolve_topic
 from tasks.judge.density import DensityRule
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
+from tasks.model.windows import window_for
 from tasks.verify.markers import STARS
 from tests.helpers import SAMPLE_WORKSPACE
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from predigest.judgment import default_judgment
 from tasks.briefing.eng_candidates import Candidate
 from tasks.briefing.engineering import _keys, _merge, _same
+from tasks.config.judgment import default_judgment
 from tasks.model.window import EntryView
 
 J = default_judgment()

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import pytest
 
-from predigest.judgment import default_judgment
 from tasks.briefing.eng_candidates import Candidate
 from tasks.briefing.engineering import _same
 from tasks.briefing.novelty import entry_signals, links, signal_score
+from tasks.config.judgment import default_judgment
 from tasks.inbox.notes import parse_note
 from tasks.model.window import EntryView
 

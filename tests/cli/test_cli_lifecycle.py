@@ -60,7 +60,7 @@ def short_home() -> Iterator[Path]:
 
     path = Path(tempfile.mkdtemp(prefix="pdh", dir="/tmp"))
     yield path / "home"
-    from db.embedded import stop_embedded
+    from db.engine import stop_embedded
     from predigest.orchestrate import down
 
     down(path / "home", grace=10.0, echo=lambda _: None)  # the Prefect server the runs kept
@@ -128,7 +128,7 @@ def test_the_probe_sees_a_running_server(short_home: Path) -> None:
     marker = f"PREDIGEST_LEAK_PROBE={uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREDIGEST_")}
     env |= {"PREDIGEST_HOME": str(short_home), "PYTHONPATH": str(ROOT), marker.split("=")[0]: marker.split("=")[1]}
-    code = "from db.engine import resolve_database_url as r; from predigest.settings import Settings as S; r(S(_env_file=None))"
+    code = "from db.engine import resolve_database_url as r; from tasks.config.settings import Settings as S; r(S(_env_file=None))"
     subprocess.run([sys.executable, "-c", code], env=env, cwd=short_home.parent, check=True, timeout=120)
     assert _postgres_pids(marker=marker)
     assert _run(["db", "stop"], env, short_home.parent).returncode == 0

@@ -103,7 +103,7 @@ def test_make_targets_and_deploy_scripts_exist() -> None:
 
 def test_the_run_output_shown_is_what_run_prints(tmp_path: Path) -> None:
     from predigest import progress
-    from predigest.settings import Settings
+    from tasks.config.settings import Settings
 
     settings = Settings(_env_file=None, home=tmp_path / "home")  # type: ignore[call-arg]
     assert progress.database_line(settings).split(" under ")[0] + " under" in README

@@ -23,8 +23,8 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from predigest.cli import main
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.knowledge.parse import anchors_as_of, parse_knowledge
 from tasks.model.merge import proposal_keys
 from tasks.publish.publish import briefing_keys

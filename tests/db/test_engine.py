@@ -30,7 +30,7 @@ from db.engine import (
     upgrade_database,
 )
 from db.models import Base, Workspace
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,7 +66,7 @@ def _resolve_in_subprocess(home: Path) -> str:
     """Resolve the URL as a CLI command would: in its own process, with only PREDIGEST_HOME set."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREDIGEST_")}
     env |= {"PREDIGEST_HOME": str(home), "PYTHONPATH": str(ROOT)}
-    code = "from db.engine import resolve_database_url as r; from predigest.settings import Settings as S; print(r(S(_env_file=None)))"
+    code = "from db.engine import resolve_database_url as r; from tasks.config.settings import Settings as S; print(r(S(_env_file=None)))"
     done = subprocess.run(
         [sys.executable, "-c", code], env=env, cwd=home.parent, capture_output=True, text=True, timeout=120
     )

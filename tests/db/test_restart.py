@@ -20,7 +20,7 @@ from sqlalchemy import text
 
 from benchmarks.harness import table_counts
 from db.retry import DatabaseUnavailable, retry_on_disconnect
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.db.throwaway_pg import DEBIAN_BINARIES, ThrowawayPostgres, pgserver_binaries
 from tests.helpers import SAMPLE_WORKSPACE, point_flows_at
 

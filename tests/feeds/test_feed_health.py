@@ -27,8 +27,8 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Source
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_rss import ARXIV_TZ
 from tasks.feeds.health import day_start

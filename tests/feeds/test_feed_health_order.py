@@ -32,8 +32,8 @@ from sqlalchemy import Engine, select
 
 from db.engine import get_engine, session_scope
 from db.models import Source
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.health import Facts, FeedHealthRule, judge_feed, local_day
 from tasks.feeds.model import FeedItem, FeedSnapshot

@@ -14,8 +14,8 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Paper, Source
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.http import FakeClock, Recorded, ReplayHttpClient

@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE, expected, point_flows_at
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from predigest.runners import task_runner_for
-from predigest.settings import Settings, get_settings
+from flows.runners import task_runner_for
+from tasks.config.settings import Settings, get_settings
 from tests.helpers import SAMPLE_WORKSPACE, point_flows_at, truncate_all
 
 

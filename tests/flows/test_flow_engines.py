@@ -19,8 +19,8 @@ import pytest
 from prefect import Flow
 from sqlalchemy import Engine
 
-from predigest.settings import Settings, get_settings
 from tasks import run
+from tasks.config.settings import Settings, get_settings
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at, truncate_all
 
 SHORT_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.staleness"]

@@ -1,6 +1,6 @@
 """The fast scans behind parse_note agree with the plain rules they replace.
 
-tasks.inbox.claims / tasks.inbox.segment / predigest.arxiv_ids rewrite several regexes so the engine
+tasks.inbox.claims / tasks.inbox.segment / tasks.common.arxiv_ids rewrite several regexes so the engine
 can skip ahead (a leading character class, an anchor on a rare character, atomic digits) and replace
 per-line loops by whole-text scans. Each test below runs the rewritten code and a frozen copy of
 the rule as it was first written (the `_rule_*` oracles) over many seeded random texts built from
@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from predigest import arxiv_ids
-from predigest.arxiv_ids import find_id_spans, find_ids
+from tasks.common import arxiv_ids
+from tasks.common.arxiv_ids import find_id_spans, find_ids
 from tasks.inbox import claims, numbers, segment
 from tasks.inbox.notes import parse_note
 from tasks.inbox.numbers import find_numbers

@@ -12,8 +12,8 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Item, Source
-from predigest.settings import Settings
 from tasks import run, steps
+from tasks.config.settings import Settings
 
 DAY = dt.date(2026, 10, 9)
 

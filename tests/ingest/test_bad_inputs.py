@@ -14,7 +14,7 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Item, Source
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.feeds import clients
 from tasks.feeds.http import Recorded, ReplayHttpClient
 from tests.helpers import point_flows_at, sample_copy

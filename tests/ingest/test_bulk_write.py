@@ -18,8 +18,8 @@ from sqlalchemy import text
 
 from db.engine import make_engine, session_scope
 from db.models import Base
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.ingest import orm
 from tasks.ingest import rows as row_builder
 from tasks.ingest.orm import ingest_file_orm

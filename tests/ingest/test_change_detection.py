@@ -29,8 +29,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 
@@ -227,7 +227,7 @@ def test_known_limit_a_same_size_edit_with_its_old_mtime_is_missed_and_rehash_fi
 
 def test_the_rehash_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     from predigest import cli
-    from predigest.settings import get_settings
+    from tasks.config.settings import get_settings
 
     monkeypatch.delenv("PREDIGEST_REHASH", raising=False)
     assert Settings(_env_file=None).rehash is False  # type: ignore[call-arg]

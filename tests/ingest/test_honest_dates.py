@@ -23,8 +23,8 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.ingest.dating import note_date
 from tests.helpers import ingest_all, sample_copy
 

@@ -19,10 +19,10 @@ import pytest
 from markdown_it import MarkdownIt
 from sqlalchemy import Engine, text
 
-from predigest.arxiv_ids import find_ids, issued_by
-from predigest.settings import Settings
 from tasks.cards.parse import parse_card
+from tasks.common.arxiv_ids import find_ids, issued_by
 from tasks.common.decode import decode_bytes
+from tasks.config.settings import Settings
 from tasks.feeds.hf_daily import parse_hf_daily_json
 from tasks.inbox.notes import parse_note
 from tasks.knowledge.parse import parse_knowledge
@@ -280,7 +280,7 @@ def test_a_symlinked_inbox_is_not_followed(tmp_path: Path) -> None:
 
 
 def test_a_broken_topics_file_falls_back_to_the_defaults(tmp_path: Path, settings: Settings) -> None:
-    from predigest.topics import WORKSPACE_TOPICS_FILE, load_topic_config
+    from tasks.config.topics import WORKSPACE_TOPICS_FILE, load_topic_config
 
     (tmp_path / WORKSPACE_TOPICS_FILE).write_bytes(b"[topics.inference\nterms = \xff")
     assert "inference" in load_topic_config(settings, tmp_path)["topics"]

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE
 from tests.ingest.hostile import run_evening, sources
 

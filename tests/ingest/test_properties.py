@@ -20,13 +20,13 @@ from hypothesis import settings as examples
 from hypothesis import strategies as st
 from sqlalchemy import Engine, text
 
-from predigest.arxiv_ids import canonicalize, find_ids
-from predigest.topics import Topic
 from tasks.cards.parse import ParseError, parse_card
+from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.decode import EmptySourceError, UndecodableError, decode_bytes
 from tasks.common.limits import INT4_MAX
 from tasks.common.text import has_bad_chars
 from tasks.common.urls import defang_markdown, safe_url
+from tasks.config.topics import Topic
 from tasks.feeds.hf_daily import parse_hf_daily_json
 from tasks.inbox.notes import parse_note
 from tasks.ingest.rows import RowBuilder, read_file, sha256

@@ -29,8 +29,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.ingest.rows import RowBuilder
 from tasks.ingest.scan import WorkspaceFile
 from tests.helpers import ingest_all, truncate_all

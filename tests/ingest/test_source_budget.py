@@ -18,8 +18,8 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Source
-from predigest.settings import Settings
 from tasks.common.limits import CUT_SHORT
+from tasks.config.settings import Settings
 from tests.ingest.hostile import DAY, published, run_evening, sources
 
 HUGE_ENTRIES = 3000

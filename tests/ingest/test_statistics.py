@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.engine import make_engine, refresh_statistics
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.stages import workspace as workspace_stage
 
 

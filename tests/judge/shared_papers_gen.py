@@ -39,7 +39,7 @@ PAIRS = (("inference", "llm-infra"), ("rag", "agents"), ("evaluation", "inferenc
 LANGS = ("zh", "en")
 HEADINGS = ("atx1", "atx2", "atx3", "atx4", "bold", "numbered")
 FORMS = ("table", "list", "prose")
-# Words of each topic's vocabulary (predigest/topics.toml), none of them another topic's here.
+# Words of each topic's vocabulary (tasks/config/topics.toml), none of them another topic's here.
 VOCABULARY = {
     "inference": ("vLLM", "KV cache", "TTFT", "prefill", "speculative decoding"),
     "llm-infra": ("NCCL", "RDMA", "checkpoint", "cluster"),

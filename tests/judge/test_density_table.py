@@ -1,7 +1,7 @@
 """Contract: the density rule labels the four hand-written evenings as their authors did.
 
 The counts are what each hand-written briefing counted (issue 11): the two sample evenings and two
-evenings the maintainers keep. The rule is the packaged one (predigest/judgment.toml [density]);
+evenings the maintainers keep. The rule is the packaged one (tasks/config/judgment.toml [density]);
 the seeds' 「中偏低」 and 「中低」 are both medium-low. A margin test keeps the calibration from
 resting on a knife edge: one more or one fewer non-paper item leaves every label unchanged.
 """

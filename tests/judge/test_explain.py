@@ -20,8 +20,8 @@ from sqlalchemy import Engine
 
 from predigest.cli import build_parser
 from predigest.explain import explain
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge.test_shared_papers import assert_explain_equals_twin, twin_statuses
 

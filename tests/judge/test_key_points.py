@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from predigest.judgment import default_judgment
+from tasks.config.judgment import default_judgment
 from tasks.inbox.notes import parse_note
 from tasks.inbox.outline import Point, has_number, listed, outline, row_point
 from tasks.judge.points import choose, key_points

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from predigest.settings import Settings
-from predigest.topics import resolve_topic
-from predigest.windows import window_for
+from tasks.config.settings import Settings
+from tasks.config.topics import resolve_topic
 from tasks.judge.evidence import judge_ownership
 from tasks.judge.relevance import Verdict
 from tasks.model.window import CardView, EntryView, MentionView, WindowData
+from tasks.model.windows import window_for
 from tests.helpers import SAMPLE_WORKSPACE
 
 TOPIC = resolve_topic("inference", Settings(), SAMPLE_WORKSPACE)

@@ -9,7 +9,7 @@ was generated from, varied in language, heading style, the form of an entry abou
 - every answered paper has its answered status (anchored, adjacent, off-topic);
 - `predigest explain` gives every paper of the window the status the briefing's JSON twin gives
   it, in both windows.
-The generator's vocabulary words are the topics' own (predigest/topics.toml), so a change there
+The generator's vocabulary words are the topics' own (tasks/config/topics.toml), so a change there
 that would make the answers wrong fails here first.
 """
 
@@ -24,9 +24,9 @@ import pytest
 from sqlalchemy import Engine
 
 from predigest.explain import explanations
-from predigest.settings import Settings
-from predigest.windows import window_for
 from tasks import run
+from tasks.config.settings import Settings
+from tasks.model.windows import window_for
 from tests.helpers import ingest_all
 from tests.judge import shared_papers_gen as gen
 

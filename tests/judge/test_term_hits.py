@@ -9,9 +9,9 @@ import random
 import re
 from pathlib import Path
 
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks import run
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.ingest.sources import note_items
 from tasks.judge.relevance import term_hits
 from tasks.judge.terms import _FOLD, reference_hits, vocabulary

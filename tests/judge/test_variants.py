@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.briefing.twins import assert_twins
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge import variants

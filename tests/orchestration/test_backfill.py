@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import ingest_all, point_flows_at
 from tests.orchestration.workspace_gen import DAYS, make_workspace
 

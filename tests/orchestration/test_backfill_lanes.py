@@ -24,8 +24,6 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from predigest.settings import Settings
-from predigest.topics import Topic
 from tasks import run
 from tasks.backfill import (
     BackfillAborted,
@@ -36,6 +34,8 @@ from tasks.backfill import (
     refresh_sites,
     scheduled_window,
 )
+from tasks.config.settings import Settings
+from tasks.config.topics import Topic
 from tasks.lanes import DateLanes, Turns
 from tasks.stages.derive import DerivedWindow
 from tests.helpers import ingest_all

@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy import Engine, text
 
 from flows.inbox import workspace_relative
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.helpers import point_flows_at
 
 

@@ -19,8 +19,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
-from predigest.windows import latest_closed_date
+from tasks.config.settings import Settings
+from tasks.model.windows import latest_closed_date
 from tests.helpers import point_flows_at
 from tests.orchestration.workspace_gen import _knowledge
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from predigest import local_api, orchestrate
+from predigest import local_api, orchestrate, processes
 from tests.helpers import ROOT
 
 pytestmark = pytest.mark.slow
@@ -89,7 +89,7 @@ def test_concurrent_first_commands_start_one_server_and_later_ones_reuse_it(home
 def test_a_stale_pid_or_a_killed_server_is_replaced(home: Path) -> None:
     gone = subprocess.Popen(["true"])
     gone.wait()
-    rundir = orchestrate.run_dir(home)
+    rundir = processes.run_dir(home)
     rundir.mkdir(parents=True)
     (rundir / "server.pid").write_text(f"{gone.pid}\n")
     (rundir / "api_url").write_text(f"http://127.0.0.1:{local_api.free_port()}/api\n")
@@ -101,9 +101,9 @@ def test_a_stale_pid_or_a_killed_server_is_replaced(home: Path) -> None:
     assert first.pid is not None
     os.killpg(first.pid, signal.SIGKILL)  # a dead server: its pid file and URL stay behind
     deadline = time.monotonic() + 30
-    while orchestrate.is_ours(first.pid) and time.monotonic() < deadline:
+    while processes.is_ours(first.pid) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not orchestrate.healthy(url)
+    assert not processes.healthy(url)
 
     again = local_api.ensure(home)
     second = local_api.describe(home)
@@ -114,12 +114,12 @@ def test_a_stale_pid_or_a_killed_server_is_replaced(home: Path) -> None:
 def test_down_stops_the_kept_server(home: Path) -> None:
     url = local_api.ensure(home)
     pid = local_api.describe(home).pid
-    assert pid is not None and orchestrate.healthy(url)
+    assert pid is not None and processes.healthy(url)
 
     assert orchestrate.down(home, grace=10.0, echo=lambda _: None) == ["server"]
-    assert not orchestrate.is_ours(pid) and not _server_pids(home)
-    assert not orchestrate.healthy(url)
-    assert not (orchestrate.run_dir(home) / "server.pid").exists()
+    assert not processes.is_ours(pid) and not _server_pids(home)
+    assert not processes.healthy(url)
+    assert not (processes.run_dir(home) / "server.pid").exists()
     assert local_api.recorded_url(home) is None
     assert local_api.describe(home) == local_api.ServerStatus(None, None, False)
     assert "no local server" in local_api.status_line(home) and not _server_pids(home)

@@ -40,8 +40,8 @@ from sqlalchemy import Engine, text
 
 from db.engine import make_engine
 from predigest import orchestrate
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import ingest_all
 from tests.orchestration.workspace_gen import DAYS, make_workspace
 from tests.publish.hooks import Hooks, serve_hooks

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.stages import briefings as briefing_stage
 from tests.helpers import ingest_all
 from tests.orchestration.workspace_gen import make_workspace

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from predigest import orchestrate
+from predigest import orchestrate, processes
 from predigest.cli import build_parser
 
 
@@ -34,24 +34,24 @@ def stranger() -> Iterator[subprocess.Popen[bytes]]:
 def test_down_stops_ours_and_only_ours(tmp_path: Path, stranger: subprocess.Popen[bytes]) -> None:
     home = tmp_path / "home"
     argv = [sys.executable, "-c", "import time; time.sleep(300)  # predigest stand-in"]
-    first = orchestrate.spawn(home, "worker-1", argv, {"PATH": "/usr/bin:/bin"})
-    second = orchestrate.spawn(home, "watcher", argv, {"PATH": "/usr/bin:/bin"})
+    first = processes.spawn(home, "worker-1", argv, {"PATH": "/usr/bin:/bin"})
+    second = processes.spawn(home, "watcher", argv, {"PATH": "/usr/bin:/bin"})
     rundir = home / "run"
     assert (rundir / "worker-1.pid").read_text().strip() == str(first)
-    assert orchestrate.running(home, "watcher") == second
+    assert processes.running(home, "watcher") == second
     (rundir / "gone.pid").write_text("999999999\n")
     (rundir / "stranger.pid").write_text(f"{stranger.pid}\n")
 
     stopped = orchestrate.down(home, grace=10, echo=lambda _: None)
     assert stopped == ["watcher", "worker-1"]  # newest first; not the stranger, not the gone one
     assert not list(rundir.glob("*.pid"))
-    assert orchestrate.running(home, "worker-1") is None and not orchestrate.is_ours(first)
+    assert processes.running(home, "worker-1") is None and not processes.is_ours(first)
     assert stranger.poll() is None  # left alone
     assert orchestrate.down(home, echo=lambda _: None) == []
 
 
 def test_prefect_env_is_offline_and_under_home(tmp_path: Path) -> None:
-    env = orchestrate.prefect_env(tmp_path / "home", "http://127.0.0.1:4999/api", base={})
+    env = processes.prefect_env(tmp_path / "home", "http://127.0.0.1:4999/api", base={})
     assert env["PREFECT_HOME"] == str((tmp_path / "home").resolve() / "prefect")
     assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
     assert env["PREFECT_API_URL"] == "http://127.0.0.1:4999/api"
@@ -80,7 +80,7 @@ def _stand_in(home: Path, code: str) -> tuple[int, Path, int]:
     """A watcher stand-in running `code` (its command line names predigest, so it counts as ours)."""
     log = home / "run" / "watcher.log"
     offset = log.stat().st_size if log.exists() else 0
-    pid = orchestrate.spawn(home, "watcher", [sys.executable, "-c", f"{code}  # predigest stand-in"], {"PATH": "/usr/bin:/bin"})
+    pid = processes.spawn(home, "watcher", [sys.executable, "-c", f"{code}  # predigest stand-in"], {"PATH": "/usr/bin:/bin"})
     return pid, log, offset
 
 
@@ -88,7 +88,7 @@ def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) ->
     home = tmp_path / "home"
     pid, log, offset = _stand_in(home, "import time; print('watching /ws/inbox', flush=True); time.sleep(30)")
     try:
-        assert orchestrate.wait_watching(pid, log, "watcher", alive=orchestrate.is_ours, deadline_s=20, offset=offset) == f"watcher started (pid {pid})"
+        assert orchestrate.wait_watching(pid, log, "watcher", alive=processes.is_ours, deadline_s=20, offset=offset) == f"watcher started (pid {pid})"
     finally:
         orchestrate.down(home, grace=5, echo=lambda _: None)
     # A watcher that dies at once is an error naming its last line, even though the appended log
@@ -96,4 +96,4 @@ def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) ->
     pid, log, offset = _stand_in(home, "import sys; print('predigest: workspace not found: /nowhere'); sys.exit(2)")
     assert "watching" in log.read_text()
     with pytest.raises(RuntimeError, match="exited at once: predigest: workspace not found: /nowhere"):
-        orchestrate.wait_watching(pid, log, "watcher", alive=orchestrate.is_ours, deadline_s=20, offset=offset)
+        orchestrate.wait_watching(pid, log, "watcher", alive=processes.is_ours, deadline_s=20, offset=offset)

@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from watchfiles import Change
 
 from predigest import watch
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tests.helpers import ingest_all
 
 

@@ -1,4 +1,4 @@
-"""Contract of which closed briefings a stored time refreshes (predigest.windows.closed_dates_containing,
+"""Contract of which closed briefings a stored time refreshes (tasks.model.windows.closed_dates_containing,
 tasks.stages.refresh.briefings_to_refresh), with `now` given, never read from a clock:
 
 - the dates returned for a moment are exactly those whose window (previous scheduled time, cutoff]
@@ -18,8 +18,8 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
-from predigest.topics import Topic
-from predigest.windows import ScheduleError, closed_dates_containing, window_for
+from tasks.config.topics import Topic
+from tasks.model.windows import ScheduleError, closed_dates_containing, window_for
 from tasks.stages.refresh import briefings_to_refresh
 
 UTC = dt.UTC

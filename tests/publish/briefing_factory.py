@@ -11,10 +11,9 @@ from zoneinfo import ZoneInfo
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.judge.density import DensityRule, density_report
-from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck
+from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck, StatusAsOf
 from tasks.publish.site import PublishedSite, publish_with_site
 from tasks.publish.storage import ObjectStore
-from tasks.verify.status import StatusAsOf
 
 TZ = "Asia/Shanghai"
 

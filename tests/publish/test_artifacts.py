@@ -15,7 +15,7 @@ import datetime as dt
 import logging
 from pathlib import Path
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.publish.artifacts import announce, announce_backfill, artifact_key, backfill_rows
 from tasks.publish.storage import LocalStore
 from tests.publish.briefing_factory import Result, make_content, publish_result

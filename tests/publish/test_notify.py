@@ -27,7 +27,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import Engine
 
-from predigest.settings import Settings, get_settings
+from tasks.config.settings import Settings, get_settings
 from tasks.publish.artifacts import announce
 from tasks.publish.notify import destinations
 from tasks.publish.storage import LocalStore

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 from tasks.publish.publish import DEFAULT_LANG, INDEX_KEY
 from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, sha256_hex, store_for

@@ -23,10 +23,10 @@ import lxml.html
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
+from tasks.config.settings import Settings
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
 from tests.helpers import ingest_all, point_flows_at

@@ -30,8 +30,8 @@ from sqlalchemy import Engine, func, select, text
 from sqlalchemy.orm import Session
 
 from db.models import Base, Item, Mention, Source
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 

@@ -11,14 +11,14 @@
   "serving" is not found in "observing");
 - none otherwise.
 Papers are judged by ownership instead (tests/judge/test_ownership.py); this verdict is for entries
-that name no paper. The words come from predigest/judgment.toml.
+that name no paper. The words come from tasks/config/judgment.toml.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from predigest.topics import Topic
+from tasks.config.topics import Topic
 from tasks.judge.relevance import ContextVerdict, Verdict, declared_owners, judge_context
 
 TOPIC = Topic(

@@ -20,8 +20,8 @@ from sqlalchemy.dialects.postgresql import insert
 
 from db.engine import get_engine, session_scope
 from db.models import Paper
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import ingest_all
 from tests.verify import generator as gen
 

@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, insert, text
 
 from db.models import Paper
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tests.helpers import ingest_all, truncate_all
 from tests.verify import generator as gen
 

@@ -19,8 +19,7 @@ from hypothesis import strategies as st
 from tasks.briefing.labels import LABELS
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
-from tasks.model.briefing import BriefingContent
-from tasks.verify.status import StatusAsOf
+from tasks.model.briefing import BriefingContent, StatusAsOf
 
 DAY = dt.date(2026, 11, 20)
 TZ = "Asia/Shanghai"

@@ -28,16 +28,17 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
 from tasks.briefing.labels import LABELS
+from tasks.config.settings import Settings
+from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import merge_into, one_per_subject, same_subject
 from tasks.verify.markers import strip_labels
 from tasks.verify.names import names_nothing
 from tasks.verify.passage import hedge_parts
-from tasks.verify.status import OPEN, StatusAsOf
+from tasks.verify.status import OPEN
 from tests.helpers import ingest_all
 
 D1 = dt.date(2026, 11, 2)

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
+from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import strip_labels
 from tasks.verify.names import names_nothing
-from tasks.verify.status import StatusAsOf
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
 
 DAYS = ["2026-10-07", "2026-10-09"]

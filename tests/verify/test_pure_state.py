@@ -33,9 +33,9 @@ from sqlalchemy import make_url, text
 from benchmarks.workspace import add_notes
 from db import engine as db_engine
 from db.engine import make_engine, normalise_url
-from predigest.settings import Settings
 from tasks import run
 from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
+from tasks.config.settings import Settings
 from tasks.lanes import DateLanes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 

@@ -22,8 +22,8 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import get_engine, session_scope
 from db.models import Verification, VerificationEvent
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.verify.status import status_as_of
 from tasks.verify.store import load_tracked
 from tests.helpers import ingest_all, truncate_all

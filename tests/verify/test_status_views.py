@@ -13,8 +13,9 @@ from __future__ import annotations
 import datetime as dt
 import random
 
+from tasks.model.briefing import StatusAsOf
 from tasks.verify.hedges import named_somewhere
-from tasks.verify.status import OPEN, Event, StatusAsOf, Tracked, is_open, listed, state_on, status_as_of
+from tasks.verify.status import OPEN, Event, Tracked, is_open, listed, state_on, status_as_of
 
 D = dt.date(2026, 10, 1)
 ACTIONS = ["raised", "seen", "resolved", "raised", "seen"]

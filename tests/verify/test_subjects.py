@@ -26,11 +26,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from predigest.settings import Settings
 from tasks import run
+from tasks.config.settings import Settings
 from tasks.inbox.notes import parse_note
+from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import figures, one_per_subject
-from tasks.verify.status import StatusAsOf
 from tasks.verify.subjects import entry_heading, heading_thing, line_thing, only_scaffolding
 from tests.helpers import ingest_all, truncate_all
 from tests.verify.subject_notes import (

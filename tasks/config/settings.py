@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     topics: list[str] = Field(default_factory=list)
     # Optional TOML with per-topic settings (schedule, timezone, terms); defaults ship in the package.
     topics_file: Path | None = None
-    # Optional TOML overriding judgment word lists and weights (predigest/judgment.toml).
+    # Optional TOML overriding judgment word lists and weights (tasks/config/judgment.toml).
     judgment_file: Path | None = None
     lang: str = "zh"
     # Prefect's own PREFECT_API_URL, read here (not by importing Prefect) to decide whether a one-off

@@ -13,8 +13,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from predigest.judgment import Judgment, TopicTerms, default_judgment, load_config, make_judgment
-from predigest.settings import Settings
+from tasks.config.judgment import Judgment, TopicTerms, default_judgment, load_config, make_judgment
+from tasks.config.settings import Settings
 
 WORKSPACE_TOPICS_FILE = "predigest-topics.toml"
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def _packaged_defaults() -> dict[str, Any]:
 def _parsed_packaged_defaults() -> dict[str, Any]:
     # Read once: the packaged file does not change while the process runs, and every file ingested
     # asks for the topics.
-    text = resources.files("predigest").joinpath("topics.toml").read_text(encoding="utf-8")
+    text = resources.files("tasks.config").joinpath("topics.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 

@@ -1,4 +1,4 @@
-"""Contract: arXiv ids are checked against the calendar (predigest.arxiv_ids).
+"""Contract: arXiv ids are checked against the calendar (tasks.common.arxiv_ids).
 
 - A new-style id `YYMM.NNNNN` is valid only with a real month (01-12) and a YYMM not before 0704;
   whether it could exist by a briefing's date (`issued_by`) is decided by that date alone, passed
@@ -16,8 +16,8 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from predigest.arxiv_ids import canonicalize, find_ids, issued_by
 from tasks.cards.parse import parse_card
+from tasks.common.arxiv_ids import canonicalize, find_ids, issued_by
 from tasks.ingest.sources import card_items
 
 yy = st.integers(0, 99)

@@ -1,4 +1,4 @@
-"""Contract: a topic exists only for a real knowledge document (predigest.topics.knowledge_folder).
+"""Contract: a topic exists only for a real knowledge document (tasks.config.topics.knowledge_folder).
 
 A topic is a regular file `organized/knowledge/<slug>.md` inside the workspace, where the slug is
 ASCII letters, digits, '-' and '_', starting with a letter or digit (at most 64 characters). A
@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from predigest.cli_checks import check_topics
-from predigest.settings import Settings
-from predigest.topics import is_safe_topic_name, knowledge_folder
+from tasks.config.settings import Settings
+from tasks.config.topics import is_safe_topic_name, knowledge_folder
 from tasks.ingest.scan import scan_workspace
 from tasks.stages.topics import topics_for
 

@@ -72,7 +72,7 @@ def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
 
 @lru_cache(maxsize=1)
 def packaged_config() -> dict[str, Any]:
-    text = resources.files("predigest").joinpath("judgment.toml").read_text(encoding="utf-8")
+    text = resources.files("tasks.config").joinpath("judgment.toml").read_text(encoding="utf-8")
     return tomllib.loads(text)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from prefect.task_runners import ThreadPoolTaskRunner
 
-from predigest.settings import Settings
+from tasks.config.settings import Settings
 
 
 def task_runner_for(settings: Settings) -> Any:

@@ -1,4 +1,4 @@
-"""Contract of briefing windows (predigest.windows).
+"""Contract of briefing windows (tasks.model.windows).
 
 The window of the briefing for local date D is (previous scheduled cutoff, D's cutoff] of the
 topic's five-field cron schedule, read in the topic's timezone and stored as UTC:
@@ -22,7 +22,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from predigest.windows import ScheduleError, Window, cutoff_on, latest_closed_date, local_midnight, window_for
+from tasks.model.windows import (
+    ScheduleError,
+    Window,
+    cutoff_on,
+    latest_closed_date,
+    local_midnight,
+    window_for,
+)
 
 SHANGHAI = "Asia/Shanghai"
 DAILY = "20 22 * * *"

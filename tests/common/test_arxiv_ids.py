@@ -1,4 +1,4 @@
-"""Contract of arXiv id recognition (predigest.arxiv_ids).
+"""Contract of arXiv id recognition (tasks.common.arxiv_ids).
 
 - Every written form of a reference is found and canonicalised to the version-stripped,
   lower-case id, with the version kept separately: `arXiv:`, full-width `arXiv：`, abs/pdf URLs
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from predigest.arxiv_ids import IdMatch, canonicalize, find_ids
+from tasks.common.arxiv_ids import IdMatch, canonicalize, find_ids
 
 
 def _only(text: str) -> IdMatch:
