@@ -210,21 +210,12 @@ class Briefing(Base):
 
 
 class Paper(Base):
-    """arXiv metadata of one canonical id, looked up once (status found or unknown)."""
+    """The latest arXiv lookup of one canonical id: found (with its title) or unknown."""
 
     __tablename__ = "papers"
     arxiv_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     status: Mapped[str] = mapped_column(String(16))  # found, unknown
     title: Mapped[str | None] = mapped_column(Text)
-    authors: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
-    abstract: Mapped[str | None] = mapped_column(Text)
-    categories: Mapped[list[Any]] = mapped_column(JSONB, default=list, server_default="[]")
-    primary_category: Mapped[str | None] = mapped_column(String(64))
-    published: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    updated: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
-    latest_version: Mapped[int | None] = mapped_column(Integer)
-    doi: Mapped[str | None] = mapped_column(Text)
-    journal_ref: Mapped[str | None] = mapped_column(Text)
     looked_up_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 

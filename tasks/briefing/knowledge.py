@@ -28,11 +28,6 @@ _cache: OrderedDict[Hashable, KnowledgeView] = OrderedDict()
 _lock = threading.Lock()
 
 
-def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
-
-
 def knowledge_in_force(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> KnowledgeView | None:
     """The newest version dated at or before the cutoff, else the oldest one we have.
 

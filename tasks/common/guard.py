@@ -59,18 +59,3 @@ def guarded(label: str, step: Callable[P, T], *args: P.args, **kwargs: P.kwargs)
         if is_disconnect(exc):
             raise
         return Guarded(None, Failure(label, describe(exc)))
-
-
-def guarded_each(
-    labelled: list[tuple[str, T]], step: Callable[[T], object], failures: list[Failure]
-) -> list[object]:
-    """`step` over each (label, input) in its own guarded step; results of those that ran, in order,
-    and each failure appended to `failures`."""
-    out: list[object] = []
-    for label, value in labelled:
-        result = guarded(label, step, value)
-        if result.failure is not None:
-            failures.append(result.failure)
-        else:
-            out.append(result.value)
-    return out

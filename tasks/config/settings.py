@@ -11,19 +11,6 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class TopicConfig(BaseSettings):
-    """One topic: its schedule (cron in its own timezone) and the vocabulary that marks relevance."""
-
-    model_config = SettingsConfigDict(extra="forbid")
-
-    name: str
-    timezone: str = "Asia/Shanghai"
-    # Five-field cron in the topic's timezone; the briefing window runs from the previous
-    # scheduled time to this one, so a schedule that skips Sundays gives 48-hour Mondays.
-    schedule: str = "20 22 * * *"
-    terms: list[str] = Field(default_factory=list)
-
-
 class Settings(BaseSettings):
     """Runtime configuration; every field is `PREDIGEST_<FIELD>` in the environment."""
 

@@ -10,16 +10,12 @@ HTTP failures: the snapshot carries `error` and no items instead.
 from __future__ import annotations
 
 import datetime as dt
-import email.utils
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
-import feedparser
-
 from tasks.common.guard import guarded
-from tasks.common.limits import count_or_none, parse_count
+from tasks.common.limits import count_or_none
 from tasks.feeds.http import HttpClient, TransportError, full_url
 from tasks.feeds.model import (
     FeedItem,
@@ -28,10 +24,7 @@ from tasks.feeds.model import (
     clean_item,
     clean_text,
     failed_snapshot,
-    feed_problem,
-    guarded_items,
     parse_arxiv_ref,
-    strip_html,
 )
 
 HF_DAILY_API = "https://huggingface.co/api/daily_papers"
@@ -106,64 +99,6 @@ def _json_item(entry: Mapping[str, Any], paper: Mapping[str, Any], warnings: lis
     )
 
 
-_LABELLED = re.compile(r"<b>\s*([A-Za-z ]+?)\s*:\s*</b>(.*?)</p>", re.IGNORECASE | re.DOTALL)
-
-
-def parse_hf_daily_rss(body: bytes, day: dt.date | None = None, uri: str | None = None) -> FeedSnapshot:
-    """Parse an RSS form of HF Daily Papers; `day` defaults to the channel's lastBuildDate (UTC)."""
-    parsed = feedparser.parse(body, sanitize_html=False, resolve_relative_uris=False)
-    uri = uri or _self_link(parsed) or ""
-    problem = feed_problem(parsed)
-    if problem:
-        return failed_snapshot(uri, "hf_daily", day, body, f"unreadable HF daily RSS: {problem}")
-    day = day or _build_day(parsed.feed.get("updated") or parsed.feed.get("published"))
-    items, warnings = guarded_items(parsed.entries, _rss_item)
-    return FeedSnapshot(uri, "hf_daily", day, body_sha256(body), items, warnings=warnings)
-
-
-def _rss_item(entry: Any) -> FeedItem:
-    link = entry.get("link") or None
-    raw_id = entry.get("id") or link or ""
-    parsed = parse_arxiv_ref(raw_id) or (parse_arxiv_ref(link) if link else None)
-    description = entry.get("summary") or ""
-    fields = {label.lower(): value for label, value in _LABELLED.findall(description)}
-    upvotes = fields.get("upvotes", "").strip()
-    authors = strip_html(fields["authors"]).split(",") if "authors" in fields else []
-    summary = fields.get("summary", description if not fields else "")
-    return FeedItem(
-        arxiv_id=parsed[0] if parsed else None,
-        version=parsed[1] if parsed else None,
-        title=clean_text(entry.get("title")),
-        authors=tuple(a.strip() for a in authors if a.strip()),
-        summary=strip_html(summary),
-        categories=(),
-        announce_type=None,
-        doi=None,
-        journal_ref=None,
-        upvotes=parse_count(upvotes, "upvotes", []) if upvotes.isascii() and upvotes.isdigit() else None,
-        link=link,
-        raw_id=raw_id,
-    )
-
-
-def _self_link(parsed: Any) -> str | None:
-    for link in parsed.feed.get("links") or []:
-        if link.get("rel") == "self" and link.get("href"):
-            return str(link["href"])
-    href = parsed.feed.get("link")
-    return str(href) if href else None
-
-
-def _build_day(stamp: str | None) -> dt.date | None:
-    if not stamp:
-        return None
-    try:
-        when = email.utils.parsedate_to_datetime(stamp)
-    except (TypeError, ValueError):
-        return None
-    return when.astimezone(dt.UTC).date() if when.tzinfo else when.date()
-
-
 def fetch_hf_daily(client: HttpClient, day: dt.date) -> FeedSnapshot:
     """GET one day's listing from the JSON API; failures come back as a snapshot with `error`."""
     uri = hf_daily_uri(day)
@@ -174,14 +109,3 @@ def fetch_hf_daily(client: HttpClient, day: dt.date) -> FeedSnapshot:
     if resp.status != 200:
         return failed_snapshot(uri, "hf_daily", day, resp.body, f"HTTP {resp.status} from {uri}")
     return parse_hf_daily_json(resp.body, day)
-
-
-def fetch_hf_daily_rss(client: HttpClient, url: str, day: dt.date | None = None) -> FeedSnapshot:
-    """GET an RSS form of HF Daily Papers at `url`; failures come back as a snapshot with `error`."""
-    try:
-        resp = client.get(url)
-    except TransportError as err:
-        return failed_snapshot(url, "hf_daily", day, b"", f"no response: {err}")
-    if resp.status != 200:
-        return failed_snapshot(url, "hf_daily", day, resp.body, f"HTTP {resp.status} from {url}")
-    return parse_hf_daily_rss(resp.body, day, uri=url)

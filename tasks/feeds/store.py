@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
@@ -119,20 +120,16 @@ def mentioned_ids(session: Session, workspace_id: int) -> set[str]:
 
 
 def store_papers(session: Session, found: Iterable[ArxivMetadata], unknown: Iterable[str]) -> int:
-    """Upsert looked-up metadata and ids arXiv does not know; returns rows written."""
+    """Upsert looked-up titles and ids arXiv does not know; returns rows written.
+
+    Each upsert is a new lookup (`looked_up_at` is now): the `papers_lookup_history` trigger then
+    adds a row to `paper_lookups` and never overwrites an earlier lookup's status or title."""
     written = 0
-    for meta in found:
-        values = {
-            "status": "found", "title": meta.title, "authors": list(meta.authors), "abstract": meta.abstract,
-            "categories": list(meta.categories), "primary_category": meta.primary_category,
-            "published": meta.published, "updated": meta.updated, "latest_version": meta.latest_version,
-            "doi": meta.doi, "journal_ref": meta.journal_ref,
-        }
-        session.execute(insert(Paper).values(arxiv_id=meta.arxiv_id, **values)
+    rows: list[tuple[str, dict[str, Any]]] = [(meta.arxiv_id, {"status": "found", "title": meta.title}) for meta in found]
+    rows += [(arxiv_id, {"status": "unknown"}) for arxiv_id in unknown]
+    for arxiv_id, values in rows:
+        values = {**values, "looked_up_at": func.now()}
+        session.execute(insert(Paper).values(arxiv_id=arxiv_id, **values)
                         .on_conflict_do_update(index_elements=["arxiv_id"], set_=values))
-        written += 1
-    for arxiv_id in unknown:
-        session.execute(insert(Paper).values(arxiv_id=arxiv_id, status="unknown")
-                        .on_conflict_do_update(index_elements=["arxiv_id"], set_={"status": "unknown"}))
         written += 1
     return written

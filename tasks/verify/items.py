@@ -72,11 +72,6 @@ def figures(claim: str) -> frozenset[str]:
     return frozenset(f"{float(n):g}{'%' if unit == '%' else '×'}" for n, unit in _FIGURE.findall(claim))
 
 
-def same_subject(a: StatusAsOf, b: StatusAsOf) -> bool:
-    """Whether two listed verifications are about one thing."""
-    return _same_subject(a.subject, a.title, figures(a.claim), b.subject, b.title, figures(b.claim))
-
-
 # A view is compared by its subject, title and figures only, and a year of open items repeats the
 # same few thousand of them on every date: the answers are kept (pure functions of their arguments).
 @lru_cache(maxsize=65536)

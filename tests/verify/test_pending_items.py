@@ -34,7 +34,7 @@ from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
-from tasks.verify.items import merge_into, one_per_subject, same_subject
+from tasks.verify.items import _same_subject, figures, merge_into, one_per_subject
 from tasks.verify.markers import strip_labels
 from tasks.verify.names import names_nothing
 from tasks.verify.passage import hedge_parts
@@ -69,6 +69,11 @@ def test_markers_headings_and_config_keys_name_nothing(heading: str) -> None:
                                   "T4 GPU 延迟"])
 def test_things_are_names(name: str) -> None:
     assert not names_nothing(name)
+
+
+def _same_as(a: StatusAsOf, b: StatusAsOf) -> bool:
+    """The plain rule one_per_subject must agree with: two listed verifications are about one thing."""
+    return _same_subject(a.subject, a.title, figures(a.claim), b.subject, b.title, figures(b.claim))
 
 
 def test_parts_come_from_the_passage_sentences() -> None:
@@ -130,7 +135,7 @@ def _naive(views: list[StatusAsOf]) -> list[StatusAsOf]:
     members: list[list[StatusAsOf]] = []
     for view in views:
         at = next((k for k, kept in enumerate(out) if (kept.status in OPEN) == (view.status in OPEN)
-                   and any(same_subject(m, view) for m in members[k])), None)
+                   and any(_same_as(m, view) for m in members[k])), None)
         if at is None:
             out.append(view)
             members.append([view])
