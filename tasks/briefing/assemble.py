@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from collections.abc import Sequence
 
@@ -16,12 +15,12 @@ from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
+from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.merge import merge_time
 from tasks.model.window import WindowData
 from tasks.verify.items import one_per_subject
-from tasks.verify.observe import observe_window
-from tasks.verify.status import Tracked, listed, merge
+from tasks.verify.status import Tracked, listed
 
 KIND_ORDER = {"note": 0, "hf_daily": 1, "arxiv_feed": 2, "paper_card": 3, "work_queue": 4, "other": 5, "knowledge": 6}
 
@@ -45,17 +44,37 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
     if doc is None:
         return None
     day = data.window.cutoff_local.date()
-    anchored = {a.arxiv_id for a in doc.anchors if not a.reference_only and a.anchored_on and a.anchored_on <= day}
-    cited = {a.arxiv_id for a in doc.anchors if a.reference_only and a.cited_on and a.cited_on <= day} - anchored
+    statuses = Counter(s.status for s in anchor_status_as_of(doc.anchors, day).values())
+    anchored, cited = statuses["already_anchored"], statuses["reference_list_only"]
     wording = {}
     for lang, L in LABELS.items():
         version = as_of.version or (L["b_version_later"].format(version=doc.version) if doc.version
                                     else L["b_version_none"])
-        summary = L["b_summary"].format(version=version, day=day.isoformat(), anchored=len(anchored), cited=len(cited))
+        summary = L["b_summary"].format(version=version, day=day.isoformat(), anchored=anchored, cited=cited)
         wording[lang] = SourceTexts(L["cred_baseline"], summary, L["cred_baseline"], L["c_baseline"])
     zh = wording["zh"]
     return SourceCheck(doc.path, "knowledge", as_of.updated_at or data.window.end, "header", zh.credibility,
                        zh.summary, zh.conclusion, None, zh.relevance, "baseline", Rating(None, "baseline"), wording)
+
+
+def judge_evening(
+    data: WindowData, topic: Topic, known_topics: list[str], budgets: SourceBudgets | None = None,
+) -> list[Paper]:
+    """Everything the window's briefing judges, once: `judge_window`'s papers, then its engineering
+    increments (against the document's names as of the day), each placed in a section.
+
+    Its verifications are observed from exactly this list (`tasks.stages.derive`), and its briefing
+    is assembled from it (`build_content`). `budgets`: each source's time, spent here by judging and
+    then by the verification of the same window."""
+    budgets = budgets or unbounded()
+    day = data.window.cutoff_local.date()
+    papers = judge_window(data, topic, known_topics, budgets)
+    doc = data.knowledge
+    undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
+    sections = doc_sections(doc.sections if doc else (), day, undated_count)
+    papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
+    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
+    return papers
 
 
 def build_content(
@@ -63,26 +82,20 @@ def build_content(
     stale_after_days: int = 7, rule: DensityRule | None = None, judged: Sequence[Paper] | None = None,
     budgets: SourceBudgets | None = None,
 ) -> BriefingContent:
-    """Judge the window and return everything the renderers need, in a deterministic order.
+    """Assemble everything the renderers need from the judged window, in a deterministic order.
 
-    `tracked` are the topic's stored verifications as of the window's day; this window's own
-    observations are merged in, so a briefing is complete whether or not they were recorded yet.
-    `judged`: the window's papers as `judge_window` returned them, when the caller has them already.
-    `budgets`: each source's time for judging and verifying (the ones `judged` was judged with): a
-    source whose budget runs out keeps what was done for it, and its row says where it was cut.
+    `tracked` are the topic's verifications as of the window's day, this window's own observations
+    included (stored by the derivation, or `tasks.verify.observe.observed`): they are listed, never
+    observed again here. `judged`: the window's papers as `judge_evening` returned them, when the
+    caller has them already. `budgets`: each source's time they were judged and verified with: a
+    source whose budget ran out keeps what was done for it, and its row says where it was cut.
     """
     budgets = budgets or unbounded()
     day = data.window.cutoff_local.date()
-    # A copy: what follows adds to and places the papers, and the caller's stay as judged.
-    papers = copy.deepcopy(list(judged)) if judged is not None else judge_window(data, topic, known_topics, budgets)
+    papers = list(judged) if judged is not None else judge_evening(data, topic, known_topics, budgets)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
-    undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
-    sections = doc_sections(doc.sections if doc else (), day, undated_count)
-    papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
-    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
-    observations = observe_window(data, papers, topic, known_topics, tracked, budgets)
-    items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
+    items = one_per_subject(listed(tracked, day, stale_after_days))
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics, budgets.cut)

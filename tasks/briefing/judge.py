@@ -11,11 +11,11 @@ from tasks.briefing.titles import (
 from tasks.briefing.titles import title_for
 from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.config.topics import Topic
-from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import key_points
 from tasks.judge.relevance import Verdict
+from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
 from tasks.verify.markers import STARS
@@ -94,7 +94,7 @@ def judge_window(
         verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)
         if anchor is not None:
-            status = anchor.status
+            status: str = anchor.status
         elif verdict is Verdict.RELEVANT:
             status = "net_new"
         elif verdict is Verdict.ADJACENT:

@@ -1,7 +1,8 @@
 """The per-file ORM path (the original implementation), for a file whose parse raised part-way.
 
 Such a file keeps the rows its entries produced before the parse raised, written one entry at a
-time through the ORM, exactly as they always were; `tasks.ingest.rows` is the bulk twin of this.
+time through the ORM, exactly as they always were. The parse is the bulk path's
+(`tasks.ingest.rows.parse_by_kind`); only how the rows are written differs.
 """
 
 from __future__ import annotations
@@ -15,16 +16,11 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
-from tasks.cards.parse import parse_card
 from tasks.common.guard import describe
 from tasks.common.text import clamp_text
-from tasks.ingest.rows import CATEGORY_CHARS, add_warnings, cap_entries, cap_mentions, source_header
+from tasks.ingest.rows import CATEGORY_CHARS, parse_by_kind, snapshot_fields, source_header
 from tasks.ingest.scan import WorkspaceFile
-from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
 from tasks.ingest.write import IngestOutcome
-from tasks.knowledge.parse import parse_knowledge
-from tasks.model.windows import local_midnight
-from tasks.queue.parse import parse_queue
 
 UTC = dt.UTC
 
@@ -69,37 +65,19 @@ def ingest_file_orm(
 def _store_content(
     session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any],
 ) -> str | None:
-    """Parse by kind and store items, mentions and kind-specific rows; returns an error or None."""
-    items: list[ExtractedItem] = []
-    card = None
-    if wf.kind == "paper_card":
-        card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
-        add_warnings(source, card.warnings)
-        items = list(card_items(card, tz.key))
-        card_time = local_midnight(card.created, tz.key) if card.created else None
+    """Parse by kind (`rows.parse_by_kind`) and store items, mentions and kind-specific rows; returns an error or None."""
+    parsed = parse_by_kind(wf, text_, tz, source)
+    card, doc = parsed.card, parsed.knowledge
+    if card is not None:
         session.add(PaperCard(
             source_id=source_id, arxiv_id=card.arxiv_id, title=card.title, primary_category=card.primary,
             secondary=list(card.secondary), created_on=card.created, votes=card.votes, tldr=card.tldr,
         ))
-        if card_time is not None:
-            session.execute(update(Source).where(Source.id == source_id).values(observed_at=card_time, time_basis="header"))
-    elif wf.kind == "work_queue":
-        snapshots = parse_queue(text_, tz)
-        add_warnings(source, [w for s in snapshots for w in s.warnings])
-        items = list(queue_items(snapshots))
-        if snapshots:
-            newest = max(s.at for s in snapshots)
-            session.execute(update(Source).where(Source.id == source_id).values(observed_at=newest, time_basis="header"))
-    elif wf.kind == "knowledge":
-        doc = parse_knowledge(text_, tz)
-        add_warnings(source, doc.warnings)
-        snapshot = KnowledgeSnapshot(
-            source_id=source_id, topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at,
-            citations=doc.citations,
-            changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
-                        "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
-            sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
-        )
+    if parsed.header_time is not None:
+        session.execute(update(Source).where(Source.id == source_id).values(
+            observed_at=parsed.header_time, time_basis="header"))
+    if doc is not None:
+        snapshot = KnowledgeSnapshot(source_id=source_id, **snapshot_fields(doc, wf.topic or ""))
         session.add(snapshot)
         session.flush()
         session.add_all(
@@ -107,12 +85,8 @@ def _store_content(
                    anchored_on=a.anchored_on, cited_on=a.cited_on, reference_only=a.reference_only, entry=a.entry)
             for a in doc.anchors
         )
-        if doc.updated_at is not None:
-            session.execute(update(Source).where(Source.id == source_id).values(observed_at=doc.updated_at, time_basis="header"))
         return None
-    else:
-        items = list(note_items(text_))
-    items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
+    items = parsed.items
     for ordinal, extracted in enumerate(items):
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,

@@ -35,14 +35,14 @@ from tasks.ingest.source_row import (
     source_header,
 )
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
-from tasks.knowledge.parse import parse_knowledge
+from tasks.knowledge.parse import ParsedKnowledge, parse_knowledge
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import parse_queue
 
 __all__ = [
     "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "RowBuilder",
-    "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "init_worker", "read_file", "sha256",
-    "source_header",
+    "ParsedContent", "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "init_worker",
+    "parse_by_kind", "read_file", "sha256", "snapshot_fields", "source_header",
 ]
 
 UTC = dt.UTC
@@ -129,40 +129,70 @@ class RowBuilder:
         return rows
 
 
+@dataclass
+class ParsedContent:
+    """A file version parsed by its kind: its entries (within the caps), its card or its knowledge
+    document, and the time its header gives (the source's time then has the basis "header")."""
+
+    items: list[ExtractedItem] = field(default_factory=list)
+    card: ParsedCard | None = None
+    knowledge: ParsedKnowledge | None = None
+    header_time: dt.datetime | None = None
+
+
+def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any],
+                  deadline: Deadline | None = None) -> ParsedContent:
+    """Parse a file version by its kind, its warnings added to the `source` row; the one parse both
+    the bulk path (here) and the per-file path (`tasks.ingest.orm`) store. Past `deadline` a note's
+    entries are parsed no further (`note_items`)."""
+    if wf.kind == "knowledge":
+        doc = parse_knowledge(text_, tz)
+        add_warnings(source, doc.warnings)
+        return ParsedContent(knowledge=doc, header_time=doc.updated_at)
+    out = ParsedContent()
+    if wf.kind == "paper_card":
+        out.card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
+        add_warnings(source, out.card.warnings)
+        items = list(card_items(out.card, tz.key))
+        out.header_time = local_midnight(out.card.created, tz.key) if out.card.created else None
+    elif wf.kind == "work_queue":
+        snapshots = parse_queue(text_, tz)
+        add_warnings(source, [w for s in snapshots for w in s.warnings])
+        items = list(queue_items(snapshots))
+        out.header_time = max(s.at for s in snapshots) if snapshots else None
+    else:
+        items = list(note_items(text_, deadline))
+    out.items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
+    return out
+
+
+def snapshot_fields(doc: ParsedKnowledge, topic: str) -> dict[str, Any]:
+    """The knowledge_snapshots row of a parsed document (its source id aside)."""
+    return dict(
+        topic=topic, version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
+        changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
+                    "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
+        sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
+    )
+
+
 def _content(
     rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool], deadline: Deadline | None = None,
 ) -> None:
-    """Parse by kind into `rows` (the bulk twin of `tasks.ingest.orm`); `started` flags the first row made.
+    """Parse by kind into `rows` (the bulk path; `tasks.ingest.orm` the per-file one); `started` flags the first row made.
     Past `deadline`, no further entry is parsed or written, and the source says where it was cut short."""
     deadline = deadline or Deadline(None)
-    items: list[ExtractedItem] = []
-    card: ParsedCard | None = None
-    if wf.kind == "paper_card":
-        card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
-        add_warnings(rows.source, card.warnings)
-        items = list(card_items(card, tz.key))
-        card_time = local_midnight(card.created, tz.key) if card.created else None
+    parsed = parse_by_kind(wf, text_, tz, rows.source, deadline)
+    if parsed.header_time is not None:
+        rows.source.update(observed_at=parsed.header_time, time_basis="header")
+    card, doc = parsed.card, parsed.knowledge
+    if card is not None:
         started[0] = True
         rows.card = template([f(card.arxiv_id), f(card.title), f(card.primary), json_field(list(card.secondary)),
                               f(card.created), f(card.votes), f(card.tldr)], 1).encode()
-        if card_time is not None:
-            rows.source.update(observed_at=card_time, time_basis="header")
-    elif wf.kind == "work_queue":
-        snapshots = parse_queue(text_, tz)
-        add_warnings(rows.source, [w for s in snapshots for w in s.warnings])
-        items = list(queue_items(snapshots))
-        if snapshots:
-            rows.source.update(observed_at=max(s.at for s in snapshots), time_basis="header")
-    elif wf.kind == "knowledge":
-        doc = parse_knowledge(text_, tz)
-        add_warnings(rows.source, doc.warnings)
+    if doc is not None:
         started[0] = True
-        rows.snapshot = dict(
-            topic=wf.topic or "", version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
-            changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
-                        "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
-            sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
-        )
+        rows.snapshot = snapshot_fields(doc, wf.topic or "")
         topic = escape(wf.topic or "")
         rows.anchors = "".join(
             template([topic, f(a.arxiv_id), f(a.section), f(a.anchored_on), f(a.cited_on), f(a.reference_only),
@@ -170,14 +200,9 @@ def _content(
             for a in doc.anchors
         ).encode()
         rows.anchor_count = len(doc.anchors)
-        if doc.updated_at is not None:
-            rows.source.update(observed_at=doc.updated_at, time_basis="header")
         return
-    else:
-        items = list(note_items(text_, deadline))
-    items = cap_mentions(cap_entries(items, rows.source["warnings"]), rows.source["warnings"])
     lines = _Lines()
-    for ordinal, extracted in enumerate(items):
+    for ordinal, extracted in enumerate(parsed.items):
         if ordinal and deadline.expired(f"entry {ordinal + 1} of its rows"):
             break  # the first entry is always kept: a source is never cut to nothing
         started[0] = True

@@ -1,1 +1,1 @@
-"""Judgment stages: topic relevance, dedup against anchors, density."""
+"""Judgment stages: topic relevance, density, key points, ranking (dedup against anchors: tasks.knowledge.parse)."""

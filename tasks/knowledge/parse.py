@@ -18,9 +18,10 @@ section, no change log and no anchor at all.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal
+from typing import Literal, Protocol
 from zoneinfo import ZoneInfo
 
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
@@ -72,10 +73,25 @@ class ParsedKnowledge:
 class AnchorStatus:
     """Where an id stood in the document on a given day."""
 
-    status: Literal["anchored", "reference_list_only"]
+    status: Literal["already_anchored", "reference_list_only"]
     anchored_on: date | None
-    cited_on: date | None
-    sections: tuple[str, ...]  # body sections anchoring it by that day, document order
+    cited_on: date | None  # a reference-list-only id's earliest citation (None once anchored)
+    sections: tuple[str, ...]  # body sections anchoring it by that day, document order; ("References",) when cited only
+
+
+class Anchor(Protocol):
+    """An id named by an entry of the document, parsed (`ParsedAnchor`) or stored (`AnchorView`)."""
+
+    @property
+    def arxiv_id(self) -> str: ...
+    @property
+    def section(self) -> str | None: ...
+    @property
+    def anchored_on(self) -> date | None: ...
+    @property
+    def cited_on(self) -> date | None: ...
+    @property
+    def reference_only(self) -> bool: ...
 
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -241,32 +257,30 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
     )
 
 
-def anchors_as_of(parsed: ParsedKnowledge, day: date) -> dict[str, AnchorStatus]:
-    """Status of every id the document anchors (or only cites) on or before `day`."""
-    out: dict[str, AnchorStatus] = {}
-    for a in parsed.anchors:
-        if a.reference_only or a.anchored_on is None or a.anchored_on > day:
-            continue
-        prev = out.get(a.arxiv_id)
-        if prev is None:
-            out[a.arxiv_id] = AnchorStatus("anchored", a.anchored_on, None, (a.section,))
-        elif prev.anchored_on is not None:
-            sections = prev.sections if a.section in prev.sections else (*prev.sections, a.section)
-            out[a.arxiv_id] = replace(
-                prev, anchored_on=min(prev.anchored_on, a.anchored_on), sections=sections
-            )
+def anchor_status_as_of(anchors: Iterable[Anchor], day: date) -> dict[str, AnchorStatus]:
+    """Status of every id the document anchors or cites on or before `day`.
+
+    An id is already anchored when a body entry naming it carries a date on or before `day` (the
+    earliest such date, every section anchoring it by then); it is reference-list only when it is
+    cited in References by then and not anchored. Anything dated after `day` does not exist yet.
+    """
+    body: dict[str, list[Anchor]] = {}
     cited: dict[str, date] = {}
-    for a in parsed.anchors:
-        if a.reference_only and a.cited_on is not None and a.cited_on <= day:
-            cited[a.arxiv_id] = min(a.cited_on, cited.get(a.arxiv_id, a.cited_on))
-    for arxiv_id, cited_on in cited.items():
-        prev = out.get(arxiv_id)
-        out[arxiv_id] = (
-            replace(prev, cited_on=cited_on)
-            if prev
-            else AnchorStatus("reference_list_only", None, cited_on, ())
-        )
-    return out
+    for anchor in anchors:
+        if anchor.reference_only:
+            if anchor.cited_on is not None and anchor.cited_on <= day:
+                cited[anchor.arxiv_id] = min(anchor.cited_on, cited.get(anchor.arxiv_id, anchor.cited_on))
+        elif anchor.anchored_on is not None and anchor.anchored_on <= day:
+            body.setdefault(anchor.arxiv_id, []).append(anchor)
+    result: dict[str, AnchorStatus] = {}
+    for arxiv_id, entries in body.items():
+        first = min(a.anchored_on for a in entries if a.anchored_on is not None)
+        sections = tuple(dict.fromkeys(a.section or "" for a in entries if a.section))
+        result[arxiv_id] = AnchorStatus("already_anchored", first, None, sections)
+    for arxiv_id, when in cited.items():
+        if arxiv_id not in result:
+            result[arxiv_id] = AnchorStatus("reference_list_only", None, when, ("References",))
+    return result
 
 
 def changelog_as_of(parsed: ParsedKnowledge, when: datetime) -> ChangelogRow | None:

@@ -3,7 +3,9 @@ its topic's site, or without it for `refresh_sites` to refresh once for many dat
 
 A briefing reads the topic's verifications as of its date, so it first derives them through
 that date (`tasks.stages.verifications`); the window it renders is collected and judged once,
-shared with that derivation when the derivation had to collect it too.
+shared with that derivation when the derivation had to collect it too. Its section 三 is what the
+derivation stored for the window, read back, never observed again; only a window the derivation
+does not store (not its topic's scheduled one) is observed here, once.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from sqlalchemy.orm import Session
 
 from db.engine import get_engine, session_scope
 from db.models import Briefing
-from tasks.briefing.assemble import build_content
+from tasks.briefing.assemble import build_content, judge_evening
 from tasks.briefing.collect import add_lookups, collect_window
-from tasks.briefing.judge import judge_window
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.common.guard import guarded
@@ -47,6 +48,7 @@ from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.stages.workspace import WorkspaceRef
+from tasks.verify.observe import observed
 from tasks.verify.store import load_tracked, lookup_subjects
 
 log = logging.getLogger(__name__)
@@ -90,7 +92,7 @@ def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window:
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
         budgets = SourceBudgets(settings.source_budget_seconds)
-        judged = Judged(data, judge_window(data, topic, known, budgets), budgets)
+        judged = Judged(data, judge_evening(data, topic, known, budgets), budgets)
     return render_collected(settings, ref, topic, judged.data, known,
                             density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
 
@@ -100,14 +102,17 @@ def render_collected(
     judged: Sequence[Paper] | None = None, budgets: SourceBudgets | None = None,
 ) -> tuple[str, str]:
     """`render_briefing` from a window collected earlier, once the topic's verifications are derived
-    through its date (they are read now). `judged`: the window's `judge_window` papers; `budgets`:
-    the sources' time they were judged with (none: a fresh one of Settings.source_budget_seconds)."""
+    through its date (they are read now, this window's included). `judged`: the window's
+    `judge_evening` papers; `budgets`: the sources' time they were judged and verified with (none:
+    a fresh one of Settings.source_budget_seconds)."""
     budgets = budgets or SourceBudgets(settings.source_budget_seconds)
-    data = copy_window(data)
+    papers = judged if judged is not None else judge_evening(data, topic, known, budgets)
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)
-        add_lookups(session, data, lookup_subjects(tracked))
-    papers = judged if judged is not None else judge_window(data, topic, known, budgets)
+        if scheduled_window(topic, data.window.date) != data.window:
+            data = copy_window(data)  # the lookups the observation reads are added to a copy
+            add_lookups(session, data, lookup_subjects(tracked))
+            tracked = observed(data, papers, topic, known, tracked, budgets)
     content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers, budgets)
     return render_markdown(content, settings.lang), render_json(content, settings.lang)
 

@@ -28,8 +28,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, VerificationWindow
+from tasks.briefing.assemble import judge_evening
 from tasks.briefing.collect import add_lookups, collect_window
-from tasks.briefing.judge import judge_window
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
 from tasks.model.briefing import Paper
@@ -43,8 +43,9 @@ _VERIFY_LOCK = 0x76657269  # advisory lock class serialising the derivation per 
 
 @dataclass
 class Judged:
-    """A window collected and judged once, for deriving its verifications and rendering its briefing;
-    `budgets`: each source's time, spent by its judging and then by its verification (both passes)."""
+    """A window collected and judged once (`judge_evening`: papers and engineering increments), for
+    deriving its verifications and rendering its briefing; `budgets`: each source's time, spent by
+    its judging and then by its verification, once each."""
 
     data: WindowData
     papers: list[Paper]
@@ -123,14 +124,16 @@ def collect_and_judge(
     """The window collected and judged, each source within `budget` seconds (Settings.source_budget_seconds)."""
     data = collect_window(session, workspace_id, topic.name, step.window)
     budgets = SourceBudgets(budget)
-    return Judged(data, judge_window(data, topic, known, budgets), budgets)
+    return Judged(data, judge_evening(data, topic, known, budgets), budgets)
 
 
 def record_window(
     session: Session, workspace_id: int, topic: Topic, known: list[str], step: DerivedWindow, judged: Judged
 ) -> dict[str, Any]:
     """Store what one window of the fold observes, against the state of the windows before it, and
-    its fingerprint. A window already stored with this fingerprint (another run got here first) is left."""
+    its fingerprint: the window's one observation, made from everything it judged (its briefing
+    reads it back, `tasks.stages.briefings`). A window already stored with this fingerprint
+    (another run got here first) is left."""
     lock_topic(session, workspace_id, topic.name)
     stored = session.execute(select(VerificationWindow.fingerprint).where(
         VerificationWindow.workspace_id == workspace_id, VerificationWindow.topic == topic.name,

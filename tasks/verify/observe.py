@@ -11,7 +11,7 @@ from tasks.model.window import WindowData
 from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises
 from tasks.verify.context import Context
 from tasks.verify.hedges import observe_hedges, observe_settlements
-from tasks.verify.status import Observation, Tracked
+from tasks.verify.status import Observation, Tracked, merge
 
 
 def _drop_settled_echoes(ctx: Context, stored: set[str]) -> None:
@@ -49,3 +49,12 @@ def observe_window(
     for obs in ctx.out:
         unique.setdefault((obs.key, obs.action, obs.source_path, obs.day.isoformat()), obs)
     return [unique[k] for k in sorted(unique)]
+
+
+def observed(
+    data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str], tracked: Sequence[Tracked],
+    budgets: SourceBudgets | None = None,
+) -> list[Tracked]:
+    """`tracked` with the window's own observations added: the state a briefing lists for a window
+    the derivation does not store (not its topic's scheduled one: a `since` override)."""
+    return merge(tracked, observe_window(data, papers, topic, known, tracked, budgets))

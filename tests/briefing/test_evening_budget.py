@@ -9,6 +9,9 @@
   row among the checked sources says where it was cut, in both languages, in markdown and in the
   JSON twin; every other source is judged and verified whole.
 - Cut while verifying, a source keeps what the checks raised from its first K entries.
+- A window's evening charges each source once for judging and once for verifying: rendering a
+  briefing through the stages spends exactly the units of `judge_evening` plus one observation
+  (its verifications are observed when derived and read back, never observed again).
 - End to end: a generated note of thousands of engineering entries that all name one another
   (each increment lists all the others: quadratic) finishes the evening within a small budget plus
   a generous margin, is named as cut short, and the other source's items are still there.
@@ -25,7 +28,7 @@ from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
 from tasks import run
-from tasks.briefing.assemble import build_content
+from tasks.briefing.assemble import build_content, judge_evening
 from tasks.briefing.collect import collect_window
 from tasks.briefing.judge import judge_window
 from tasks.briefing.labels import LABELS
@@ -34,8 +37,10 @@ from tasks.briefing.render_md import render_markdown
 from tasks.common.limits import JUDGING, VERIFYING, CutShort, SourceBudgets
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
+from tasks.model.briefing import BriefingContent
 from tasks.model.window import WindowData
-from tasks.verify.observe import observe_window
+from tasks.stages import derive
+from tasks.verify.observe import observe_window, observed
 from tests.helpers import ingest_all
 from tests.ingest.hostile import DAY, published, run_evening
 
@@ -81,6 +86,14 @@ def _window(settings: Settings, root: Path) -> tuple[WindowData, Topic]:
         return collect_window(session, ref.id, topic.name, run.window_of(topic, DAY)), topic
 
 
+def _content(data: WindowData, topic: Topic, budgets: SourceBudgets | None = None) -> BriefingContent:
+    """The briefing's content with the window's own verifications, observed once (as the stages do)."""
+    budgets = budgets or SourceBudgets(None)
+    papers = judge_evening(data, topic, ["inference"], budgets)
+    tracked = observed(data, papers, topic, ["inference"], (), budgets)
+    return build_content(data, topic, ["inference"], tracked, judged=papers, budgets=budgets)
+
+
 def test_a_slow_source_spends_its_own_budget_never_another_s() -> None:
     clock = Tick()
     budgets = SourceBudgets(10, clock=clock)
@@ -101,7 +114,7 @@ def test_a_source_over_its_budget_while_judging_keeps_its_first_papers_and_says_
     data, topic = _window(settings, tmp_path / "ws")
     # The small source's whole evening is 11 units (2 papers, its candidates, 8 entry reads by the checks).
     budgets = SourceBudgets(20, clock=Tick())
-    content = build_content(data, topic, ["inference"], budgets=budgets)
+    content = _content(data, topic, budgets)
 
     assert budgets.cut == {BIG: CutShort("papers", 21, 20, 20)}
     judged = {p.arxiv_id for p in content.papers if p.arxiv_id}
@@ -139,12 +152,33 @@ def test_a_source_over_its_budget_while_verifying_keeps_what_its_first_entries_r
 
 def test_unbounded_and_default_budgets_change_nothing(tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     data, topic = _window(settings, tmp_path / "ws")
-    plain = build_content(data, topic, ["inference"])
+    plain = _content(data, topic)
     budgets = SourceBudgets(settings.source_budget_seconds)
-    bounded = build_content(data, topic, ["inference"], budgets=budgets)
-    assert not budgets.cut
+    bounded = _content(data, topic, budgets)
+    assert not budgets.cut and plain.verifications
     assert render_json(bounded, "en") == render_json(plain, "en")
     assert render_markdown(bounded, "zh") == render_markdown(plain, "zh")
+
+
+def test_the_stages_charge_a_window_s_verification_once(
+    tmp_path: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data, topic = _window(settings, tmp_path / "ws")
+    once = SourceBudgets(None)
+    observe_window(data, judge_evening(data, topic, ["inference"], once), topic, ["inference"], (), once)
+
+    spent: list[SourceBudgets] = []
+
+    def recorded(seconds: float | None) -> SourceBudgets:
+        spent.append(SourceBudgets(seconds))
+        return spent[-1]
+
+    monkeypatch.setattr(derive, "SourceBudgets", recorded)
+    ref = ingest_all(settings, tmp_path / "ws")
+    md, _ = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    (budgets,) = spent  # the window is collected and judged once, for its derivation and its briefing
+    assert budgets.total == once.total and budgets.total[SMALL] > 2
+    assert SMALL_IDS[0] in md
 
 
 # Engineering entries of one coined system that all name one another: each increment lists the others.

@@ -18,7 +18,7 @@ import re
 
 import pytest
 
-from tasks.briefing.assemble import build_content
+from tasks.briefing.assemble import build_content, judge_evening
 from tasks.briefing.credibility import CredibilityRule
 from tasks.briefing.labels import EN, LABELS, ZH, rule_text
 from tasks.briefing.render_json import render_json
@@ -30,6 +30,7 @@ from tasks.judge.density import DensityRule
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.model.windows import window_for
 from tasks.verify.markers import STARS
+from tasks.verify.observe import observed
 from tests.helpers import SAMPLE_WORKSPACE
 
 CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
@@ -59,7 +60,9 @@ def _window(notes: dict[str, list[tuple[str, str, tuple[str, ...]]]], broken: st
 
 
 def _render(data: WindowData, lang: str) -> tuple[str, str]:
-    content = build_content(data, TOPIC, ["inference", "rag"])
+    known = ["inference", "rag"]
+    papers = judge_evening(data, TOPIC, known)  # its verifications observed once, as the stages do
+    content = build_content(data, TOPIC, known, observed(data, papers, TOPIC, known, ()), judged=papers)
     return render_markdown(content, lang), render_json(content, lang)
 
 

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Engine
 from predigest.cli import main
 from tasks import run
 from tasks.config.settings import Settings
-from tasks.knowledge.parse import anchors_as_of, parse_knowledge
+from tasks.knowledge.parse import anchor_status_as_of, parse_knowledge
 from tasks.model.merge import proposal_keys
 from tasks.publish.publish import briefing_keys
 from tasks.publish.storage import open_store
@@ -71,7 +71,7 @@ def test_apply_then_brief_the_next_day_sees_the_papers_anchored(
     assert (workspace / DOC).read_bytes() == proposed
     doc = parse_knowledge((workspace / DOC).read_text(encoding="utf-8"), ZoneInfo("Asia/Shanghai"))
     assert doc.version == "v311" and doc.changelog[0].summary.startswith("合入 Oct 9 E1：")
-    status = anchors_as_of(doc, D10)
+    status = anchor_status_as_of(doc.anchors, D10)
     assert {i: status[i].anchored_on for i in net_new} == dict.fromkeys(net_new, D10)
     assert {status[i].cited_on for i in adjacent} == {D10}
     again = merge_knowledge(settings, workspace, "inference", D9, apply=True)

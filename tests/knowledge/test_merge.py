@@ -22,7 +22,7 @@ import pytest
 
 from tasks.knowledge.merge import UNPLACED_HEADING, propose
 from tasks.knowledge.merge_doc import split_lines
-from tasks.knowledge.parse import anchors_as_of, changelog_as_of, parse_knowledge
+from tasks.knowledge.parse import anchor_status_as_of, changelog_as_of, parse_knowledge
 from tasks.model.merge import MergeIncrement, merge_time
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -141,7 +141,7 @@ def test_proposal_is_the_expected_document_and_diff(name: str, newline: str, bom
     assert actions["2402.00020"][0] == "reference" and actions["Zeta"][0] == "entry"
     assert ("no change log table: no row added" in proposal.notes) == (name == "no-change-log")
     # Re-parsed: the new anchors carry the merge date; Gamma left References; Epsilon is cited.
-    status = anchors_as_of(parse_knowledge(proposal.document, TZ), dt.date(2026, 10, 10))
+    status = anchor_status_as_of(parse_knowledge(proposal.document, TZ).anchors, dt.date(2026, 10, 10))
     assert status["2402.00010"].anchored_on == status["2401.00001"].anchored_on == dt.date(2026, 10, 10)
     assert status["2401.00001"].cited_on is None and status["2401.00002"].anchored_on == dt.date(2026, 9, 30)
     assert status["2402.00020"].status == "reference_list_only"

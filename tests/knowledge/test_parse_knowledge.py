@@ -4,7 +4,7 @@ Contract: `parse_knowledge(text, tz)` reads the header (version, updated as awar
 count), the change log (newest first, citations `before → after`), every heading as a section,
 and one anchor per valid id per entry: body bullets carry `[anchored date]`, entries under the
 line-initial `## References` heading are reference-only with `(cited date)`. Tables and quotes
-never anchor; an entry naming ids without a date anchors nothing and warns. `anchors_as_of`
+never anchor; an entry naming ids without a date anchors nothing and warns. `anchor_status_as_of`
 says which ids are anchored / reference-list-only on a day; `changelog_as_of` picks the newest
 change-log row at or before a time. Only non-knowledge text raises `ParseError`.
 """
@@ -20,7 +20,7 @@ import pytest
 from tasks.knowledge.parse import (
     ParsedKnowledge,
     ParseError,
-    anchors_as_of,
+    anchor_status_as_of,
     changelog_as_of,
     parse_knowledge,
 )
@@ -69,23 +69,23 @@ def test_subsection_anchor_names_its_parent_section(doc: ParsedKnowledge) -> Non
 
 
 def test_anchors_as_of_oct7(doc: ParsedKnowledge) -> None:
-    status = anchors_as_of(doc, date(2026, 10, 7))
+    status = anchor_status_as_of(doc.anchors, date(2026, 10, 7))
     for arxiv_id in ("2610.03394", "2609.12551", "2610.05062"):
-        assert status[arxiv_id].status == "anchored"
+        assert status[arxiv_id].status == "already_anchored"
         assert status[arxiv_id].anchored_on == date(2026, 10, 6)
     assert "2610.04646" not in status  # anchored 2026-10-08, after the day asked about
     for arxiv_id in ("2610.04631", "2610.02732", "2610.03955", "2610.05842"):
         assert status[arxiv_id].status == "reference_list_only"
         assert status[arxiv_id].cited_on == date(2026, 10, 6)
-        assert status[arxiv_id].sections == ()
+        assert status[arxiv_id].sections == ("References",)
     for net_new in ("2610.06479", "2610.02762", "2610.03430", "2605.16867", "2605.01280"):
         assert net_new not in status
 
 
 def test_anchors_as_of_oct9(doc: ParsedKnowledge) -> None:
-    status = anchors_as_of(doc, date(2026, 10, 9))
+    status = anchor_status_as_of(doc.anchors, date(2026, 10, 9))
     for arxiv_id in ("2610.10845", "2610.06479", "2607.09701"):
-        assert (status[arxiv_id].status, status[arxiv_id].anchored_on) == ("anchored", date(2026, 10, 9))
+        assert (status[arxiv_id].status, status[arxiv_id].anchored_on) == ("already_anchored", date(2026, 10, 9))
     seis = status["2610.04646"]
     assert seis.anchored_on == date(2026, 10, 8)
     assert len(seis.sections) == 1 and seis.sections[0].startswith("§2.5 ")
@@ -158,7 +158,7 @@ def test_synthetic_edge_cases() -> None:
     assert "arXiv:2610.0998" in joined
     assert "without an [anchored date]" in joined and "2610.12415" in joined
     assert "without a (cited date)" in joined
-    status = anchors_as_of(doc, date(2026, 12, 31))
+    status = anchor_status_as_of(doc.anchors, date(2026, 12, 31))
     assert "2610.12415" not in status and "2610.05842" not in status
     assert status["2511.02230"].status == "reference_list_only"
     assert doc.changelog == ()

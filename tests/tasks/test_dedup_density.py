@@ -18,8 +18,8 @@ import datetime as dt
 
 import pytest
 
-from tasks.judge.dedup import anchor_status_as_of
 from tasks.judge.density import DensityRule, density_of
+from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.window import AnchorView
 
 D = dt.date
