@@ -24,11 +24,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
+from tasks.model.keys import briefing_keys, site_keys
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary, labels_for, statement
-from tasks.publish.publish import briefing_keys
 from tasks.publish.safety import clean_text
-from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, store_for
 
 log = logging.getLogger(__name__)

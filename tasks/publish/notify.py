@@ -25,8 +25,9 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
+from tasks.model.keys import notification_key
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
-from tasks.publish.publish import JSON_CONTENT_TYPE, validate_topic
+from tasks.publish.publish import JSON_CONTENT_TYPE
 from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore
 
@@ -105,8 +106,8 @@ def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: st
 
 
 def marker_key(topic: str, date: dt.date, content_hash: str, destination: Destination) -> str:
-    digest = hashlib.sha256(destination.url.encode("utf-8")).hexdigest()[:16]
-    return f"notifications/{validate_topic(topic)}/{date.isoformat()}/{content_hash}/{digest}.json"
+    """Where the marker of a delivery to `destination` lives (named by a digest of its URL: no secrets in keys)."""
+    return notification_key(topic, date, content_hash, hashlib.sha256(destination.url.encode("utf-8")).hexdigest()[:16])
 
 
 def _deliver_once(destination: Destination, message: Message) -> bool:

@@ -26,7 +26,7 @@ from predigest.cli import main
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.knowledge.parse import anchors_as_of, parse_knowledge
-from tasks.model.merge import proposal_keys
+from tasks.model.keys import proposal_keys
 from tasks.publish.publish import briefing_keys
 from tasks.publish.storage import open_store
 from tasks.stages.knowledge_merge import merge_knowledge

@@ -20,9 +20,9 @@ from tasks.briefing.labels import LABELS
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.knowledge.merge import sha256_text
-from tasks.model.merge import proposal_keys
+from tasks.model.keys import proposal_keys
 from tasks.publish.pages import render_page
-from tasks.publish.proposal import make_proposal, proposal_base, proposal_object_keys, publish_proposal
+from tasks.publish.proposal import make_proposal, proposal_base, publish_proposal
 from tasks.publish.site_labels import SITE_LABELS
 from tasks.publish.storage import open_store
 from tests.publish.briefing_factory import make_content
@@ -36,7 +36,6 @@ def test_the_twin_markdown_and_page_name_the_proposal(tmp_path: Path) -> None:
     content = dataclasses.replace(make_content("inference", DAY, net_new=2), merge_at=MERGE_AT)
     twin = json.loads(render_json(content))
     diff_key, document_key = proposal_keys("inference", DAY)
-    assert proposal_object_keys("inference", DAY) == (diff_key, document_key)  # the twin names what is written
     assert twin["knowledge_merge"] == {"merge_at": "2026-10-10T12:00:00+08:00", "diff": diff_key,
                                        "document": document_key, "increments": 4, "into_body": 3,
                                        "into_references": 1}
