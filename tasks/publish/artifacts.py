@@ -65,10 +65,10 @@ def public_url(settings: Settings, store: ObjectStore, key: str) -> str:
 
 def artifact_markdown(doc: dict[str, Any], keys: dict[str, str], lang: str) -> str:
     """The run page's note on one published briefing."""
-    lang, L, density, S = labels_for(lang)
+    lang, L, density = labels_for(lang)
     summary = date_summary(doc)
     return _ENV.get_template("artifact.md").render(
-        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, D=density, S=S,
+        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, L=L, D=density,
         statement=statement(summary, lang), net_new=[p for p in summary["increments"] if p["status"] == "net_new"],
         keys=keys,
     )

@@ -50,11 +50,11 @@ def _href(site_url: str | None, topic: str, name: str) -> str:
 def render_feed(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str, site_url: str | None = None) -> bytes:
     """The Atom document of a topic's briefings in `lang` (UTF-8 bytes)."""
     key_lang, names = lang, topic_names(lang)
-    lang, L, _, S = labels_for(lang)
+    lang, L, _ = labels_for(lang)
     fg = FeedGenerator()
     fg.id(uuid.uuid5(_ID_NAMESPACE, topic_site_key(topic, key_lang)).urn)
-    fg.title(clean_text(S["feed_title"].format(topic=topic)))
-    fg.subtitle(clean_text(S["feed_subtitle"].format(topic=topic)))
+    fg.title(clean_text(L["feed_title"].format(topic=topic)))
+    fg.subtitle(clean_text(L["feed_subtitle"].format(topic=topic)))
     fg.language("zh-Hans" if lang == "zh" else "en")
     fg.author({"name": "predigest"})
     fg.generator("predigest")

@@ -84,17 +84,17 @@ def destinations(settings: Settings) -> list[Destination]:
 
 def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: str) -> Message:
     """The announcement of one briefing: title, plain text, HTML (Jinja2, autoescaped) and the facts."""
-    lang, L, density, S = labels_for(lang)
+    lang, L, density = labels_for(lang)
     summary = date_summary(doc)
     net_new = [p for p in summary["increments"] if p["status"] == "net_new"]
-    title = clean_text(S["published"].format(topic=doc["topic"], date=doc["date"],
+    title = clean_text(L["published"].format(topic=doc["topic"], date=doc["date"],
                                              density=density.get(str(doc["density"]), str(doc["density"])),
                                              net_new=len(net_new)))
     lines = [statement(summary, lang), ""]
     lines += [f"- {clean_text(p['title'])}" + (f" (arXiv:{p['arxiv_id']})" if p["arxiv_id"] else "")
               for p in summary["increments"]]
-    lines += ["", f"{S['read_page']}: {page_url}", f"Atom: {feed_url}"]
-    html = ENV.get_template("notification.html").render(summary=summary, L=L, S=S, D=density, lang=lang,
+    lines += ["", f"{L['read_page']}: {page_url}", f"Atom: {feed_url}"]
+    html = ENV.get_template("notification.html").render(summary=summary, L=L, D=density, lang=lang,
                                                         statement=statement(summary, lang), title=title,
                                                         page_url=safe_url(page_url), feed_url=safe_url(feed_url),
                                                         page_location=page_url)

@@ -23,7 +23,6 @@ from tasks.knowledge.merge import sha256_text
 from tasks.model.keys import proposal_keys
 from tasks.publish.pages import render_page
 from tasks.publish.proposal import make_proposal, proposal_base, publish_proposal
-from tasks.publish.site_labels import SITE_LABELS
 from tasks.publish.storage import open_store
 from tests.publish.briefing_factory import make_content
 
@@ -68,5 +67,5 @@ def test_a_briefing_with_nothing_to_merge_says_so_and_has_no_proposal(tmp_path: 
     assert twin["knowledge_merge"]["increments"] == 0
     assert LABELS["zh"]["sum_merge_none"] in render_markdown(content)
     assert LABELS["en"]["sum_merge_none"] in render_markdown(content, "en")
-    assert SITE_LABELS["zh"]["merge_none"] in render_page(twin, "zh").decode()
+    assert LABELS["zh"]["merge_none"] in render_page(twin, "zh").decode()
     assert make_proposal(twin, tmp_path) is None  # nothing is read, nothing is published
