@@ -12,7 +12,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.model.briefing import BriefingContent, Paper
-from tasks.model.merge import MERGED_STATUSES, MergeIncrement, proposal_keys
+from tasks.model.keys import proposal_keys
+from tasks.model.merge import MERGED_STATUSES, MergeIncrement
 
 
 def statement(p: Paper) -> str:

@@ -4,8 +4,7 @@ A briefing's increments (NET-new papers, engineering increments, adjacent papers
 `MergeIncrement` each; `tasks.knowledge.merge.propose` places them in the document as it is in
 the workspace now. The merge time is the first noon update (`HH:MM`, 12:00 by default, in the
 topic's timezone) after the briefing's cutoff. The proposal's object keys sit next to the
-briefing's (`briefings/<topic>/<date>.knowledge.diff|.knowledge.md`) and are built here, the one
-place, so the twin that names them and the publisher that writes them cannot disagree.
+briefing's (`briefings/<topic>/<date>.knowledge.diff|.knowledge.md`, `tasks.model.keys.proposal_keys`).
 """
 
 from __future__ import annotations
@@ -40,12 +39,6 @@ class MergeIncrement:
     def key(self) -> str:
         """How `--only`/`--skip` name it: its id, else its title."""
         return self.arxiv_id or self.title
-
-
-def proposal_keys(topic: str, date: dt.date) -> tuple[str, str]:
-    """The (diff, proposed document) keys `briefings/<topic>/<YYYY-MM-DD>.knowledge.diff|.knowledge.md`."""
-    stem = f"briefings/{topic}/{date.isoformat()}.knowledge"
-    return f"{stem}.diff", f"{stem}.md"
 
 
 def merge_time(cutoff: dt.datetime, timezone: str, at: str = "12:00") -> dt.datetime:

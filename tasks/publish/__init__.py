@@ -1,16 +1,14 @@
 """Publishing briefings to object storage (a local folder or S3), idempotently."""
 
+from tasks.model.keys import INDEX_KEY, briefing_keys, validate_topic
 from tasks.publish.publish import (
-    INDEX_KEY,
     IndexEntry,
     PublishedBriefing,
     briefing_content_hash,
-    briefing_keys,
     publish_briefing,
     put_if_changed,
     read_index,
     update_index,
-    validate_topic,
 )
 from tasks.publish.storage import LocalStore, ObjectStore, S3Store, open_store
 

@@ -24,11 +24,10 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
+from tasks.model.keys import briefing_keys, site_keys
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary, labels_for, statement
-from tasks.publish.publish import briefing_keys
 from tasks.publish.safety import clean_text
-from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, store_for
 
 log = logging.getLogger(__name__)
@@ -66,10 +65,10 @@ def public_url(settings: Settings, store: ObjectStore, key: str) -> str:
 
 def artifact_markdown(doc: dict[str, Any], keys: dict[str, str], lang: str) -> str:
     """The run page's note on one published briefing."""
-    lang, L, density, S = labels_for(lang)
+    lang, L, density = labels_for(lang)
     summary = date_summary(doc)
     return _ENV.get_template("artifact.md").render(
-        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, D=density, S=S,
+        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, L=L, D=density,
         statement=statement(summary, lang), net_new=[p for p in summary["increments"] if p["status"] == "net_new"],
         keys=keys,
     )

@@ -16,8 +16,8 @@ from typing import Any
 from feedgen.feed import FeedGenerator
 
 from tasks.common.urls import safe_url
-from tasks.publish.pages import extensions, labels_for, render_entry_html, statement
-from tasks.publish.publish import DEFAULT_LANG, lang_suffix, object_key
+from tasks.model.keys import DEFAULT_LANG, object_key, object_name, topic_folder, topic_names, topic_site_key
+from tasks.publish.pages import labels_for, render_entry_html, statement
 from tasks.publish.safety import clean_text
 
 # Fixed namespace for entry and feed ids: they must never change, or readers see every entry again.
@@ -44,22 +44,22 @@ def _moment(summary: Mapping[str, Any]) -> dt.datetime:
 def _href(site_url: str | None, topic: str, name: str) -> str:
     """Absolute under the public site URL when one is configured, else relative to the feed itself."""
     base = safe_url(site_url)
-    return f"{base.rstrip('/')}/briefings/{topic}/{name}" if base else name
+    return f"{base.rstrip('/')}/{topic_folder(topic)}/{name}" if base else name
 
 
 def render_feed(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str, site_url: str | None = None) -> bytes:
     """The Atom document of a topic's briefings in `lang` (UTF-8 bytes)."""
-    ext, key_lang = extensions(lang), lang
-    lang, L, _, S = labels_for(lang)
+    key_lang, names = lang, topic_names(lang)
+    lang, L, _ = labels_for(lang)
     fg = FeedGenerator()
-    fg.id(uuid.uuid5(_ID_NAMESPACE, f"briefings/{topic}{lang_suffix(key_lang, '')}").urn)
-    fg.title(clean_text(S["feed_title"].format(topic=topic)))
-    fg.subtitle(clean_text(S["feed_subtitle"].format(topic=topic)))
+    fg.id(uuid.uuid5(_ID_NAMESPACE, topic_site_key(topic, key_lang)).urn)
+    fg.title(clean_text(L["feed_title"].format(topic=topic)))
+    fg.subtitle(clean_text(L["feed_subtitle"].format(topic=topic)))
     fg.language("zh-Hans" if lang == "zh" else "en")
     fg.author({"name": "predigest"})
     fg.generator("predigest")
-    fg.link(href=_href(site_url, topic, f"atom{ext['xml']}"), rel="self", type="application/atom+xml")
-    fg.link(href=_href(site_url, topic, f"index{ext['html']}"), rel="alternate", type="text/html")
+    fg.link(href=_href(site_url, topic, names["feed"]), rel="self", type="application/atom+xml")
+    fg.link(href=_href(site_url, topic, names["topic_index"]), rel="alternate", type="text/html")
     ordered = sorted(summaries, key=lambda s: str(s["date"]))[-FEED_ENTRIES:]
     fg.updated(max((_moment(s) for s in ordered), default=_EPOCH))
     for s in ordered:  # feedgen prepends: the newest entry ends up first
@@ -67,7 +67,7 @@ def render_feed(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str, s
         entry = fg.add_entry()
         entry.id(entry_id(topic, date, key_lang))
         entry.title(clean_text(L["title"].format(topic=topic, date=date)))
-        entry.link(href=_href(site_url, topic, f"{date}{ext['html']}"), rel="alternate", type="text/html")
+        entry.link(href=_href(site_url, topic, object_name(date, key_lang, ".html")), rel="alternate", type="text/html")
         entry.updated(_moment(s))
         entry.published(_moment(s))
         entry.summary(statement(s, lang))

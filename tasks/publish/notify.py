@@ -25,8 +25,9 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
+from tasks.model.keys import notification_key
 from tasks.publish.pages import ENV, date_summary, labels_for, statement
-from tasks.publish.publish import JSON_CONTENT_TYPE, validate_topic
+from tasks.publish.publish import JSON_CONTENT_TYPE
 from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore
 
@@ -83,17 +84,17 @@ def destinations(settings: Settings) -> list[Destination]:
 
 def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: str) -> Message:
     """The announcement of one briefing: title, plain text, HTML (Jinja2, autoescaped) and the facts."""
-    lang, L, density, S = labels_for(lang)
+    lang, L, density = labels_for(lang)
     summary = date_summary(doc)
     net_new = [p for p in summary["increments"] if p["status"] == "net_new"]
-    title = clean_text(S["published"].format(topic=doc["topic"], date=doc["date"],
+    title = clean_text(L["published"].format(topic=doc["topic"], date=doc["date"],
                                              density=density.get(str(doc["density"]), str(doc["density"])),
                                              net_new=len(net_new)))
     lines = [statement(summary, lang), ""]
     lines += [f"- {clean_text(p['title'])}" + (f" (arXiv:{p['arxiv_id']})" if p["arxiv_id"] else "")
               for p in summary["increments"]]
-    lines += ["", f"{S['read_page']}: {page_url}", f"Atom: {feed_url}"]
-    html = ENV.get_template("notification.html").render(summary=summary, L=L, S=S, D=density, lang=lang,
+    lines += ["", f"{L['read_page']}: {page_url}", f"Atom: {feed_url}"]
+    html = ENV.get_template("notification.html").render(summary=summary, L=L, D=density, lang=lang,
                                                         statement=statement(summary, lang), title=title,
                                                         page_url=safe_url(page_url), feed_url=safe_url(feed_url),
                                                         page_location=page_url)
@@ -105,8 +106,8 @@ def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: st
 
 
 def marker_key(topic: str, date: dt.date, content_hash: str, destination: Destination) -> str:
-    digest = hashlib.sha256(destination.url.encode("utf-8")).hexdigest()[:16]
-    return f"notifications/{validate_topic(topic)}/{date.isoformat()}/{content_hash}/{digest}.json"
+    """Where the marker of a delivery to `destination` lives (named by a digest of its URL: no secrets in keys)."""
+    return notification_key(topic, date, content_hash, hashlib.sha256(destination.url.encode("utf-8")).hexdigest()[:16])
 
 
 def _deliver_once(destination: Destination, message: Message) -> bool:

@@ -9,19 +9,16 @@ text from a workspace reaches them as a plain value (escaped) or through `note_h
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, short_title
+from tasks.briefing.labels import DENSITY, DENSITY_LEVELS, LABELS, feed_problems_text, short_title
 from tasks.common.urls import safe_url
+from tasks.model.keys import object_name, proposal_names, site_index_name, topic_names
 from tasks.publish.chart import density_chart
-from tasks.publish.publish import lang_suffix
 from tasks.publish.safety import arxiv_url, clean_text, note_html
-from tasks.publish.site_labels import SITE_LABELS
-
-DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
 
 
 def source_parts(path: str) -> tuple[str, str]:
@@ -50,10 +47,10 @@ def _environment() -> Environment:
 ENV = _environment()
 
 
-def labels_for(lang: str) -> tuple[str, dict[str, str], dict[str, str], dict[str, str]]:
-    """(language, briefing labels, density names, site labels); unknown languages fall back to zh."""
+def labels_for(lang: str) -> tuple[str, dict[str, str], dict[str, str]]:
+    """(language, its wording table, its density names); unknown languages fall back to zh."""
     lang = lang if lang in LABELS else "zh"
-    return lang, LABELS[lang], DENSITY[lang], SITE_LABELS[lang]
+    return lang, LABELS[lang], DENSITY[lang]
 
 
 def heading(label: str) -> str:
@@ -88,7 +85,7 @@ def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def statement(summary: Mapping[str, Any], lang: str) -> str:
     """The honest density statement of one briefing (the markdown's wording, from the stored facts)."""
-    lang, L, density, _ = labels_for(lang)
+    lang, L, density = labels_for(lang)
     by_status: dict[str, list[str]] = {"net_new": [], "engineering": [], "adjacent": []}
     for p in summary["increments"]:
         by_status.setdefault(str(p["status"]), []).append(short_title(p["title"]))
@@ -108,28 +105,29 @@ def statement(summary: Mapping[str, Any], lang: str) -> str:
     return clean_text(text)
 
 
-def extensions(lang: str) -> dict[str, str]:
-    """The suffixes of `lang`'s objects (".html", or ".en.html" for a language that is not the default)."""
-    return {ext: lang_suffix(lang, f".{ext}") for ext in ("html", "md", "json", "xml")}
+def page_name(lang: str) -> Callable[[str], str]:
+    """A briefing's page name inside its topic's folder from its ISO date, in `lang` (`2026-10-09.en.html`)."""
+    return lambda date: object_name(date, lang, ".html")
 
 
-def _links(date: str | None, site_url: str | None, ext: Mapping[str, str]) -> dict[str, str]:
+def _links(date: str | None, site_url: str | None, lang: str) -> dict[str, str]:
     """Relative links between the site's pages of one language (they work from a folder, a bucket or a web server)."""
-    return {"topic_index": f"index{ext['html']}", "atom": f"atom{ext['xml']}", "root_index": f"../index{ext['html']}",
-            # The merge proposal is one per briefing date, whatever the page's language.
-            **({"markdown": f"{date}{ext['md']}", "json": f"{date}{ext['json']}",
-                "merge_diff": f"{date}.knowledge.diff", "merge_document": f"{date}.knowledge.md"} if date else {}),
+    topic = topic_names(lang)
+    merge_diff, merge_document = proposal_names(date) if date else ("", "")
+    return {"topic_index": topic["topic_index"], "atom": topic["feed"], "root_index": f"../{site_index_name(lang)}",
+            **({"markdown": object_name(date, lang, ".md"), "json": object_name(date, lang, ".json"),
+                "merge_diff": merge_diff, "merge_document": merge_document} if date else {}),
             "site": safe_url(site_url) or ""}
 
 
 def render_page(doc: Mapping[str, Any], lang: str, site_url: str | None = None) -> bytes:
     """The briefing's own page, `briefings/<topic>/<date>.html`."""
-    ext = extensions(lang)
-    lang, L, density, S = labels_for(lang)
+    key_lang = lang
+    lang, L, density = labels_for(lang)
     summary = date_summary(doc)
     page = ENV.get_template("briefing.html").render(
-        doc=doc, L=L, S=S, D=density, lang=lang, heading=heading, statement=statement(summary, lang),
-        links=_links(str(doc["date"]), site_url, ext),
+        doc=doc, L=L, D=density, lang=lang, heading=heading, statement=statement(summary, lang),
+        links=_links(str(doc["date"]), site_url, key_lang),
         title=L["title"].format(topic=doc["topic"], date=doc["date"]),
     )
     return page.encode("utf-8")
@@ -137,12 +135,12 @@ def render_page(doc: Mapping[str, Any], lang: str, site_url: str | None = None) 
 
 def render_topic_index(topic: str, summaries: Sequence[Mapping[str, Any]], lang: str) -> bytes:
     """`briefings/<topic>/index.html`: every date (newest first) with its density and NET-new count, and the chart."""
-    ext = extensions(lang)
-    lang, L, density, S = labels_for(lang)
+    key_lang = lang
+    lang, L, density = labels_for(lang)
     ordered = sorted(summaries, key=lambda s: str(s["date"]))
     page = ENV.get_template("topic.html").render(
-        topic=topic, rows=list(reversed(ordered)), chart=density_chart(ordered), L=L, S=S, D=density, lang=lang,
-        levels=DENSITY_LEVELS, links=_links(None, None, ext), ext=ext,
+        topic=topic, rows=list(reversed(ordered)), chart=density_chart(ordered), L=L, D=density, lang=lang,
+        levels=DENSITY_LEVELS, links=_links(None, None, key_lang), page_name=page_name(key_lang),
         latest_statement=statement(ordered[-1], lang) if ordered else "",
     )
     return page.encode("utf-8")
@@ -150,16 +148,16 @@ def render_topic_index(topic: str, summaries: Sequence[Mapping[str, Any]], lang:
 
 def render_root_index(latest: Sequence[tuple[str, Mapping[str, Any]]], lang: str) -> bytes:
     """`briefings/index.html`: each topic with its latest briefing."""
-    ext = extensions(lang)
-    lang, L, density, S = labels_for(lang)
-    page = ENV.get_template("index.html").render(latest=sorted(latest, key=lambda t: t[0]), L=L, S=S, D=density,
-                                                 lang=lang, ext=ext)
+    key_lang = lang
+    lang, L, density = labels_for(lang)
+    page = ENV.get_template("index.html").render(latest=sorted(latest, key=lambda t: t[0]), L=L, D=density,
+                                                 lang=lang, names=topic_names(key_lang), page_name=page_name(key_lang))
     return page.encode("utf-8")
 
 
 def render_entry_html(summary: Mapping[str, Any], lang: str) -> str:
     """The increments of one briefing as a small HTML fragment (a feed entry's content, a message's body)."""
-    lang, L, density, S = labels_for(lang)
-    return ENV.get_template("entry.html").render(summary=summary, L=L, S=S, D=density, lang=lang,
+    lang, L, density = labels_for(lang)
+    return ENV.get_template("entry.html").render(summary=summary, L=L, D=density, lang=lang,
                                                  statement=statement(summary, lang))
 

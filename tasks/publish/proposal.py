@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from tasks.knowledge.merge import Proposal, propose
+from tasks.model.keys import proposal_keys
 from tasks.model.merge import MERGED_STATUSES, MergeIncrement
-from tasks.publish.publish import DEFAULT_LANG, MARKDOWN_CONTENT_TYPE, object_key, put_if_changed
+from tasks.publish.publish import MARKDOWN_CONTENT_TYPE, put_if_changed
 from tasks.publish.storage import ObjectStore
 
 DIFF_CONTENT_TYPE = "text/x-diff; charset=utf-8"
@@ -94,15 +95,8 @@ def proposal_base(diff_text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def proposal_object_keys(topic: str, date: dt.date) -> tuple[str, str]:
-    """The (diff, document) keys, one pair per briefing date whatever its language (the document is
-    one); the twin names the same keys (`tasks.model.merge.proposal_keys`, below the publisher)."""
-    return (object_key(topic, date, DEFAULT_LANG, ".knowledge.diff"),
-            object_key(topic, date, DEFAULT_LANG, ".knowledge.md"))
-
-
 def publish_proposal(store: ObjectStore, topic: str, date: dt.date, proposal: Proposal) -> bool:
     """Write the proposal's diff and document where their bytes changed; return whether it wrote."""
-    diff_key, document_key = proposal_object_keys(topic, date)
+    diff_key, document_key = proposal_keys(topic, date)
     wrote = put_if_changed(store, diff_key, proposal_text(topic, date, proposal).encode("utf-8"), DIFF_CONTENT_TYPE)
     return put_if_changed(store, document_key, proposal.document.encode("utf-8"), MARKDOWN_CONTENT_TYPE) or wrote

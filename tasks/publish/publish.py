@@ -14,63 +14,20 @@ from typing import Any
 
 from tasks.common.jsontext import json_text
 from tasks.common.text import clean_text
-from tasks.config.settings import Settings
+from tasks.model.keys import DEFAULT_LANG, INDEX_KEY, ROOT, briefing_keys, twin_key_parts
 from tasks.publish.storage import ObjectStore, sha256_hex
 
 log = logging.getLogger(__name__)
 
-INDEX_KEY = "briefings/index.json"
 MARKDOWN_CONTENT_TYPE = "text/markdown; charset=utf-8"
 JSON_CONTENT_TYPE = "application/json"
 
-_TOPIC = re.compile(r"[A-Za-z0-9._-]+")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-_BRIEFING_JSON_KEY = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})(?:\.([a-z]{2,8}))?\.json")
 _INDEX_FIELDS = frozenset({"topic", "date", "markdown", "json", "content_hash"})
-_LANG = re.compile(r"[a-z]{2,8}")  # a language code, and the name of a topic-wide object
-# The default language's objects keep the keys they had before briefings came in several languages;
-# every other language gets its own (`<date>.en.md`, `atom.en.xml`), so one never overwrites another.
-DEFAULT_LANG: str = Settings.model_fields["lang"].default
 # The index is read-modify-write; topics published from parallel threads must not drop each other's entries.
 # (Separate processes can still race; the loser's entry returns on its next publish, which re-merges it.)
 _INDEX_LOCK = threading.Lock()
-
-
-def validate_topic(topic: str) -> str:
-    """Return `topic` if it is a safe key segment (ASCII letters, digits, '-', '_', '.'), else raise ValueError."""
-    # "." and ".." pass the character check but are path traversal; "index.json" would collide with the index.
-    if not _TOPIC.fullmatch(topic) or topic in (".", "..", "index.json"):
-        raise ValueError(f"invalid topic {topic!r}: use ASCII letters, digits, '-', '_' and '.' only")
-    return topic
-
-
-def lang_suffix(lang: str, suffix: str) -> str:
-    """`suffix` (".html") for the default language, else with the language before it (".en.html")."""
-    if not _LANG.fullmatch(lang):
-        raise ValueError(f"invalid language {lang!r}: use a lower-case language code such as 'zh' or 'en'")
-    return suffix if lang == DEFAULT_LANG else f".{lang}{suffix}"
-
-
-def object_key(topic: str, stem: dt.date | str, lang: str, suffix: str) -> str:
-    """The key of one of a topic's objects: `briefings/<topic>/<stem>[.<lang>]<suffix>`, where `stem`
-    is a briefing's date (`2026-10-09.en.md`) or the name of a topic-wide object (`atom.en.xml`).
-    Every key of a topic's objects is built here, so each language keeps to its own keys."""
-    validate_topic(topic)
-    # A datetime is a date subclass, but truncating it would silently ignore the topic's timezone.
-    if isinstance(stem, dt.datetime) or not isinstance(stem, dt.date | str):
-        raise TypeError(f"briefing date must be a datetime.date, got {type(stem).__name__}")
-    if isinstance(stem, str) and not _LANG.fullmatch(stem):  # "index", "atom", "site": never a path
-        raise ValueError(f"invalid object name {stem!r}: lower-case letters only")
-    name = stem.isoformat() if isinstance(stem, dt.date) else stem
-    return f"briefings/{topic}/{name}{lang_suffix(lang, suffix)}"
-
-
-def briefing_keys(topic: str, date: dt.date, lang: str = DEFAULT_LANG) -> tuple[str, str]:
-    """Return the (markdown, json) keys `briefings/<topic>/<YYYY-MM-DD>[.<lang>].md|.json`."""
-    if not isinstance(date, dt.date):
-        raise TypeError(f"briefing date must be a datetime.date, got {type(date).__name__}")
-    return object_key(topic, date, lang, ".md"), object_key(topic, date, lang, ".json")
 
 
 def briefing_content_hash(markdown: bytes, json_bytes: bytes) -> str:
@@ -230,14 +187,14 @@ def parse_index(raw: bytes) -> list[IndexEntry]:
 def scan_briefings(store: ObjectStore) -> list[IndexEntry]:
     """Rebuild index entries from the stored `briefings/<topic>/<date>.json` objects and their markdown twins."""
     entries = []
-    for key in store.list("briefings/"):
-        match = _BRIEFING_JSON_KEY.fullmatch(key)
-        if match is None:
+    for key in store.list(f"{ROOT}/"):
+        parts = twin_key_parts(key)
+        if parts is None:
             continue
+        topic, day, lang = parts
         try:
-            date = dt.date.fromisoformat(match[2])
-            lang = match[3] or DEFAULT_LANG
-            markdown_key, json_key = briefing_keys(match[1], date, lang)
+            date = dt.date.fromisoformat(day)
+            markdown_key, json_key = briefing_keys(topic, date, lang)
         except ValueError:
             log.warning("skipping %s while rebuilding the index: not a briefing key", store.url_for(key))
             continue
@@ -249,7 +206,7 @@ def scan_briefings(store: ObjectStore) -> list[IndexEntry]:
             )
             continue
         content_hash = briefing_content_hash(markdown_bytes, json_bytes)
-        entries.append(IndexEntry(match[1], date, markdown_key, json_key, content_hash, lang))
+        entries.append(IndexEntry(topic, date, markdown_key, json_key, content_hash, lang))
     return entries
 
 

@@ -8,7 +8,8 @@ Keys (all under the same store as the markdown and JSON):
                                     JSON twins whenever it is missing or unreadable)
 - `briefings/index.html`            every topic with its latest briefing
 These are the default language's; each other language has its own site beside it, its keys with
-the language before the suffix (`<date>.en.html`, `atom.en.xml`, `index.en.html`: `object_key`).
+the language before the suffix (`<date>.en.html`, `atom.en.xml`, `index.en.html`): every key is built
+by `tasks.model.keys`.
 
 `publish_with_site` writes a briefing and its page, then (unless `site=False`) refreshes its topic's
 site with that date's summary (`publish_site`). The topic's site covers every date, so refreshing it
@@ -26,13 +27,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from tasks.common.jsontext import json_text
+from tasks.model.keys import (
+    briefing_keys,
+    site_index_key,
+    site_keys,
+    topic_folder,
+    topic_keys,
+    twin_key_parts,
+)
 from tasks.publish.atom import render_feed
 from tasks.publish.pages import (
     OPTIONAL_SUMMARY_FIELDS,
@@ -44,9 +52,6 @@ from tasks.publish.pages import (
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
-    briefing_keys,
-    lang_suffix,
-    object_key,
     parse_twin,
     put_if_changed,
     read_index,
@@ -59,24 +64,8 @@ log = logging.getLogger(__name__)
 
 HTML_CONTENT_TYPE = "text/html; charset=utf-8"
 ATOM_CONTENT_TYPE = "application/atom+xml; charset=utf-8"
-_TWIN = re.compile(r"briefings/([^/]+)/(\d{4}-\d{2}-\d{2})((?:\.[a-z]{2,8})?\.json)")
 _SUMMARY_FIELDS = frozenset(date_summary({"date": ""}))  # written by this version (an older one is rebuilt)
 _SITE_LOCK = threading.Lock()  # site.json is read-modify-write, like the index
-
-
-def site_index_key(lang: str) -> str:
-    """`briefings/index.html` (`index.en.html` for English): every topic with its latest briefing."""
-    return f"briefings/index{lang_suffix(lang, '.html')}"
-
-
-def _topic_keys(topic: str, lang: str) -> dict[str, str]:
-    return {"topic_index": object_key(topic, "index", lang, ".html"), "feed": object_key(topic, "atom", lang, ".xml"),
-            "summaries": object_key(topic, "site", lang, ".json")}
-
-
-def site_keys(topic: str, date: dt.date, lang: str) -> dict[str, str]:
-    """The keys of a briefing's page and of its topic's index page, feed and summaries, in `lang`."""
-    return {"page": object_key(topic, date, lang, ".html"), **_topic_keys(topic, lang)}
 
 
 @dataclass(frozen=True)
@@ -112,18 +101,22 @@ def _twin_summary(store: ObjectStore, topic: str, key: str) -> dict[str, Any] | 
 
 def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
-    suffix = lang_suffix(lang, ".json")
-    for key in store.list(f"briefings/{topic}/"):
-        match = _TWIN.fullmatch(key)
-        if match and match[1] == topic and match[3] == suffix and \
-                (summary := _twin_summary(store, topic, key)) is not None:
-            out[match[2]] = summary
+    for key in store.list(f"{topic_folder(topic)}/"):
+        parts = twin_key_parts(key)
+        if parts is None or parts[0] != topic or parts[2] != lang:
+            continue
+        try:
+            canonical = briefing_keys(topic, dt.date.fromisoformat(parts[1]), lang)[1] == key
+        except ValueError:
+            canonical = False
+        if canonical and (summary := _twin_summary(store, topic, key)) is not None:
+            out[parts[1]] = summary
     return out
 
 
 def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
     """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be."""
-    key = _topic_keys(topic, lang)["summaries"]
+    key = topic_keys(topic, lang)["summaries"]
     raw = store.get(key)
     if raw is not None:
         try:
@@ -148,7 +141,7 @@ def _write_site(
     """The topic's summaries with `fresh` (date -> summary) merged in, written as site.json, the
     topic's index page and feed, and the site index; which of the last three it had to write.
     The caller holds `_SITE_LOCK` (site.json is read-modify-write)."""
-    keys = _topic_keys(topic, lang)
+    keys = topic_keys(topic, lang)
     summaries = read_summaries(store, topic, lang)
     summaries.update(fresh)
     put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)

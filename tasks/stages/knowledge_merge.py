@@ -22,15 +22,14 @@ from pathlib import Path
 
 from tasks.config.settings import Settings
 from tasks.knowledge.merge import Proposal, sha256_text
+from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.proposal import (
     make_proposal,
     proposal_base,
-    proposal_object_keys,
     proposal_text,
     publish_proposal,
     read_document,
 )
-from tasks.publish.publish import briefing_keys
 from tasks.publish.storage import store_for
 
 EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
@@ -74,7 +73,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
         if not only and not skip:
             publish_proposal(store, topic, day, proposal)
         return MergeOutcome("proposed", f"proposal for {proposal.path}: {_counts(proposal)}", text, proposal)
-    stored = store.get(proposal_object_keys(topic, day)[0])
+    stored = store.get(proposal_keys(topic, day)[0])
     base = proposal_base(stored.decode("utf-8", "replace")) if stored is not None else None
     if base is not None and base != proposal.base_sha256:
         return MergeOutcome("stale", f"{proposal.path} changed after the proposal was made (sha256 {base[:12]} → "

@@ -217,7 +217,7 @@ def test_a_pathological_source_finishes_the_evening_within_its_budget(
 
     md, twin = published(tight, "inference", DAY)
     (huge,) = [s for s in twin["sources"] if s["path"] == HUGE]
-    cut = f"超出 {BUDGET:g} 秒预算："  # the briefing's language (zh): tasks.briefing.labels_rows
+    cut = f"超出 {BUDGET:g} 秒预算："  # the briefing's language (zh): tasks/briefing/labels.toml
     assert cut in huge["summary"], huge["summary"]
     assert cut in md and md.count(cut) == 1
     assert SMALL_IDS[0] in md and SMALL_IDS[0] in json.dumps(twin)  # the other source is judged whole

@@ -26,8 +26,7 @@ from predigest.cli import main
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.knowledge.parse import anchor_status_as_of, parse_knowledge
-from tasks.model.merge import proposal_keys
-from tasks.publish.publish import briefing_keys
+from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.storage import open_store
 from tasks.stages.knowledge_merge import merge_knowledge
 from tests.helpers import ingest_all, point_flows_at, sample_copy

@@ -20,10 +20,9 @@ from tasks.briefing.labels import LABELS
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.knowledge.merge import sha256_text
-from tasks.model.merge import proposal_keys
+from tasks.model.keys import proposal_keys
 from tasks.publish.pages import render_page
-from tasks.publish.proposal import make_proposal, proposal_base, proposal_object_keys, publish_proposal
-from tasks.publish.site_labels import SITE_LABELS
+from tasks.publish.proposal import make_proposal, proposal_base, publish_proposal
 from tasks.publish.storage import open_store
 from tests.publish.briefing_factory import make_content
 
@@ -36,7 +35,6 @@ def test_the_twin_markdown_and_page_name_the_proposal(tmp_path: Path) -> None:
     content = dataclasses.replace(make_content("inference", DAY, net_new=2), merge_at=MERGE_AT)
     twin = json.loads(render_json(content))
     diff_key, document_key = proposal_keys("inference", DAY)
-    assert proposal_object_keys("inference", DAY) == (diff_key, document_key)  # the twin names what is written
     assert twin["knowledge_merge"] == {"merge_at": "2026-10-10T12:00:00+08:00", "diff": diff_key,
                                        "document": document_key, "increments": 4, "into_body": 3,
                                        "into_references": 1}
@@ -69,5 +67,5 @@ def test_a_briefing_with_nothing_to_merge_says_so_and_has_no_proposal(tmp_path: 
     assert twin["knowledge_merge"]["increments"] == 0
     assert LABELS["zh"]["sum_merge_none"] in render_markdown(content)
     assert LABELS["en"]["sum_merge_none"] in render_markdown(content, "en")
-    assert SITE_LABELS["zh"]["merge_none"] in render_page(twin, "zh").decode()
+    assert LABELS["zh"]["merge_none"] in render_page(twin, "zh").decode()
     assert make_proposal(twin, tmp_path) is None  # nothing is read, nothing is published

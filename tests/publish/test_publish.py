@@ -28,11 +28,11 @@ import boto3
 import pytest
 from moto import mock_aws
 
+from tasks.model.keys import object_key
 from tasks.publish.publish import (
     DEFAULT_LANG,
     INDEX_KEY,
     briefing_keys,
-    object_key,
     publish_briefing,
     read_index,
     update_index,
