@@ -20,6 +20,7 @@ from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, So
 from tasks.model.merge import merge_time
 from tasks.model.window import WindowData
 from tasks.verify.items import one_per_subject
+from tasks.verify.markers import markers_of
 from tasks.verify.observe import observe_window
 from tasks.verify.status import Tracked, listed, merge
 
@@ -80,9 +81,9 @@ def build_content(
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count)
     papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
-    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
+    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ()), topic.judgment))
     observations = observe_window(data, papers, topic, known_topics, tracked, budgets)
-    items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days))
+    items = one_per_subject(listed(merge(tracked, observations), day, stale_after_days), markers_of(topic.judgment))
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics, budgets.cut)

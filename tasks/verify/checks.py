@@ -100,7 +100,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
     if entry.kind not in NOTE_KINDS or not entry.numbers:
         return []
     entry_ids = [i for i in entry.ids if i in ctx.papers]
-    named = heading_thing(entry.title, ctx.people) if not entry.ids else None
+    named = heading_thing(ctx.markers, entry.title, ctx.people) if not entry.ids else None
     if named is not None and not ctx.relevant(entry):
         named = None
     out = []
@@ -115,7 +115,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         else:
             continue
         out.append(Reading(subject, str(number.get("value", "")), str(number.get("unit", "")), context,
-                           entry.path, in_window))
+                           entry.path, in_window, ctx.markers))
     return out
 
 
@@ -167,10 +167,10 @@ def observe_promises(ctx: Context) -> None:
         ids = ctx.topical(entry.ids)
         if entry.ids and not ids:
             continue
-        subject = ids[0] if len(ids) == 1 else heading_thing(entry.title, ctx.people)
+        subject = ids[0] if len(ids) == 1 else heading_thing(ctx.markers, entry.title, ctx.people)
         if subject is None or (not ids and not ctx.relevant(entry)):
             continue
-        for promise in find_promises(entry.text):
+        for promise in find_promises(ctx.markers, entry.text):
             due_day = max(ctx.day, promise.due + dt.timedelta(days=1))
             key, subject = ctx.keyer.key("promise", subject, f"|{promise.due.isoformat()}")
             detail = {"title": ctx.title_of(subject), "text": f"承诺「{promise.written}」：{promise.sentence}",

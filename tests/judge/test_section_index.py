@@ -17,9 +17,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from benchmarks.workspace import generate
+from tasks.config.judgment import default_judgment
 from tasks.ingest.sources import note_items
 from tasks.judge import sections as S
-from tasks.knowledge.parse import parse_knowledge
+from tasks.knowledge.parse import ANCHORED, parse_knowledge
 from tests.helpers import SAMPLE_WORKSPACE
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -49,8 +50,8 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
             indent, body = len(m.group(1)), m.group(2)
             while stack and stack[-1][0] >= indent:
                 stack.pop()
-            dated = S._ANCHORED.search(body)
-            when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+            dated = ANCHORED.search(body)
+            when = S._date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
             stack.append((indent, when))
             if (when is not None and when <= day) or (when is None and undated_count):
                 current.entries.append(S.DocEntry(current.label, S._entry_name(body), body, when,
@@ -103,6 +104,7 @@ def _queries() -> list[str]:
     return [t[:4000] for t in texts[::12]] + ["", "KV cache", "建议：§1.(3) KV Cache（主）"]
 
 
+J = default_judgment()
 DAYS = [dt.date(2026, 1, 1), dt.date(2026, 7, 20), dt.date(2026, 10, 7), dt.date(2026, 10, 9), dt.date(2027, 1, 1)]
 
 
@@ -120,7 +122,7 @@ def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str,
     for raw in documents:
         for day in (DAYS[2], DAYS[4]):
             sections = S.doc_sections(raw, day, True)
-            index, plain = S.SectionIndex(sections, S.legacy_map(raw)), PlainIndex(sections)
+            index, plain = S.SectionIndex(sections, S.legacy_map(raw), J), PlainIndex(sections)
             assert index.docs == plain.docs and index.entry_docs == plain.entry_docs
             assert index.avgdl == plain.avgdl and index.idf == plain.idf
             for text in queries:
@@ -138,10 +140,10 @@ def test_suggestions_do_not_depend_on_the_caches(documents: list[list[dict[str, 
     queries = _queries()
     for raw in documents:
         sections = S.doc_sections(raw, DAYS[3], True)
-        first = [S.SectionIndex(sections, S.legacy_map(raw)).suggest(q, [q]) for q in queries]
+        first = [S.SectionIndex(sections, S.legacy_map(raw), J).suggest(q, [q]) for q in queries]
         S._doc.cache_clear()
         S._section_entries.cache_clear()
-        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True), S.legacy_map(raw))
+        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True), S.legacy_map(raw), J)
         assert [again.suggest(q, [q]) for q in queries] == first
         assert any(s is not None for s in first)
 
