@@ -79,7 +79,7 @@ def build_content(
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
-    sections = doc_sections(doc.sections if doc else (), day, undated_count)
+    sections = doc_sections(doc.sections if doc else (), day, undated_count, topic.judgment)
     papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
     _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ()), topic.judgment))
     observations = observe_window(data, papers, topic, known_topics, tracked, budgets)

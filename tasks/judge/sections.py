@@ -30,7 +30,6 @@ _CJK = re.compile(f"[{CJK_RANGE}]+")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
-_TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
 K1, B = 1.5, 0.75
 
 
@@ -59,8 +58,14 @@ class DocSection:
     entries: list[DocEntry] = field(default_factory=list)
 
 
-def _clean_title(title: str) -> str:
-    return _TITLE_NOISE.sub("", title).strip()
+@lru_cache(maxsize=8)
+def _title_notes(j: Judgment) -> re.Pattern[str]:
+    words = "|".join(map(re.escape, j.words("knowledge", "section_title_notes")))
+    return re.compile(rf"[（(][^（()）]*(?:{words}|\d{{4}}-\d{{2}}-\d{{2}})[^（()）]*[)）]\s*$")
+
+
+def _clean_title(title: str, j: Judgment) -> str:
+    return _title_notes(j).sub("", title).strip()
 
 
 def _entry_name(text: str) -> str:
@@ -71,12 +76,12 @@ def _entry_name(text: str) -> str:
     return re.split(r"[：:（(，,；;。]", plain, maxsplit=1)[0].strip()[:24]
 
 
-def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count: bool) -> list[DocSection]:
+def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count: bool, j: Judgment) -> list[DocSection]:
     """Numbered sections (unnumbered sub-sections inherit the number) with their entries as of `day`."""
     out: list[DocSection] = []
     parent: tuple[int, str, str] | None = None  # level, number, label of the last numbered heading
     for raw in sections:
-        number, title, level = str(raw.get("number") or ""), _clean_title(str(raw.get("title") or "")), int(raw.get("level") or 0)
+        number, title, level = str(raw.get("number") or ""), _clean_title(str(raw.get("title") or ""), j), int(raw.get("level") or 0)
         if number:
             parent = (level, number, f"{number} {title}".strip())
             current = DocSection(number, parent[2])

@@ -26,8 +26,8 @@ from zoneinfo import ZoneInfo
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.decode import normalise_newlines
+from tasks.knowledge.header import REFERENCES, Header, parse_changelog, parse_header
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
-from tasks.knowledge.header import Header, parse_changelog, parse_header
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,6 @@ class AnchorStatus:
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
-_REFERENCES = re.compile(r"^(references|reference list|参考文献|引用列表)\b", re.I)
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
@@ -197,7 +196,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             title = heading_text if title is None and level == 1 else title
             if ref_level is not None and level <= ref_level:
                 ref_level = None
-            if ref_level is None and _REFERENCES.match(heading_text):
+            if ref_level is None and REFERENCES.match(heading_text):
                 ref_level = level
             stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
             current, open_bullets = None, []

@@ -81,7 +81,7 @@ def _doc_entries(ctx: Context) -> list[DocEntry]:
     found once per window (hedges and settlements both ask)."""
     if ctx.doc_entries is None:
         doc = ctx.data.knowledge
-        ctx.doc_entries = [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+        ctx.doc_entries = [e for sec in doc_sections(doc.sections, ctx.day, False, ctx.topic.judgment) for e in sec.entries] if doc else []
     return ctx.doc_entries
 
 

@@ -155,7 +155,7 @@ def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     mapping = legacy_map(raw)
     assert mapping == {"§1.(3)": "§3"}
     assert hinted_numbers(["建议：§1.(3) KV Cache（主）；§1.(12)（副）"], mapping, default_judgment()) == ["§3"]
-    sections = doc_sections(raw, dt.date(2026, 11, 3), undated_count=True)
+    sections = doc_sections(raw, dt.date(2026, 11, 3), True, default_judgment())
     assert [s.label for s in sections] == ["§1.1 框架格局", "§1.1 框架格局 › Router 选型", "§3.2 驱逐策略", "§3.3 持久化"]
     assert "NanoFlow" not in doc_names(sections)  # anchored after the day: not in the document yet
     index = SectionIndex(sections, mapping, default_judgment())

@@ -33,7 +33,7 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
     out: list[S.DocSection] = []
     parent: tuple[int, str, str] | None = None
     for raw in sections:
-        number, title, level = str(raw.get("number") or ""), S._clean_title(str(raw.get("title") or "")), int(raw.get("level") or 0)
+        number, title, level = str(raw.get("number") or ""), S._clean_title(str(raw.get("title") or ""), J), int(raw.get("level") or 0)
         if number:
             parent = (level, number, f"{number} {title}".strip())
             current = S.DocSection(number, parent[2])
@@ -113,7 +113,7 @@ def test_doc_sections_as_of_every_day(documents: list[list[dict[str, Any]]]) -> 
         for day in DAYS:
             for undated in (True, False):
                 for _ in range(2):  # the second time from the cache
-                    assert S.doc_sections(raw, day, undated) == plain_doc_sections(raw, day, undated)
+                    assert S.doc_sections(raw, day, undated, J) == plain_doc_sections(raw, day, undated)
 
 
 def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str, Any]]]) -> None:
@@ -121,7 +121,7 @@ def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str,
     compared = 0
     for raw in documents:
         for day in (DAYS[2], DAYS[4]):
-            sections = S.doc_sections(raw, day, True)
+            sections = S.doc_sections(raw, day, True, J)
             index, plain = S.SectionIndex(sections, S.legacy_map(raw), J), PlainIndex(sections)
             assert index.docs == plain.docs and index.entry_docs == plain.entry_docs
             assert index.avgdl == plain.avgdl and index.idf == plain.idf
@@ -139,11 +139,11 @@ def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str,
 def test_suggestions_do_not_depend_on_the_caches(documents: list[list[dict[str, Any]]]) -> None:
     queries = _queries()
     for raw in documents:
-        sections = S.doc_sections(raw, DAYS[3], True)
+        sections = S.doc_sections(raw, DAYS[3], True, J)
         first = [S.SectionIndex(sections, S.legacy_map(raw), J).suggest(q, [q]) for q in queries]
         S._doc.cache_clear()
         S._section_entries.cache_clear()
-        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True), S.legacy_map(raw), J)
+        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True, J), S.legacy_map(raw), J)
         assert [again.suggest(q, [q]) for q in queries] == first
         assert any(s is not None for s in first)
 
