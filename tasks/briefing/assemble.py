@@ -20,6 +20,7 @@ from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, So
 from tasks.model.merge import merge_time
 from tasks.model.window import WindowData
 from tasks.verify.items import one_per_subject
+from tasks.verify.markers import markers_of
 from tasks.verify.status import Tracked, listed
 
 KIND_ORDER = {"note": 0, "hf_daily": 1, "arxiv_feed": 2, "paper_card": 3, "work_queue": 4, "other": 5, "knowledge": 6}
@@ -71,9 +72,9 @@ def judge_evening(
     papers = judge_window(data, topic, known_topics, budgets)
     doc = data.knowledge
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
-    sections = doc_sections(doc.sections if doc else (), day, undated_count)
+    sections = doc_sections(doc.sections if doc else (), day, undated_count, topic.judgment)
     papers += engineering_increments(data, topic, doc_names(sections), papers, budgets)
-    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ())))
+    _place(papers, SectionIndex(sections, legacy_map(doc.sections if doc else ()), topic.judgment))
     return papers
 
 
@@ -95,7 +96,7 @@ def build_content(
     papers = list(judged) if judged is not None else judge_evening(data, topic, known_topics, budgets)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
-    items = one_per_subject(listed(tracked, day, stale_after_days))
+    items = one_per_subject(listed(tracked, day, stale_after_days), markers_of(topic.judgment))
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics, budgets.cut)

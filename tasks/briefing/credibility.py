@@ -11,7 +11,8 @@
    than `hedge_share` of its entries pending verification.
 4. Paper cards, the queue and HF Daily are reference (参考); the knowledge document is the baseline
    (基线); an unreadable or empty source is unrated, with the reason.
-Numbers and words are data: tasks/config/judgment.toml `[credibility]`.
+Numbers and words are data: tasks/config/judgment.toml `[credibility]`, as the run's judgment gives
+them (`CredibilityRule.of(judgment)`; the words are read from the judgment passed in).
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 from typing import Any
 
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
 from tasks.model.briefing import Rating
 from tasks.model.window import EntryView, SourceView, WindowData
-from tasks.verify.markers import STARS, found
+from tasks.verify.markers import found, markers_of
 from tasks.verify.names import is_generic
 
 KINDS = ("official", "firsthand", "digest", "repost")
@@ -36,7 +37,7 @@ REFERENCE_KINDS = ("paper_card", "work_queue", "hf_daily", "arxiv_feed")
 
 @dataclass(frozen=True)
 class CredibilityRule:
-    """Base ⭐ per kind and what each failed check costs (`CredibilityRule.default()`)."""
+    """Base ⭐ per kind and what each failed check costs (`CredibilityRule.of(judgment)`)."""
 
     official: int
     firsthand: int
@@ -56,38 +57,39 @@ class CredibilityRule:
         return cls(**kept)
 
     @classmethod
-    def default(cls) -> CredibilityRule:
-        return cls.from_mapping(default_judgment().config["credibility"])
+    def of(cls, j: Judgment) -> CredibilityRule:
+        return cls.from_mapping(j.config["credibility"])
 
     def base(self, kind: str) -> int:
         return int(getattr(self, kind))
 
 
-@lru_cache(maxsize=1)
-def _patterns() -> dict[str, re.Pattern[str]]:
-    words = default_judgment().config.get("credibility", {}).get("words", {})
+@lru_cache(maxsize=8)
+def _patterns(j: Judgment) -> dict[str, re.Pattern[str]]:
+    words = j.config.get("credibility", {}).get("words", {})
     return {kind: word_pattern(tuple(str(w) for w in words.get(kind, ()))) for kind in KINDS}
 
 
-def _kinds_named(text: str) -> set[str]:
-    return {kind for kind, pattern in _patterns().items() if found(pattern, text)}
+def _kinds_named(text: str, j: Judgment) -> set[str]:
+    m = markers_of(j)
+    return {kind for kind, pattern in _patterns(j).items() if found(m, pattern, text)}
 
 
 def _lowest(kinds: set[str], rule: CredibilityRule) -> str:
     return min(sorted(kinds), key=rule.base)
 
 
-def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule) -> str:
+def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule, j: Judgment) -> str:
     """official, firsthand, digest, repost or unknown (see the module's rule, point 2)."""
     stem = PurePosixPath(path).stem.replace("-", " ").replace("_", " ")
     own = " ".join([stem, *(e.text for e in entries if e.label == "preamble")])
-    named = _kinds_named(own)
+    named = _kinds_named(own, j)
     if named:
         return _lowest(named, rule)
     tally: dict[str, int] = {}
     # A summary or to-do section restates the entries: it is not one more vote.
     for entry in (e for e in entries if e.label != "preamble" and not is_generic(e.title or e.heading)):
-        kinds = _kinds_named(f"{entry.heading}\n{entry.text}")
+        kinds = _kinds_named(f"{entry.heading}\n{entry.text}", j)
         if entry.ids:
             kinds.add("official")
         for kind in kinds:
@@ -98,9 +100,9 @@ def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule) -> s
     return _lowest({k for k, n in tally.items() if n == most}, rule)
 
 
-def _front_matter_rating(pairs: tuple[tuple[str, str], ...]) -> list[int]:
+def _front_matter_rating(pairs: tuple[tuple[str, str], ...], j: Judgment) -> list[int]:
     """A rating the front matter gives: ⭐ marks, or a whole number of stars from 1 to 5."""
-    keys = {str(k).lower() for k in default_judgment().config.get("credibility", {}).get("front_matter_keys", ())}
+    keys = {str(k).lower() for k in j.config.get("credibility", {}).get("front_matter_keys", ())}
     out = []
     for key, value in pairs:
         if key.strip().lower() not in keys:
@@ -114,25 +116,24 @@ def _front_matter_rating(pairs: tuple[tuple[str, str], ...]) -> list[int]:
     return out
 
 
-def rate(source: SourceView, data: WindowData, rule: CredibilityRule | None = None) -> Rating:
+def rate(source: SourceView, data: WindowData, j: Judgment) -> Rating:
     """The source's rating and what it rests on (`rate_all` rates a whole window at once)."""
     entries = [e for e in data.entries if e.source_id == source.id]
     malformed = any(m.malformed and m.source_id == source.id for m in data.mentions)
-    return _rate(source, entries, malformed, data, rule or CredibilityRule.default())
+    return _rate(source, entries, malformed, data, j)
 
 
-def rate_all(data: WindowData, rule: CredibilityRule | None = None) -> dict[int, Rating]:
+def rate_all(data: WindowData, j: Judgment) -> dict[int, Rating]:
     """Every window source's rating, by source id (entries and mentions read once)."""
-    rule = rule or CredibilityRule.default()
     entries: dict[int, list[EntryView]] = {}
     for e in data.entries:
         entries.setdefault(e.source_id, []).append(e)
     malformed = {m.source_id for m in data.mentions if m.malformed}
-    return {s.id: _rate(s, entries.get(s.id, []), s.id in malformed, data, rule) for s in data.sources}
+    return {s.id: _rate(s, entries.get(s.id, []), s.id in malformed, data, j) for s in data.sources}
 
 
-def _rate(source: SourceView, entries: list[EntryView], malformed: bool, data: WindowData,
-          rule: CredibilityRule) -> Rating:
+def _rate(source: SourceView, entries: list[EntryView], malformed: bool, data: WindowData, j: Judgment) -> Rating:
+    rule = CredibilityRule.of(j)
     if source.error:
         return Rating(None, "error")
     if source.kind == "knowledge":
@@ -141,11 +142,11 @@ def _rate(source: SourceView, entries: list[EntryView], malformed: bool, data: W
         return Rating(None, "reference")
     if not any(e.text.strip() or e.heading.strip() for e in entries):
         return Rating(None, "empty")
-    own = [n for e in entries for n in _front_matter_rating(e.front_matter)]
-    own += [min(len(m.group(1)), 5) for e in entries for m in STARS.finditer(e.text)]
+    own = [n for e in entries for n in _front_matter_rating(e.front_matter, j)]
+    own += [min(len(m.group(1)), 5) for e in entries for m in markers_of(j).stars.finditer(e.text)]
     if own:
         return Rating(max(own), "self", low=min(own))
-    kind = source_kind(source.path, entries, rule)
+    kind = source_kind(source.path, entries, rule, j)
     checks: list[str] = []
     if malformed:
         checks.append("malformed")

@@ -19,7 +19,7 @@ from tasks.briefing.identity import declared_groups, fold_targets, same_name
 from tasks.briefing.judge import clean_title
 from tasks.config.judgment import Judgment
 from tasks.model.window import EntryView
-from tasks.verify.markers import CONFIRMATORY, MERGED_NAME, found, label_number, label_refs, recommends_e1
+from tasks.verify.markers import found, label_number, label_refs, markers_of, recommends_e1
 from tasks.verify.names import is_generic
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
@@ -52,18 +52,19 @@ def own_lines(entry: EntryView) -> list[tuple[str, list[str] | None]]:
     return out
 
 
-def _recommendations(entries: list[EntryView], common: frozenset[str]) -> list[Candidate]:
+def _recommendations(entries: list[EntryView], common: frozenset[str], j: Judgment) -> list[Candidate]:
     """What one source recommends for E1: referenced entries (merged when it says so) or the entry itself."""
+    m = markers_of(j)
     by_number = {label_number(e.label): e for e in entries if label_number(e.label)}
     out: list[Candidate] = []
     for entry in entries:
         summary = is_generic(entry.title)
         for line, header in own_lines(entry):
-            if not recommends_e1(line, header):
+            if not recommends_e1(m, line, header):
                 continue
             cell = line.strip().strip("|").split("|")[0] if header else line
-            refs = [by_number[n] for n in label_refs(cell) if n in by_number]
-            merged = MERGED_NAME.search(line)
+            refs = [by_number[n] for n in label_refs(m, cell) if n in by_number]
+            merged = m.merged_name.search(line)
             if refs:
                 targets = refs
             elif summary:
@@ -75,7 +76,7 @@ def _recommendations(entries: list[EntryView], common: frozenset[str]) -> list[C
             if merged:
                 out.append(Candidate(merged.group(1).strip(), targets, [line]))
             else:
-                out += [Candidate(clean_title(t.title or t.heading), [t], [line]) for t in targets]
+                out += [Candidate(clean_title(t.title or t.heading, j), [t], [line]) for t in targets]
     return out
 
 
@@ -95,39 +96,41 @@ def _about_paper(entry: EntryView, papers: Judged) -> bool:
                                      for i in entry.ids if papers.titles.get(i))
 
 
-def eligible(entry: EntryView, confirmed: set[str], papers: Judged) -> bool:
+def eligible(entry: EntryView, confirmed: set[str], papers: Judged, j: Judgment) -> bool:
     """Not a summary, not about a paper (nor naming one that is itself an increment), not confirmatory."""
     if is_generic(entry.title) or label_number(entry.label) in confirmed:
         return False
     if _about_paper(entry, papers) or papers.increments & set(entry.ids):
         return False
-    return not found(CONFIRMATORY, f"{entry.title or ''}\n{entry.text}")
+    m = markers_of(j)
+    return not found(m, m.confirmatory, f"{entry.title or ''}\n{entry.text}")
 
 
-def _confirmed_numbers(entries: list[EntryView]) -> set[str]:
+def _confirmed_numbers(entries: list[EntryView], j: Judgment) -> set[str]:
     """Entry numbers a summary of the same source calls confirmatory ("条目#1、条目#2——都是确认性")."""
     numbers: set[str] = set()
+    m = markers_of(j)
     for entry in entries:
         if not is_generic(entry.title):
             continue
         for line, _ in own_lines(entry):
-            if found(CONFIRMATORY, line) and not recommends_e1(line):
-                numbers.update(label_refs(line))
+            if found(m, m.confirmatory, line) and not recommends_e1(m, line):
+                numbers.update(label_refs(m, line))
     return numbers
 
 
 def note_candidates(entries: list[EntryView], papers: Judged, common: frozenset[str], j: Judgment) -> list[Candidate]:
     """One note's candidates: what it recommends for E1, then every other eligible entry on its own;
     candidates holding one entry, or entries the note says are one thing, are one."""
-    confirmed = _confirmed_numbers(entries)
-    recommended = _recommendations(entries, common)
+    confirmed = _confirmed_numbers(entries, j)
+    recommended = _recommendations(entries, common, j)
     covered = {id(e) for c in recommended for e in c.entries}
-    single = [Candidate(clean_title(e.title or e.heading), [e], recommended=False)
+    single = [Candidate(clean_title(e.title or e.heading, j), [e], recommended=False)
               for e in entries if id(e) not in covered]
     cands = _joined([*recommended, *single], entries, j)
     out = []
     for cand in cands:
-        cand.entries = [e for e in cand.entries if eligible(e, confirmed, papers)]
+        cand.entries = [e for e in cand.entries if eligible(e, confirmed, papers, j)]
         if cand.entries:
             out.append(cand)
     return out

@@ -36,11 +36,12 @@ from tasks.judge.points import entry_key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
+from tasks.verify.markers import markers_of
 from tasks.verify.names import distinctive, head_token
 
 
-def _names(candidate: Candidate) -> list[str]:
-    return [candidate.title, *(clean_title(e.title) for e in candidate.entries if e.title)]
+def _names(candidate: Candidate, j: Judgment) -> list[str]:
+    return [candidate.title, *(clean_title(e.title, j) for e in candidate.entries if e.title)]
 
 
 def _same(a: Candidate, b: Candidate, common: frozenset[str], j: Judgment) -> bool:
@@ -54,7 +55,7 @@ def _same(a: Candidate, b: Candidate, common: frozenset[str], j: Judgment) -> bo
     va, vb = versions(a.title), versions(b.title)
     if va and vb and not va & vb:
         return False  # two releases of one system are two things
-    if any(same_name(x, y, common) for x in _names(a) for y in _names(b)):
+    if any(same_name(x, y, common) for x in _names(a, j) for y in _names(b, j)):
         return True
     head = head_token(a.title)
     return bool(head and head not in common and head == head_token(b.title)
@@ -68,7 +69,7 @@ def _links(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
 def _keys(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
     """What two candidates must share to be compared at all: a distinctive name token or a link
     (every rule of `_same` implies one; comparing every pair of a large window is quadratic)."""
-    return {t for n in _names(cand) for t in distinctive(n)} | _links(cand, common, j)
+    return {t for n in _names(cand, j) for t in distinctive(n)} | _links(cand, common, j)
 
 
 def _merged(data: WindowData, topic: Topic, papers: Judged, common: frozenset[str],
@@ -95,13 +96,13 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
     # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
     index: dict[str, dict[int, None]] = defaultdict(dict)
     # Of those, the ones `_same` could accept: a word of many names ("release") is a key of many.
-    could = MergeIndex(n for cand in cands for n in _names(cand))
+    could = MergeIndex(n for cand in cands for n in _names(cand, j))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
     paths: list[set[str]] = []  # per merged candidate: the notes its entries come from
     for cand in (budgets or unbounded()).each(cands, "engineering", _unit):
         keys, links = _keys(cand, common, j), _links(cand, common, j)
         own = {e.path for e in cand.entries}
-        near = sorted(k for k in could.could_be(cand.title, _names(cand), links)
+        near = sorted(k for k in could.could_be(cand.title, _names(cand, j), links)
                       if any(k in index.get(key, ()) for key in keys))
         at = next((k for k in near if not own & paths[k] and _same(merged[k], cand, common, j)), None)
         if at is None:
@@ -120,7 +121,7 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
         paths[at] |= own
         for key in keys:
             index[key][at] = None
-        could.add(at, merged[at].title, _names(cand), links)
+        could.add(at, merged[at].title, _names(cand, j), links)
     return merged
 
 
@@ -170,7 +171,7 @@ def engineering_increments(
     out: list[Paper] = []
     # Lazy: a source cut while judging one increment drops out of the increments after it.
     for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), "engineering", _unit):
-        names = _names(cand)
+        names = _names(cand, topic.judgment)
         if any(same_name(n, held, common) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
         signals = _signals(cand, topic)
@@ -184,7 +185,7 @@ def engineering_increments(
         others = [e for e in window_index.naming(names, common) if id(e) not in own]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
         about = [e for e in others if e.title and any(same_name(e.title, n, common) for n in names)
-                 and eligible(e, set(), judged)]
+                 and eligible(e, set(), judged, topic.judgment)]
         sourced = set(map(id, about))
         mentions = [e for e in others if id(e) not in sourced]
         earlier = history_index.naming(names, common)
@@ -206,7 +207,7 @@ def _increment(cand: Candidate, naming: list[EntryView], mentions: list[EntryVie
     if len(cand.entries) == 1:
         points, relation = own.points, own.relation
     else:  # a merged increment: one line per part
-        points = [f"{clean_title(e.title or e.heading)}：{'；'.join(p.rstrip('。；;') for p in e.key_points[:2])}"[:240]
+        points = [f"{clean_title(e.title or e.heading, topic.judgment)}：{'；'.join(p.rstrip('。；;') for p in e.key_points[:2])}"[:240]
                   for e in cand.entries]
         points, relation = split_points(points, topic.name)
     return Paper(
@@ -216,6 +217,6 @@ def _increment(cand: Candidate, naming: list[EntryView], mentions: list[EntryVie
         key_points=points[:6], key_points_cut=own.cut if len(cand.entries) == 1 else max(0, len(points) - 6),
         thesis=own.thesis, headline=own.headline, first_seen=days[0] if days else None, days_seen=len(days),
         earlier_sources=list(dict.fromkeys(e.path for e in earlier)),
-        credibility=max((stars(e.text) for e in cand.entries), default=0), independent=origins(sources, data),
+        credibility=max((stars(e.text, markers_of(topic.judgment)) for e in cand.entries), default=0), independent=origins(sources, data),
         relation=relation[:3], hint_texts=[*(e.text for e in cand.entries), *cand.lines],
     )

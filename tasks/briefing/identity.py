@@ -23,8 +23,8 @@ from functools import lru_cache
 from tasks.config.judgment import Judgment
 from tasks.judge.terms import term_pattern
 from tasks.model.window import EntryView
-from tasks.verify.markers import COMMON_WORDS, label_number, label_refs
-from tasks.verify.names import distinctive, is_generic, names_match
+from tasks.verify.markers import label_number, label_refs, markers_of
+from tasks.verify.names import COMMON_WORDS, distinctive, is_generic, names_match
 
 
 def context_words(topic_words: Iterable[str], j: Judgment) -> frozenset[str]:
@@ -95,7 +95,7 @@ def declared_groups(entries: Sequence[EntryView], lines: Sequence[Sequence[str]]
         for line in lines[k]:
             if not joining.search(line):
                 continue
-            refs = [by_number[n] for n in label_refs(line) if n in by_number]
+            refs = [by_number[n] for n in label_refs(markers_of(j), line) if n in by_number]
             if own and not is_generic(entry.title) and len(refs) == 1 and refs[0] != k:
                 refs.insert(0, k)  # "same item as #2", written in the entry it joins to #2
             refs = list(dict.fromkeys(refs))

@@ -18,7 +18,7 @@ from tasks.judge.relevance import Verdict
 from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, WindowData
-from tasks.verify.markers import STARS
+from tasks.verify.markers import Markers, markers_of
 
 STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
                 "off_topic": 5}
@@ -34,9 +34,9 @@ def ids_per_item(data: WindowData) -> dict[tuple[int, int], set[str]]:
 
 
 @lru_cache(maxsize=1024)  # asked once per paper of an entry: a digest's entry names hundreds
-def stars(text: str) -> int:
+def stars(text: str, m: Markers) -> int:
     """The ⭐ self-rating an entry gives itself (0 when none)."""
-    return max((len(m.group(1)) for m in STARS.finditer(text)), default=0)
+    return max((len(hit.group(1)) for hit in m.stars.finditer(text)), default=0)
 
 
 def origins(paths: list[str], data: WindowData) -> int:
@@ -80,6 +80,7 @@ def judge_window(
     budgets = budgets or unbounded()
     by_id: dict[str, list[MentionView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
+    markers = markers_of(topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
         if m.arxiv_id and not m.malformed and m.path not in echoes:
             by_id[m.arxiv_id].append(m)
@@ -102,9 +103,9 @@ def judge_window(
         else:
             status = "off_topic"
         sources = list(dict.fromkeys(m.path for m in mentions))
-        title = title_for(arxiv_id, mentions, data, per_item)
+        title = title_for(arxiv_id, mentions, data, per_item, topic.judgment)
         lookup = data.lookups.get(arxiv_id)
-        given = title_for(arxiv_id, mentions, data, per_item, use_lookup=False) if lookup and lookup.title else title
+        given = title_for(arxiv_id, mentions, data, per_item, topic.judgment, use_lookup=False) if lookup and lookup.title else title
         own = key_points(arxiv_id, title, mentions, entries, topic.name, topic.judgment)
         cards = data.cards.get(arxiv_id, [])
         days = data.mention_days.get(arxiv_id, ())
@@ -119,7 +120,7 @@ def judge_window(
             primary=cards[0].primary if cards else None,
             votes=max((c.votes for c in cards if c.votes is not None), default=None),
             first_seen=days[0] if days else None, days_seen=len(days),
-            credibility=max((stars(t) for t in texts), default=0), independent=origins(sources, data),
+            credibility=max((stars(t, markers) for t in texts), default=0), independent=origins(sources, data),
             relation=own.relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
             evidence=tuple(ownership.evidence), owner=ownership.owner,
             decision=decision_text(verdict, topic.name), scores=ownership.scores,

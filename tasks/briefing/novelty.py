@@ -28,7 +28,7 @@ from tasks.judge.statements import found_word
 from tasks.judge.terms import vocabulary
 from tasks.model.briefing import Evidence
 from tasks.model.window import EntryView
-from tasks.verify.markers import HEDGE, STOP_WORDS, found
+from tasks.verify.markers import Markers, found, markers_of
 from tasks.verify.names import distinctive, is_name
 
 # Shapes, not words: a URL or a bare domain with a path, a version number, an ASCII token.
@@ -62,16 +62,16 @@ def _first_lines(text: str) -> str:
     return "\n".join([line for line in text.splitlines() if line.strip()][:FIRST_LINES])
 
 
-def _systems(text: str, terms: Sequence[str], heading: str = "") -> set[str]:
+def _systems(m: Markers, text: str, terms: Sequence[str], heading: str = "") -> set[str]:
     """Named systems in a clause and the entry's heading: terms of the topic's vocabulary, coined
     tokens (inner capitals or digits: vLLM, SGLang, Qwen3), and capitalised words that both the
     heading and the clause hold ("Hydra")."""
     both = f"{heading}\n{text}"
     names = {t.lower() for t in vocabulary(tuple(terms)).hits(both)}
-    headed = {t for t in _TOKEN.findall(heading) if t[0].isupper() and t.lower() not in STOP_WORDS}
+    headed = {t for t in _TOKEN.findall(heading) if t[0].isupper() and t.lower() not in m.stop_words}
     names |= {t.lower() for t in _TOKEN.findall(text) if t in headed}
-    for m in _TOKEN.finditer(both):
-        word = m.group(0)
+    for hit in _TOKEN.finditer(both):
+        word = hit.group(0)
         letters = sum(c.isalpha() for c in word)
         # "P99" or "B200" is a percentile or a part number and "TTFT" a metric; "Qwen3", "SGLang" are names.
         if word.isupper() and not any(c.isdigit() for c in word):
@@ -81,12 +81,12 @@ def _systems(text: str, terms: Sequence[str], heading: str = "") -> set[str]:
     return names
 
 
-def named_heading(title: str) -> bool:
+def named_heading(title: str, m: Markers) -> bool:
     """A heading that names one thing: two distinctive words, or one coined token (not just a capital)."""
     if not is_name(title):
         return False
     tokens = distinctive(title)
-    return len(tokens) >= 2 or bool(_systems(title, ()))
+    return len(tokens) >= 2 or bool(_systems(m, title, ()))
 
 
 @lru_cache(maxsize=8192)
@@ -107,7 +107,8 @@ def entry_signals(entry: EntryView, j: Judgment, topic: str, terms: Sequence[str
     title, text = entry.title or "", entry.text
     both = f"{title}\n{text}"
     out: list[tuple[str, str]] = []
-    if named_heading(title):
+    markers = markers_of(j)
+    if named_heading(title, markers):
         out.append(("eng_named", title))
     version = _VERSION.search(title)
     release = found_word(_words(j, "release"), title) or (version.group(0) if version else None)
@@ -121,13 +122,13 @@ def entry_signals(entry: EntryView, j: Judgment, topic: str, terms: Sequence[str
     preprint = preprints[0] if preprints else found_word(_words(j, "preprint"), both)
     official = external[0] if external else found_word(_words(j, "official"), text)
     measured = next((clause for clause in (str(n.get("context", "")) for n in entry.numbers)
-                     if found_word(_words(j, "comparison"), clause) and len(_systems(clause, terms, title)) >= 2),
+                     if found_word(_words(j, "comparison"), clause) and len(_systems(markers, clause, terms, title)) >= 2),
                     None)
     for kind, said in (("eng_novelty", found_word(_words(j, "novelty"), both)), ("eng_preprint", preprint),
                        ("eng_official", official), ("eng_measurement", measured and measured[:160]),
                        ("eng_background", found_word(_words(j, "background"), both)),
                        ("eng_confirming", found_word(_words(j, "confirming"), text)),
-                       ("eng_hedged", "hedge" if entry.hedges or found(HEDGE, text) else None)):
+                       ("eng_hedged", "hedge" if entry.hedges or found(markers, markers.hedge, text) else None)):
         if said:
             out.append((kind, said))
     return [Evidence(entry.path, kind, topic, j.weight(kind), detail) for kind, detail in out]

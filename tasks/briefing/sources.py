@@ -12,12 +12,13 @@ from collections.abc import Mapping
 from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
 from tasks.common.limits import CutShort
+from tasks.config.judgment import default_judgment
 from tasks.config.topics import Topic
 from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.window import EntryView, SourceView, WindowData
-from tasks.verify.markers import CONFIRMATORY, found
+from tasks.verify.markers import found, markers_of
 from tasks.verify.names import is_generic
 
 TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only")
@@ -37,8 +38,9 @@ def credibility_text(r: Rating, L: Labels) -> str:
 
 
 def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
-    """The rule line under section 一, from the rule's numbers."""
-    rule = rule or CredibilityRule.default()
+    """The rule line under section 一, from the rule's numbers (the packaged ones unless given: the
+    renderers do not carry the run's judgment yet)."""
+    rule = rule or CredibilityRule.of(default_judgment())
     bases = L["list_sep"].join(L["cred_base"].format(kind=L[f"ck_{k}"], stars="⭐" * rule.base(k))
                                for k in ("official", "firsthand", "digest", "repost", "unknown"))
     checks = L["list_sep"].join([
@@ -102,7 +104,8 @@ def _relevance(source: SourceView, entries: list[EntryView], papers: list[Paper]
         if not title or is_generic(title) or entry.path + str(entry.label) in named:
             continue
         if judge_context(f"{entry.heading}\n{entry.text}", topic, known).verdict is Verdict.RELEVANT:
-            parts.append((short_title(title), "confirmatory" if found(CONFIRMATORY, entry.text) else "background"))
+            m = markers_of(topic.judgment)
+            parts.append((short_title(title), "confirmatory" if found(m, m.confirmatory, entry.text) else "background"))
     return parts
 
 
@@ -148,7 +151,7 @@ def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: li
     `cut`: the sources whose budget ran out while judging or verifying (tasks.common.limits)."""
     cut = cut or {}
     checks = []
-    ratings = rate_all(data, CredibilityRule.default())
+    ratings = rate_all(data, topic.judgment)
     by_source: dict[int, list[EntryView]] = {}
     for e in data.entries:
         by_source.setdefault(e.source_id, []).append(e)

@@ -18,6 +18,7 @@ from datetime import date
 from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.frontmatter import FrontMatterValue, split_front_matter
 from tasks.common.limits import parse_count
+from tasks.config.judgment import packaged_config
 
 
 class ParseError(ValueError):
@@ -40,14 +41,16 @@ class ParsedCard:
 
 
 # Placeholders people write for "no category".
-_EMPTY_CATEGORY = frozenset({"", "-", "—", "–", "n/a", "na", "none", "null", "无", "~"})
+_WORDS = packaged_config()["cards"]
+_EMPTY_CATEGORY = frozenset(_WORDS["empty_category"])
 _CATEGORY_SEPARATORS = re.compile(r"[,，、;；/|]")
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 # `**TL;DR**`, `**TL;DR:**`, `TL;DR:`, `TLDR：` at the start of a line, rest of line kept.
+_TLDR = "(?:" + "|".join(map(re.escape, _WORDS["tldr"])) + ")"
 _TLDR_INLINE = re.compile(
-    r"^\s*(?:\*\*|__)?\s*TL;?DR\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I
+    rf"^\s*(?:\*\*|__)?\s*{_TLDR}\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I
 )
-_TLDR_HEADING = re.compile(r"^\s*#{1,6}\s*TL;?DR\b.*$", re.I)
+_TLDR_HEADING = re.compile(rf"^\s*#{{1,6}}\s*{_TLDR}\b.*$", re.I)
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 
 

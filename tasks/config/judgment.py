@@ -49,6 +49,10 @@ class Judgment:
     def words(self, table: str, name: str) -> tuple[str, ...]:
         return tuple(str(w) for w in self.config.get(table, {}).get(name, ()))
 
+    def wording(self, name: str, **values: object) -> str:
+        """A sentence judging writes (`[wording] name`), its {placeholders} filled from `values`."""
+        return str(self.config["wording"][name]).format(**values)
+
     @property
     def density(self) -> dict[str, Any]:
         return dict(self.config.get("density", {}))

@@ -10,9 +10,12 @@ tests/inbox/test_claims.py checks each against the plain rule it stands for.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import sentence_at, unwrap
+from tasks.config.judgment import default_judgment
 from tasks.inbox.segment import ITEM, is_table
 
 _VOTE = re.compile(r"[▲★]\s?\d[\d,]*\s*[·:：—–|-]*\s*")
@@ -20,9 +23,6 @@ _PARENS = re.compile(r"[（(]([^（()）\n]{0,300})[)）]")
 _PAREN_FILLER = re.compile(r"[\s,，;；/、:：]")
 _TRAILING_SEP = re.compile(r"[\s—–\-·:：,，|]$")
 _LEADING_SEP = re.compile(r"[\s—–\-·:：,，|]")
-_HEDGE_MARKERS = ("待核实", "待验证", "存疑", "未经验证", "未经", "需要核实", "需核实", "待确认", "不能直接信",
-                  "unverified", "needs verification", "to be verified", "unconfirmed", "TBD-verify")
-HEDGE = re.compile("|".join(sorted(map(re.escape, _HEDGE_MARKERS), key=len, reverse=True)), re.IGNORECASE)
 
 
 def _any_case(c: str) -> str:
@@ -32,26 +32,41 @@ def _any_case(c: str) -> str:
     return "[" + c.lower() + c.upper() + {"i": "İı", "k": "K", "s": "ſ"}.get(c.lower(), "") + "]"
 
 
-# HEDGE, spelled so the engine can skip to candidate characters: the class of every marker's first
-# character, then the markers in HEDGE's order, each checking that first character by lookbehind.
-_HEDGE_ORDER = sorted(_HEDGE_MARKERS, key=lambda m: len(re.escape(m)), reverse=True)
-_HEDGE_SCAN = re.compile(
-    "[" + "".join(dict.fromkeys("".join(_any_case(m[0]).strip("[]") for m in _HEDGE_ORDER))) + "](?:"
-    + "|".join(f"(?<={_any_case(m[0])})" + "".join(map(_any_case, m[1:])) for m in _HEDGE_ORDER) + ")"
-)
-_HEDGE_CANON = {m.lower(): m for m in _HEDGE_MARKERS}
-# Whether HEDGE matches at all, found fast: the class in front lets the engine skip to the few
-# candidate characters (a marker's first, or the f every English marker has), where HEDGE would be
-# tried at every position; lookarounds then spell out the rest of the marker in each case
-# re.IGNORECASE accepts (i also matches İ and ı, s also ſ). Only text with a hit is scanned by HEDGE.
-MAY_HEDGE = re.compile(
-    r"[待存未需不fF](?:(?<=待)(?:核实|验证|确认)|(?<=存)疑|(?<=未)经|(?<=需)(?:要核实|核实)|(?<=不)能直接信"
-    r"|(?<=[uU][nN][vV][eE][rR][iIİı][fF])[iIİı][eE][dD]"
-    r"|(?<=[nN][eE][eE][dD][sSſ] [vV][eE][rR][iIİı][fF])[iIİı][cC][aA][tT][iIİı][oO][nN]"
-    r"|(?<=[tT][oO] [bB][eE] [vV][eE][rR][iIİı][fF])[iIİı][eE][dD]"
-    r"|(?<=[uU][nN][cC][oO][nN][fF])[iIİı][rR][mM][eE][dD]"
-    r"|(?<=[tT][bB][dD]-[vV][eE][rR][iIİı][fF])[yY])"
-)
+@dataclass(frozen=True)
+class HedgeMarkers:
+    """The hedge markers the note parser reads (judgment.toml `[markers] hedge` and `hedge_parser`), compiled.
+
+    `pattern` finds them longest first. `scan` finds the same spans, spelled so the engine can skip
+    to candidate characters: the class of every marker's first character, then the markers in
+    `pattern`'s order, each checking that first character by lookbehind, in each case
+    re.IGNORECASE accepts (i also matches İ and ı, s also ſ). Only text `scan` hits is read further."""
+
+    markers: tuple[str, ...]
+    pattern: re.Pattern[str]
+    scan: re.Pattern[str]
+    canon: dict[str, str]  # lower-cased marker -> the marker as listed
+
+    def canonical(self, found: str) -> str:
+        """The marker as listed, for text `pattern` matched; İ/ſ spellings do not lower() onto it, so search."""
+        marker = self.canon.get(found.lower())
+        if marker is None:
+            marker = next(m for m in self.markers if re.fullmatch(re.escape(m), found, re.IGNORECASE))
+        return marker
+
+
+@lru_cache(maxsize=8)
+def hedge_markers(words: tuple[str, ...]) -> HedgeMarkers:
+    order = tuple(sorted(dict.fromkeys(words), key=lambda m: len(re.escape(m)), reverse=True))
+    scan = re.compile(
+        "[" + "".join(dict.fromkeys("".join(_any_case(m[0]).strip("[]") for m in order))) + "](?:"
+        + "|".join(f"(?<={_any_case(m[0])})" + "".join(map(_any_case, m[1:])) for m in order) + ")"
+    )
+    pattern = re.compile("|".join(sorted(map(re.escape, dict.fromkeys(words)), key=len, reverse=True)), re.IGNORECASE)
+    return HedgeMarkers(order, pattern, scan, {m.lower(): m for m in dict.fromkeys(words)})
+
+
+# The note parser runs at ingest, which does not carry the run's judgment yet: it reads the packaged lists.
+PACKAGED_HEDGES = hedge_markers(default_judgment().words("markers", "hedge") + default_judgment().words("markers", "hedge_parser"))
 _NON_WORD = re.compile(r"[\W_]")
 URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
 # An item row after its "\n" (a literal first character lets the engine jump from line to line),
@@ -99,25 +114,17 @@ def _content(line: str) -> str:
     return plain(line[m.end():] if m else line.strip().lstrip(">").strip())
 
 
-def _canonical_marker(found: str) -> str:
-    """The marker as listed, for text HEDGE matched; İ/ſ spellings do not lower() onto it, so search."""
-    marker = _HEDGE_CANON.get(found.lower())
-    if marker is None:
-        marker = next(m for m in _HEDGE_ORDER if re.fullmatch(re.escape(m), found, re.IGNORECASE))
-    return marker
-
-
-def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, str]]:
-    """Hedge markers in the non-code rows, each with the sentence, item or row it hedges."""
+def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers = PACKAGED_HEDGES) -> list[dict[str, str]]:
+    """Hedge markers (`words`) in the non-code rows, each with the sentence, item or row it hedges."""
     out: list[dict[str, str]] = []
     marked: list[tuple[int, list[str]]] = []  # (row, its markers in order), rows ascending
     row = prev = 0
-    for m in _HEDGE_SCAN.finditer(scanned):
+    for m in words.scan.finditer(scanned):
         row += scanned.count("\n", prev, m.start())
         prev = m.start()
         if code[row]:
             continue
-        marker = _canonical_marker(m.group(0))
+        marker = words.canonical(m.group(0))
         if not marked or marked[-1][0] != row:
             marked.append((row, []))
         if marker not in marked[-1][1]:
@@ -131,11 +138,11 @@ def hedges(scanned: str, rows: list[str], code: list[bool]) -> list[dict[str, st
                 text = _content(line)
                 if not ITEM.match(line):  # prose: just the (whole) sentence holding the marker
                     text = sentence_at(text, text.lower().find(marker.lower()))
-                if not _NON_WORD.sub("", HEDGE.sub("", text)):
+                if not _NON_WORD.sub("", words.pattern.sub("", text)):
                     # "**待核实**" alone heads the lines that follow: those are what is hedged
                     block: list[str] = []
                     for x in rows[t + 1 : t + 9]:  # up to a blank line or the next hedged line
-                        if not x.strip() or HEDGE.search(x):
+                        if not x.strip() or words.pattern.search(x):
                             break
                         block.append(_content(x))
                     text = (text + " " + " ".join(block)).strip() if block else text

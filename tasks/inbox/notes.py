@@ -150,7 +150,7 @@ def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
     # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
     # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.
-    hedged, linked = lines_with(body, claims.MAY_HEDGE), lines_with(body, claims.URL)
+    hedged, linked = lines_with(body, claims.PACKAGED_HEDGES.scan), lines_with(body, claims.URL)
     entries: list[Entry] = []
     for block in segment(lines, body, code, hr, heads, skip):
         # An empty preamble or gap is not an entry (a headed block always is).

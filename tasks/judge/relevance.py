@@ -65,17 +65,17 @@ def _judge_context(text: str, topic: Topic, known_topics: tuple[str, ...]) -> Co
     own = {n.lower() for n in topic.names}
     extra = (*((n, topic.name) for n in topic.names), *((k, k) for k in known_topics if k.lower() not in own))
     if any(name == topic.name for name, _ in topic_statements(text, j.words("statements", "exclusion"), j, extra)):
-        return ContextVerdict(Verdict.EXCLUDED, reason=f"标注不属于 {topic.name}")
+        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_not_topic", topic=topic.name))
     owners = {name for name, _ in topic_statements(text, j.words("statements", "owner"), j, extra)}
     if owners and topic.name not in owners:
-        return ContextVerdict(Verdict.EXCLUDED, reason="归属 " + "/".join(sorted(owners)))
+        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_owners", owners="/".join(sorted(owners))))
     generic = found_word(j.words("statements", "generic_exclusion"), text,
                          j.words("statements", "generic_exclusion_except"))
     if generic and topic.name not in owners:
-        return ContextVerdict(Verdict.EXCLUDED, reason="来源标注不收")
+        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_left_out"))
     hits = term_hits(text, tuple(dict.fromkeys((*topic.names, *topic.terms))))
     if found_word(j.words("statements", "adjacency"), text) and (hits or owners):
-        return ContextVerdict(Verdict.ADJACENT, hits, reason="来源登记为邻接")
+        return ContextVerdict(Verdict.ADJACENT, hits, reason=j.wording("adjacent_registered"))
     if hits:
         return ContextVerdict(Verdict.RELEVANT, hits)
     return ContextVerdict(Verdict.NONE)

@@ -21,17 +21,15 @@ from itertools import chain
 from typing import Any
 
 from tasks.common.text import CJK_RANGE
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
+from tasks.knowledge.parse import ANCHORED, to_date
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
 _CJK = re.compile(f"[{CJK_RANGE}]+")
 _BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
-_ANCHORED = re.compile(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
-_HINT_LINE = word_pattern(default_judgment().words("markers", "section_hint"))
-_TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
 K1, B = 1.5, 0.75
 
 
@@ -60,24 +58,30 @@ class DocSection:
     entries: list[DocEntry] = field(default_factory=list)
 
 
-def _clean_title(title: str) -> str:
-    return _TITLE_NOISE.sub("", title).strip()
+@lru_cache(maxsize=8)
+def _title_notes(j: Judgment) -> re.Pattern[str]:
+    words = "|".join(map(re.escape, j.words("knowledge", "section_title_notes")))
+    return re.compile(rf"[（(][^（()）]*(?:{words}|\d{{4}}-\d{{2}}-\d{{2}})[^（()）]*[)）]\s*$")
+
+
+def _clean_title(title: str, j: Judgment) -> str:
+    return _title_notes(j).sub("", title).strip()
 
 
 def _entry_name(text: str) -> str:
     bold = _BOLD.search(text)
     if bold:
         return bold.group(1).strip()
-    plain = _ANCHORED.sub("", text).replace("**", "").strip()
+    plain = ANCHORED.sub("", text).replace("**", "").strip()
     return re.split(r"[：:（(，,；;。]", plain, maxsplit=1)[0].strip()[:24]
 
 
-def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count: bool) -> list[DocSection]:
+def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count: bool, j: Judgment) -> list[DocSection]:
     """Numbered sections (unnumbered sub-sections inherit the number) with their entries as of `day`."""
     out: list[DocSection] = []
     parent: tuple[int, str, str] | None = None  # level, number, label of the last numbered heading
     for raw in sections:
-        number, title, level = str(raw.get("number") or ""), _clean_title(str(raw.get("title") or "")), int(raw.get("level") or 0)
+        number, title, level = str(raw.get("number") or ""), _clean_title(str(raw.get("title") or ""), j), int(raw.get("level") or 0)
         if number:
             parent = (level, number, f"{number} {title}".strip())
             current = DocSection(number, parent[2])
@@ -96,10 +100,7 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
 
 def _date(text: str) -> dt.date | None:
     """An anchor date, or None for one that cannot exist (Feb 30): that entry counts as undated."""
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        return None
+    return to_date(*text.split("-"))
 
 
 @lru_cache(maxsize=512)
@@ -116,7 +117,7 @@ def _section_entries(label: str, text: str) -> tuple[DocEntry, ...]:
         indent, body = len(m.group(1)), m.group(2)
         while stack and stack[-1][0] >= indent:
             stack.pop()
-        dated = _ANCHORED.search(body)
+        dated = ANCHORED.search(body)
         when = _date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
         stack.append((indent, when))
         out.append(DocEntry(label, _entry_name(body), body, when, bool(_BOLD.search(body))))
@@ -138,13 +139,19 @@ def legacy_map(sections: Iterable[dict[str, Any]]) -> dict[str, str]:
     return mapping
 
 
-def hinted_numbers(texts: Iterable[str], mapping: dict[str, str]) -> list[str]:
+@lru_cache(maxsize=8)
+def _hint_line(j: Judgment) -> re.Pattern[str]:
+    return word_pattern(j.words("markers", "section_hint"))
+
+
+def hinted_numbers(texts: Iterable[str], mapping: dict[str, str], j: Judgment) -> list[str]:
     """Section numbers the sources recommend, most recommended first (first ref of each hint line)."""
     votes: Counter[str] = Counter()
     order: list[str] = []
+    hint_line = _hint_line(j)
     for text in texts:
         for line in text.splitlines():
-            if not _HINT_LINE.search(line):
+            if not hint_line.search(line):
                 continue
             m = _REF.search(line)
             if m:
@@ -181,9 +188,9 @@ def _terms(text: str) -> tuple[str, ...]:
 class SectionIndex:
     """BM25 over the document's sections as of a day."""
 
-    def __init__(self, sections: Sequence[DocSection], mapping: dict[str, str]) -> None:
+    def __init__(self, sections: Sequence[DocSection], mapping: dict[str, str], j: Judgment) -> None:
         self.sections = list(sections)
-        self.mapping = mapping
+        self.mapping, self.judgment = mapping, j
         self.entry_docs = [[_doc(e.text) for e in s.entries] for s in self.sections]
         # A section's document is its label and entries joined by newlines; no term spans a
         # newline, so its counts are the sum of the parts' counts.
@@ -213,7 +220,7 @@ class SectionIndex:
         if not self.sections:
             return None
         query = sorted(set(tokens(query_text)))  # a fixed order: float sums must not depend on hashing
-        hints = hinted_numbers(hint_texts, self.mapping)
+        hints = hinted_numbers(hint_texts, self.mapping, self.judgment)
         for number in hints:
             pool = [i for i, s in enumerate(self.sections) if s.number == number or s.number.startswith(number + ".")]
             if pool:

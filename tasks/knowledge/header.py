@@ -13,16 +13,16 @@ from zoneinfo import ZoneInfo
 
 from tasks.common.limits import parse_count
 from tasks.common.tables import split_table_row
+from tasks.config.judgment import packaged_config
 
 _DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
 _HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")
 _ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
-_CL_COLUMNS = {
-    "at": {"午间更新", "更新", "更新时间", "日期", "时间", "date", "time", "update", "updated", "when"},
-    "summary": {"合入内容", "内容", "摘要", "summary", "changes", "change", "what"},
-    "citations": {"引用数", "引用", "citations", "citation", "cites"},
-    "version": {"版本", "版本号", "version", "ver"},
-}
+# The document's words (judgment.toml `[knowledge]`, packaged: the parser runs at ingest).
+_WORDS = packaged_config()["knowledge"]
+_CL_COLUMNS = {key: frozenset(_WORDS[f"changelog_{key}"]) for key in ("at", "summary", "citations", "version")}
+# The heading of the document's reference list ("## References", "## 参考文献").
+REFERENCES = re.compile("^(" + "|".join(map(re.escape, _WORDS["references"])) + r")\b", re.I)
 _VERSION = re.compile(r"[vV]?\d+(?:\.\d+)*[a-z]?")
 
 

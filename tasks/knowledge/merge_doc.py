@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tasks.knowledge.header import changelog_columns
+from tasks.knowledge.header import REFERENCES, changelog_columns
 from tasks.model.merge import MergeIncrement
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
@@ -23,7 +23,6 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])(\s+)(.*)$")
 _HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
-_REFERENCES = re.compile(r"^(references|reference list|参考文献|引用列表)\b", re.I)
 # A heading's trailing note ("（子节，2026-10-08 新开）") is not part of its name (tasks.judge.sections).
 _TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
 
@@ -120,7 +119,7 @@ def scan(text: str) -> DocLines:
             numbered = [k for k, s in enumerate(stack) if s[1]]
             start = numbered[-1] if numbered else len(stack) - 1
             label = " › ".join(f"{n} {t}".strip() for _, n, t in stack[start:])
-            headings.append(Heading(i, level, text_, number, label, bool(_REFERENCES.match(text_))))
+            headings.append(Heading(i, level, text_, number, label, bool(REFERENCES.match(text_))))
             continue
         if (header is None and _HEADER_KEY.search(line) and not _BULLET.match(line)
                 and not line.lstrip().startswith(">") and not _RULE.match(line)):

@@ -27,8 +27,8 @@ from zoneinfo import ZoneInfo
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.decode import normalise_newlines
+from tasks.knowledge.header import REFERENCES, Header, parse_changelog, parse_header
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
-from tasks.knowledge.header import Header, parse_changelog, parse_header
 
 
 @dataclass(frozen=True)
@@ -96,14 +96,17 @@ class Anchor(Protocol):
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
-_REFERENCES = re.compile(r"^(references|reference list|参考文献|引用列表)\b", re.I)
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-_ANCHORED = re.compile(r"[\[【(（]\s*anchored\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[\]】)）]", re.I)
+# An entry's anchor date. The workspace convention is "[anchored 2026-10-07]"; a colon, full-width
+# brackets, upper case or a one-digit month or day are read as the same (the briefing's sections
+# read bullets with this one definition, tasks.judge.sections).
+ANCHORED = re.compile(r"[\[【(（]\s*anchored\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[\]】)）]", re.I)
 _CITED = re.compile(r"[(（]\s*cited\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[)）]", re.I)
 _HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
-def _to_date(y: str, m: str, d: str) -> date | None:
+def to_date(y: str, m: str, d: str) -> date | None:
+    """The date, or None for one that cannot exist (Feb 30)."""
     try:
         return date(int(y), int(m), int(d))
     except ValueError:
@@ -113,7 +116,7 @@ def _to_date(y: str, m: str, d: str) -> date | None:
 def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[date]:
     out: list[date] = []
     for m in pattern.finditer(text):
-        parsed = _to_date(*m.group(1).split("-"))
+        parsed = to_date(*m.group(1).split("-"))
         if parsed is None:
             warnings.append(f"invalid date {m.group(0)!r} in: {text}")
         else:
@@ -156,7 +159,7 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
             if ids and cited is None:
                 warnings.append(f"reference without a (cited date): {body}")
         else:
-            anchored = min(_dates(_ANCHORED, body, warnings), default=None)
+            anchored = min(_dates(ANCHORED, body, warnings), default=None)
             if anchored is None and entry.parent is not None:
                 anchored = own_dates[entry.parent]  # nested detail bullets belong to their parent entry
             if ids and anchored is None:
@@ -209,7 +212,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             title = heading_text if title is None and level == 1 else title
             if ref_level is not None and level <= ref_level:
                 ref_level = None
-            if ref_level is None and _REFERENCES.match(heading_text):
+            if ref_level is None and REFERENCES.match(heading_text):
                 ref_level = level
             stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
             current, open_bullets = None, []

@@ -37,23 +37,26 @@ def observe_lookups(ctx: Context, tracked: list[Tracked]) -> None:
     for item in open_items.values():  # an id raised earlier may be looked up again without being mentioned
         if item.kind in ("unknown_id", "title_mismatch") and item.subject not in titles:
             titles[item.subject] = str(item.events[0].data().get("title") or item.subject)
+    j = ctx.topic.judgment
     for arxiv_id, title in sorted(titles.items()):
         lookup = ctx.data.lookups.get(arxiv_id)
         if lookup is None:
             continue  # not looked up yet: never read as unknown
         when = lookup.looked_up_at.astimezone(ctx.data.window.tz).date().isoformat()
         agree = titles_agree(title, lookup.title) if lookup.title else None
-        base = {"title": title, "advice": "到 arxiv.org 核对编号与标题"}
+        base = {"title": title, "advice": j.wording("lookup_advice")}
         if lookup.status == "unknown":
-            kind, detail = "unknown_id", {**base, "text": f"arXiv API（{when}）查无 {arxiv_id}", "marker": "arXiv 查无此号"}
+            kind, detail = "unknown_id", {**base, "text": j.wording("unknown_id_text", when=when, arxiv_id=arxiv_id),
+                                          "marker": j.wording("unknown_id_marker")}
         elif agree is False:
-            text = f"来源标题「{title}」与 arXiv 标题「{lookup.title}」不符（{when}）"
-            kind, detail = "title_mismatch", {**base, "text": text, "marker": "标题不符"}
+            text = j.wording("title_mismatch_text", title=title, arxiv_title=lookup.title, when=when)
+            kind, detail = "title_mismatch", {**base, "text": text, "marker": j.wording("title_mismatch_marker")}
         else:
             for kind in ("unknown_id", "title_mismatch"):
                 key = f"{kind}:{arxiv_id}"
                 if key in open_items:
-                    evidence = {"title": title, "text": f"arXiv API（{when}）：{lookup.title or arxiv_id}，标题一致"}
+                    evidence = {"title": title, "text": j.wording("title_agrees_text", when=when,
+                                                                   arxiv_title=lookup.title or arxiv_id)}
                     ctx.add(Observation(key, kind, arxiv_id, "resolved", f"arxiv:{arxiv_id}", ctx.day, evidence))
             continue
         paper = ctx.papers.get(arxiv_id)
@@ -100,7 +103,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
     if entry.kind not in NOTE_KINDS or not entry.numbers:
         return []
     entry_ids = [i for i in entry.ids if i in ctx.papers]
-    named = heading_thing(entry.title, ctx.people) if not entry.ids else None
+    named = heading_thing(ctx.markers, entry.title, ctx.people) if not entry.ids else None
     if named is not None and not ctx.relevant(entry):
         named = None
     out = []
@@ -115,7 +118,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         else:
             continue
         out.append(Reading(subject, str(number.get("value", "")), str(number.get("unit", "")), context,
-                           entry.path, in_window))
+                           entry.path, in_window, ctx.markers))
     return out
 
 
@@ -134,12 +137,13 @@ def observe_conflicts(ctx: Context) -> None:
             metric = sorted(a.metrics & b.metrics)[0]
             key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
             found.setdefault(key, (subject, []))[1].append((a, b))
+    j = ctx.topic.judgment
     for key, (subject, pairs) in sorted(found.items()):
         first, second = min(pairs, key=lambda p: (p[0].path, p[1].path, p[0].value, p[1].value))
-        text = (f"{first.path} 称「{first.context}」（{first.value}），"
-                f"{second.path} 称「{second.context}」（{second.value}）")
-        detail = {"title": ctx.title_of(subject), "text": text[:600], "marker": "矛盾",
-                  "advice": "回到两处原文核对口径（负载、硬件、对比基线）"}
+        text = j.wording("conflict_text", path_a=first.path, context_a=first.context, value_a=first.value,
+                         path_b=second.path, context_b=second.context, value_b=second.value)
+        detail = {"title": ctx.title_of(subject), "text": text[:600], "marker": j.wording("conflict_marker"),
+                  "advice": j.wording("conflict_advice")}
         for path in sorted({r.path for pair in pairs for r in pair}):
             ctx.add(Observation(key, "conflict", subject, "raised", path, ctx.day, detail))
 
@@ -161,18 +165,21 @@ def _pairs(groups: dict[str, dict[tuple[str, str], list[Reading]]], window_paths
 
 def observe_promises(ctx: Context) -> None:
     """Dated commitments; each is raised the day after its date passes (events dated later stay hidden until then)."""
+    j = ctx.topic.judgment
     for entry in ctx.within_budget(ctx.data.entries, "promises"):
         if entry.kind not in NOTE_KINDS:
             continue
         ids = ctx.topical(entry.ids)
         if entry.ids and not ids:
             continue
-        subject = ids[0] if len(ids) == 1 else heading_thing(entry.title, ctx.people)
+        subject = ids[0] if len(ids) == 1 else heading_thing(ctx.markers, entry.title, ctx.people)
         if subject is None or (not ids and not ctx.relevant(entry)):
             continue
-        for promise in find_promises(entry.text):
+        for promise in find_promises(ctx.markers, entry.text):
             due_day = max(ctx.day, promise.due + dt.timedelta(days=1))
             key, subject = ctx.keyer.key("promise", subject, f"|{promise.due.isoformat()}")
-            detail = {"title": ctx.title_of(subject), "text": f"承诺「{promise.written}」：{promise.sentence}",
-                      "marker": "承诺日期已过", "due": promise.due.isoformat(), "advice": "查官方发布页或仓库是否已兑现"}
+            detail = {"title": ctx.title_of(subject),
+                      "text": j.wording("promise_text", written=promise.written, sentence=promise.sentence),
+                      "marker": j.wording("promise_marker"), "due": promise.due.isoformat(),
+                      "advice": j.wording("promise_advice")}
             ctx.add(Observation(key, "promise", subject, "raised", entry.path, due_day, detail), entry)

@@ -16,6 +16,7 @@ from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
+from tasks.verify.markers import Markers, markers_of
 from tasks.verify.names import normalise, same_thing, short_name
 from tasks.verify.status import Observation, Tracked, state_on
 
@@ -128,6 +129,11 @@ class Context:
         """The window's `entries` (or (entry, …) pairs) whose source is within its budget, each a unit
         of it for the check `step`: a source found spent is verified no further."""
         return self.budgets.each(entries, step, _unit)
+
+    @property
+    def markers(self) -> Markers:
+        """The markers of the run's judgment (the topic carries it)."""
+        return markers_of(self.topic.judgment)
 
     @property
     def people(self) -> frozenset[str]:

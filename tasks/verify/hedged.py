@@ -13,7 +13,7 @@ import re
 
 from tasks.model.window import EntryView
 from tasks.verify.context import text_ids
-from tasks.verify.markers import HEDGE, PHENOMENON_LABEL, strip_labels
+from tasks.verify.markers import Markers, strip_labels
 from tasks.verify.names import names_nothing
 from tasks.verify.subjects import heading_thing
 
@@ -36,38 +36,38 @@ def _items(text: str) -> list[str]:
     return [i for i in out if i]
 
 
-def _under_hedge_heading(entry: EntryView) -> list[dict[str, str]]:
+def _under_hedge_heading(entry: EntryView, m: Markers) -> list[dict[str, str]]:
     """Hedges a heading makes: under "Needs verification" / "未解决" / "三、…待核实说法" every item is
     in doubt (each about its own subject), and an entry headed "⚠️ T2 待核实 · PreScale" is about
     what its heading names."""
     segments = [seg.strip() for seg in entry.heading.split(" › ") if seg.strip()]
-    marker = next((m for m in (HEDGE.search(seg) for seg in segments) if m), None)
+    marker = next((hit for hit in (m.hedge.search(seg) for seg in segments) if hit), None)
     if marker is None:
         return []
-    title = strip_labels(entry.title or "")
+    title = strip_labels(m, entry.title or "")
     items = _items(entry.text)
     # "PreScale（arXiv:…）" names a thing; "值得警惕的矛盾或待核实说法" heads a list of them.
-    if title and not names_nothing(title) and (text_ids(title) or heading_thing(title) is not None):
+    if title and not names_nothing(title) and (text_ids(title) or heading_thing(m, title) is not None):
         lines = [line.strip() for line in entry.text.splitlines() if line.strip()]
-        stated = [line for line in lines if PHENOMENON_LABEL.match(strip_labels(line))]
+        stated = [line for line in lines if m.phenomenon_label.match(strip_labels(m, line))]
         body = (stated or items or lines or [title])[0]
         return [{"marker": marker.group(0), "text": body[:400], "about": title}]
     return [{"marker": marker.group(0), "text": item[:400]} for item in items]
 
 
-def entry_hedges(entry: EntryView) -> list[dict[str, str]]:
+def entry_hedges(entry: EntryView, m: Markers) -> list[dict[str, str]]:
     """The parser's hedges, lines holding a hedge it does not know (judgment.toml `hedge_extra`),
     and the items a hedging heading puts in doubt."""
     # The heading's first: of one subject's several hedges in an entry, the first one speaks for it.
-    out = _under_hedge_heading(entry) + [dict(h) for h in entry.hedges]
-    if not HEDGE.search(entry.text):
+    out = _under_hedge_heading(entry, m) + [dict(h) for h in entry.hedges]
+    if not m.hedge.search(entry.text):
         return out  # most entries hedge nothing: one search, not one per line
     known = " ".join(str(h.get("text", "")) for h in out)
     fenced = False
     for line in entry.text.splitlines():
         if line.lstrip().startswith(("```", "~~~")):
             fenced = not fenced  # code is quoted, not said
-        marker = None if fenced else HEDGE.search(line)
+        marker = None if fenced else m.hedge.search(line)
         plain = " ".join(line.replace("**", "").split()).strip(" -*>")
         if marker and plain and plain[:40] not in known and plain not in known:
             out.append({"marker": marker.group(0), "text": plain[:400]})

@@ -26,7 +26,7 @@ from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
-from tasks.verify.markers import HEDGE, RELEASED, SETTLE, all_found, found, sentence_at, strip_labels
+from tasks.verify.markers import all_found, found, sentence_at, strip_labels
 from tasks.verify.names import distinctive, mentions_name, names_match, names_nothing, same_thing, short_name
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
@@ -47,29 +47,30 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
     own_id = bool(written) or any(m.malformed for m in find_ids(text))
     if entry.ids and not entry_ids and not own_id:
         return None  # the entry is about another topic's paper
-    heading = heading_thing(entry.title, ctx.people)
+    heading = heading_thing(ctx.markers, entry.title, ctx.people)
     if heading is not None and not own_id:
         for candidates in ([i for i in entry_ids if i in entry.heading], ctx.named_ids(heading)):
             if len(candidates) == 1:
                 return candidates[0]
     if not ctx.relevant(entry):
         return None
-    name = line_thing(text, ctx.people, coined=False)
+    name = line_thing(ctx.markers, text, ctx.people, coined=False)
     if name:  # the heading, when it names the same thing, is its fuller name
         return heading if heading is not None and not own_id and same_thing(heading, name) else name
     if len(entry_ids) == 1 and not own_id:
         return entry_ids[0]
-    return heading or line_thing(text, ctx.people) or _named_before(entry.text, text, ctx.people)
+    return heading or line_thing(ctx.markers, text, ctx.people) or _named_before(ctx, entry.text, text)
 
 
-def _named_before(entry_text: str, hedge_text: str, people: frozenset[str]) -> str | None:
+def _named_before(ctx: Context, entry_text: str, hedge_text: str) -> str | None:
     """The thing the entry last named at or before the hedged line (the line itself may only say
     "baseline 写 62，leaderboard 写 71，待核实"), else the first it names after."""
     lines = [line for line in entry_text.splitlines() if line.strip()]
-    probe = strip_labels(hedge_text)[:24]
-    at = next((k for k, line in enumerate(lines) if probe and probe in strip_labels(line.replace("**", ""))), len(lines) - 1)
+    m = ctx.markers
+    probe = strip_labels(m, hedge_text)[:24]
+    at = next((k for k, line in enumerate(lines) if probe and probe in strip_labels(m, line.replace("**", ""))), len(lines) - 1)
     for line in [*reversed(lines[: at + 1]), *lines[at + 1 :]]:
-        name = line_thing(line, people)
+        name = line_thing(m, line, ctx.people)
         if name:
             return name
     return None
@@ -80,7 +81,7 @@ def _doc_entries(ctx: Context) -> list[DocEntry]:
     found once per window (hedges and settlements both ask)."""
     if ctx.doc_entries is None:
         doc = ctx.data.knowledge
-        ctx.doc_entries = [e for sec in doc_sections(doc.sections, ctx.day, False) for e in sec.entries] if doc else []
+        ctx.doc_entries = [e for sec in doc_sections(doc.sections, ctx.day, False, ctx.topic.judgment) for e in sec.entries] if doc else []
     return ctx.doc_entries
 
 
@@ -98,12 +99,13 @@ def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
 
 def _settled_earlier(ctx: Context, subject: str, echoes: set[str]) -> bool:
     """Whether a note of the lookback (not itself a restated briefing) said `subject` is settled."""
+    m = ctx.markers
     for entry in ctx.data.history:
-        if entry.path in echoes or not found(SETTLE, entry.text):
+        if entry.path in echoes or not found(m, m.settle, entry.text):
             continue
-        for match in all_found(SETTLE, entry.text):
+        for match in all_found(m, m.settle, entry.text):
             sentence = sentence_at(entry.text, match.start())
-            if not HEDGE.search(sentence) and _about(ctx, entry, subject, sentence):
+            if not m.hedge.search(sentence) and _about(ctx, entry, subject, sentence):
                 return True
     return False
 
@@ -121,13 +123,13 @@ def observe_hedges(ctx: Context) -> None:
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
             continue
-        for hedge in entry_hedges(entry):
+        for hedge in entry_hedges(entry, ctx.markers):
             text = str(hedge.get("text", "")).strip()
             heading = entry.heading.split(" › ")[-1].strip()
             # A heading that says "待核实" over a body hedges nothing of its own; an entry that is
             # only its heading (a list item read as one) hedges with it.
             headed = text in (entry.title or "", heading) and bool(entry.text.strip()) and text not in entry.text
-            if not text or headed or names_nothing(text) or found(SETTLE, text):
+            if not text or headed or names_nothing(text) or found(ctx.markers, ctx.markers.settle, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
             about = str(hedge.get("about") or "")  # what the hedging heading names
             subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
@@ -138,8 +140,8 @@ def observe_hedges(ctx: Context) -> None:
                                          or _settled_earlier(ctx, subject, restated)):
                 continue
             title = ctx.title_of(subject)
-            parts = hedge_parts(entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
-            detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(text)[:300],
+            parts = hedge_parts(ctx.markers, entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
+            detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(ctx.markers, text)[:300],
                       "marker": str(hedge.get("marker", "")), "risk": parts.risk, "advice": parts.advice}
             if entry.path in echoes:
                 detail["echo"] = True
@@ -148,13 +150,13 @@ def observe_hedges(ctx: Context) -> None:
 
 def _queue_hedge(ctx: Context, entry: EntryView) -> None:
     ids = ctx.topical(entry.ids)
-    marker = HEDGE.search(entry.text)
+    marker = ctx.markers.hedge.search(entry.text)
     if len(ids) != 1 or marker is None:
         return
     cells = [c.strip() for c in entry.text.strip().strip("|").split("|")]
-    claim = next((c for c in reversed(cells) if HEDGE.search(c)), entry.text)
+    claim = next((c for c in reversed(cells) if ctx.markers.hedge.search(c)), entry.text)
     key, subject = ctx.keyer.key("hedge", ids[0])
-    parts = hedge_parts(claim, claim)
+    parts = hedge_parts(ctx.markers, claim, claim)
     detail = {"title": ctx.title_of(subject), "text": parts.phenomenon or claim[:300], "marker": marker.group(0),
               "risk": parts.risk, "advice": parts.advice}
     ctx.add(Observation(key, "hedge", subject, "raised", entry.path, ctx.day, detail), entry)
@@ -165,7 +167,7 @@ def _about(ctx: Context, entry: EntryView, subject: str, sentence: str) -> bool:
     or a name matching the subject's); or it names no thing of its own and its entry is about the
     subject alone. A sentence that leads with another thing ("SGLang GitHub issues | … 已确认") is
     evidence about that thing, never about `subject`."""
-    own = line_thing(sentence, ctx.people, coined=False)
+    own = line_thing(ctx.markers, sentence, ctx.people, coined=False)
     if text_ids(subject) == [subject]:
         name = short_name(ctx.title_of(subject))
         if subject in text_ids(sentence) or (name is not None and name in sentence):
@@ -176,7 +178,7 @@ def _about(ctx: Context, entry: EntryView, subject: str, sentence: str) -> bool:
         return named and len(set(entry.ids)) <= 1
     if own is not None:
         return same_thing(own, subject) or same_thing(subject, own)
-    heading = heading_thing(entry.title, ctx.people)
+    heading = heading_thing(ctx.markers, entry.title, ctx.people)
     return mentions_name(sentence, subject) or (heading is not None and names_match(heading, subject))
 
 
@@ -201,21 +203,22 @@ def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
 def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:
     """The knowledge document's entries anchored in this window that name an open subject and say it
     is settled ("数字已核实", "confirmed") resolve it, with that sentence as evidence."""
-    doc = ctx.data.knowledge
+    doc, m = ctx.data.knowledge, ctx.markers
     start = ctx.data.window.start_local.date()
     for entry in _doc_entries(ctx):
         if doc is None or entry.anchored_on is None or entry.anchored_on <= start:
             continue
-        for match in all_found(SETTLE, entry.text):
+        for match in all_found(m, m.settle, entry.text):
             sentence = sentence_at(entry.text, match.start())
             for key, kind, subject in candidates:
-                if kind == "hedge" and not HEDGE.search(sentence) and _names_subject(entry, subject, sentence):
+                if kind == "hedge" and not m.hedge.search(sentence) and _names_subject(entry, subject, sentence):
                     ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
                                         {"title": ctx.title_of(subject), "text": sentence}))
 
 
 def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     """Resolve open verifications that a window entry settles ("已核实", "confirmed", a release)."""
+    m = ctx.markers
     open_items = [t for t in tracked if is_open(t, ctx.day)]
     raised_today = {(o.key, o.kind, o.subject) for o in ctx.out if o.action == "raised"}
     candidates = sorted({(t.key, t.kind, t.subject) for t in open_items} | raised_today)
@@ -231,13 +234,13 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
         if not possible:
             continue  # names none of the open subjects: no need to look for settling words
         body = entry.text if entry.text.strip() else entry.title or ""  # an entry that is only its heading says it there
-        settles, releases = all_found(SETTLE, body), all_found(RELEASED, body)
+        settles, releases = all_found(m, m.settle, body), all_found(m, m.released, body)
         for key, kind, subject in possible:
             if (key, entry.path, entry.ordinal) in ctx.raised_by_entry:
                 continue
             for match in releases if kind == "promise" else settles:
                 sentence = sentence_at(body, match.start())
-                if HEDGE.search(sentence) or not _about(ctx, entry, subject, sentence):
+                if m.hedge.search(sentence) or not _about(ctx, entry, subject, sentence):
                     continue
                 detail = {"title": ctx.title_of(subject), "text": sentence}
                 ctx.add(Observation(key, kind, subject, "resolved", entry.path, ctx.day, detail))

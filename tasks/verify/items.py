@@ -22,13 +22,14 @@ from typing import NamedTuple
 
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.context import text_ids
+from tasks.verify.markers import Markers
 from tasks.verify.names import coined_tokens, distinctive, head_token, names_match, short_name
 from tasks.verify.status import OPEN
 from tasks.verify.subjects import entry_heading
 
 
 def _is_paper(v: StatusAsOf) -> bool:
-    return _named(v.subject, v.title).paper
+    return _is_id(v.subject)
 
 
 def _is_id(subject: str) -> bool:
@@ -48,18 +49,18 @@ class _Named(NamedTuple):
 # many others each: the pair comparisons outnumber any cache of them, so what each side
 # contributes is computed once here (a pure function of the two strings).
 @lru_cache(maxsize=65536)
-def _named(subject: str, title: str) -> _Named:
-    names = _names_of(subject, title)
+def _named(m: Markers, subject: str, title: str) -> _Named:
+    names = _names_of(m, subject, title)
     return _Named(_is_id(subject), names, tuple(head_token(n) for n in names),
                   frozenset().union(*map(coined_tokens, names)))
 
 
-def _names_of(subject: str, title: str) -> tuple[str, ...]:
+def _names_of(m: Markers, subject: str, title: str) -> tuple[str, ...]:
     """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
     paper = _is_id(subject)
     coined = short_name(title) if paper else None
     # Compared without entry markers: an item stored as "Increment 1 - FooServe" is FooServe's.
-    return tuple(entry_heading(n) or n for n in (None if paper else subject, title, coined) if n)
+    return tuple(entry_heading(m, n) or n for n in (None if paper else subject, title, coined) if n)
 
 
 # A questioned figure: a percentage or a multiple ("40%", "2.1×", "3x", "2 倍").
@@ -75,11 +76,11 @@ def figures(claim: str) -> frozenset[str]:
 # A view is compared by its subject, title and figures only, and a year of open items repeats the
 # same few thousand of them on every date: the answers are kept (pure functions of their arguments).
 @lru_cache(maxsize=65536)
-def _same_subject(a_subject: str, a_title: str, a_figures: frozenset[str],
+def _same_subject(m: Markers, a_subject: str, a_title: str, a_figures: frozenset[str],
                   b_subject: str, b_title: str, b_figures: frozenset[str]) -> bool:
     if a_subject == b_subject:
         return True
-    a, b = _named(a_subject, a_title), _named(b_subject, b_title)
+    a, b = _named(m, a_subject, a_title), _named(m, b_subject, b_title)
     if a.paper and b.paper:
         return False  # two papers are two subjects
     if (a.paper and a_subject in b_subject) or (b.paper and b_subject in a_subject):
@@ -119,21 +120,21 @@ def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
 _SUBJECT = "\x00"  # prefixes a view's subject as its own index key (no token starts with it)
 
 
-def _keys(v: StatusAsOf) -> frozenset[str]:
+def _keys(m: Markers, v: StatusAsOf) -> frozenset[str]:
     """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
     tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
-    return _keys_of(v.subject, v.title)
+    return _keys_of(m, v.subject, v.title)
 
 
 @lru_cache(maxsize=65536)
-def _keys_of(subject: str, title: str) -> frozenset[str]:
+def _keys_of(m: Markers, subject: str, title: str) -> frozenset[str]:
     keys = set(text_ids(subject))
-    for name in _names_of(subject, title):
+    for name in _names_of(m, subject, title):
         keys.update(t[:4] if t.isascii() else t for t in distinctive(name))
     return frozenset(keys or {subject})
 
 
-def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
+def one_per_subject(views: Sequence[StatusAsOf], m: Markers) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
     any of the views already merged into it names it). A year of open items is thousands of views:
     each is compared only with the items sharing an index key with it, not with all, and with each
@@ -148,11 +149,11 @@ def one_per_subject(views: Sequence[StatusAsOf]) -> list[StatusAsOf]:
     # first one's) and only open merges with open; a paper view looks up papers by its subject only.
     index: dict[tuple[bool, bool], dict[str, set[int]]] = {(o, p): {} for o in (True, False) for p in (True, False)}
     for view in views:
-        keys, figs, is_open = _keys(view), figures(view.claim), view.status in OPEN
+        keys, figs, is_open = _keys(m, view), figures(view.claim), view.status in OPEN
         own, paper = _SUBJECT + view.subject, _is_paper(view)
         lookups = [(index[is_open, False], (*keys, own)), (index[is_open, True], (own,) if paper else (*keys, own))]
         near = sorted(set().union(*(found.get(k, ()) for found, wanted in lookups for k in wanted)))
-        at = next((k for k in near if any(_same_subject(s, t, f, view.subject, view.title, figs)
+        at = next((k for k in near if any(_same_subject(m, s, t, f, view.subject, view.title, figs)
                                           for s, t, f in members[k])), None)
         if at is None:
             at = len(out)

@@ -1,78 +1,124 @@
 """The words sources use to hedge, settle, dismiss or recommend something (Chinese and English).
 
-The words are data: tasks/config/judgment.toml `[markers]` (packaged), compiled here once per process.
+The words are data: judgment.toml `[markers]`, `[metrics_regex]` and `[names] stop / common`, as the
+run's merged judgment gives them (packaged, then the workspace's file, then PREDIGEST_JUDGMENT_FILE).
+`markers_of(judgment)` compiles them once per judgment; every reader is handed the judgment.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tasks.common import sentences
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
 
-_WORDS = default_judgment()
-
-
-def _words(name: str) -> tuple[str, ...]:
-    return _WORDS.words("markers", name)
-
-
-def _regexes(name: str) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{r})" for r in _words(name)), re.IGNORECASE)
-
-
-def _alternation(name: str) -> str:
-    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(_words(name), key=lambda w: (-len(w), w)))
-
-
-# Same family as the note parser's hedge markers (plus those it may not know); queue notes and
-# free text are read with it.
-HEDGE = word_pattern(_words("hedge") + _words("hedge_extra"))
-SETTLE = word_pattern(_words("settle"))
-# A promise is settled by the thing happening.
-RELEASED = word_pattern(_words("released"))
-_NEGATION = re.compile(f"(?:{_alternation('negation')})\\s*$", re.IGNORECASE)
-# A source says an entry adds nothing: confirmation, already anchored, background, left out.
-CONFIRMATORY = word_pattern(_words("confirmatory"))
-# A source recommends an entry for the evening briefing.
-E1_RECOMMEND = _regexes("e1_recommend_regex")
+_SEP = r"[\s·:：\-—–|*>•,，、]"
+_LEAD = re.compile(f"^(?:{_SEP}|[。！!；;]|[\u2600-\u27bf\ufe0f\u200d\u2b00-\u2bff\U0001f000-\U0001faff])+")
 _E1_CELL = re.compile(r"^\s*E1(?![\w])", re.IGNORECASE)
 _E1_HEADER = re.compile(r"E1", re.IGNORECASE)
-_YES = re.compile(f"^\\s*(?:{_alternation('yes')})(?![A-Za-z0-9])", re.IGNORECASE)
-# "条目#1 + #2", "#6", "条目1", "Entry 3": references to a note's numbered entries.
-_ENTRY = _alternation("entry_words")
-LABEL_REF = re.compile(f"(?:{_ENTRY})?\\s*[#＃]\\s*(\\d{{1,3}})(?![\\d.])|(?:{_ENTRY})\\s*(\\d{{1,3}})(?![\\d.])", re.I)
-MERGED_NAME = re.compile(f"(?:{_alternation('merge_words')})\\s*(?:一条)?\\s*[「“\"]([^」”\"]{{3,120}})[」”\"]", re.I)
-STARS = re.compile(f"(?:{_alternation('credibility')})[^⭐\\n]{{0,16}}?(⭐+)", re.I)
-# Markers other verify and briefing modules read (compiled once here).
-HEDGE_BOILERPLATE = _alternation("hedge_boilerplate")
-TRAILING_PROGRESS = _alternation("trailing_progress")
-SECTION_HINT = word_pattern(_words("section_hint"))
-GENERIC_TITLE = re.compile(f"^(?:{'|'.join(_words('generic_title_regex'))})", re.IGNORECASE)
-FUTURE = word_pattern(_words("future"))
-ACTION = word_pattern(_words("action"))
-METRICS: dict[str, re.Pattern[str]] = {
-    name: re.compile(pattern, re.IGNORECASE) for name, pattern in _WORDS.config.get("metrics_regex", {}).items()
-}
-RISK = word_pattern(_words("risk"))
-ADVICE = word_pattern(_words("advice"))
-_SEP = r"[\s·:：\-—–|*>•,，、]"
-# A label word must end at a separator (or the end): "Note: …" is a label, "Notebook" is not.
-_LABEL = re.compile(
-    "(?:" + "|".join([f"(?:{_alternation('note_labels')})(?=$|{_SEP}|[（(「。！!；;])", *_words("note_label_regex")]) + ")",
-    re.IGNORECASE,
-)
-_LEAD = re.compile(f"^(?:{_SEP}|[。！!；;]|[\u2600-\u27bf\ufe0f\u200d\u2b00-\u2bff\U0001f000-\U0001faff])+")
-_TAIL = re.compile(f"(?:[，,；;、:：\s]+(?:{_alternation('note_labels')})[\s*]*)+[。.；;！!]?$", re.IGNORECASE)
-PHENOMENON_LABEL = re.compile(f"^(?:{_alternation('phenomenon_label')})\\s*[:：]", re.IGNORECASE)
-RISK_LABEL = re.compile(f"^(?:{_alternation('risk_label')})\s*[:：]", re.IGNORECASE)
-ADVICE_LABEL = re.compile(f"^(?:{_alternation('advice_label')})\s*[:：]", re.IGNORECASE)
-STOP_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "stop"))
-COMMON_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "common"))
 
 
-def strip_labels(text: str) -> str:
+def _regexes(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{r})" for r in words), re.IGNORECASE)
+
+
+def alternation(words: tuple[str, ...]) -> str:
+    """`words` as one regex alternation, longest first, a space matching any run of spaces."""
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(words, key=lambda w: (-len(w), w)))
+
+
+@dataclass(frozen=True, eq=False)
+class Markers:
+    """One judgment's markers, compiled (see the module docstring; `markers_of`)."""
+
+    judgment: Judgment = field(repr=False)
+    hedge: re.Pattern[str]
+    settle: re.Pattern[str]
+    released: re.Pattern[str]  # a promise is settled by the thing happening
+    negation: re.Pattern[str]
+    confirmatory: re.Pattern[str]  # a source says an entry adds nothing
+    e1_recommend: re.Pattern[str]  # a source recommends an entry for the evening briefing
+    yes: re.Pattern[str]
+    label_ref: re.Pattern[str]  # "条目#1 + #2", "#6", "条目1", "Entry 3"
+    merged_name: re.Pattern[str]
+    stars: re.Pattern[str]
+    hedge_boilerplate: str
+    trailing_progress: str
+    section_hint: re.Pattern[str]
+    generic_title: re.Pattern[str]
+    future: re.Pattern[str]
+    action: re.Pattern[str]
+    metrics: dict[str, re.Pattern[str]]
+    risk: re.Pattern[str]
+    advice: re.Pattern[str]
+    label: re.Pattern[str]
+    tail: re.Pattern[str]
+    phenomenon_label: re.Pattern[str]
+    risk_label: re.Pattern[str]
+    advice_label: re.Pattern[str]
+    stop_words: frozenset[str]
+    common_words: frozenset[str]
+
+    def __hash__(self) -> int:
+        return hash(self.judgment)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Markers) and other.judgment == self.judgment
+
+
+@lru_cache(maxsize=8)
+def markers_of(j: Judgment) -> Markers:
+    """`j`'s markers, compiled once per judgment (a judgment compares by its content digest)."""
+
+    def words(name: str) -> tuple[str, ...]:
+        return j.words("markers", name)
+
+    def alt(name: str) -> str:
+        return alternation(words(name))
+
+    entry = alt("entry_words")
+    labels = alt("note_labels")
+    return Markers(
+        judgment=j,
+        # Same family as the note parser's hedge markers (plus those it may not know); queue notes
+        # and free text are read with it.
+        hedge=word_pattern(words("hedge") + words("hedge_extra")),
+        settle=word_pattern(words("settle")),
+        released=word_pattern(words("released")),
+        negation=re.compile(f"(?:{alt('negation')})\\s*$", re.IGNORECASE),
+        confirmatory=word_pattern(words("confirmatory")),
+        e1_recommend=_regexes(words("e1_recommend_regex")),
+        yes=re.compile(f"^\\s*(?:{alt('yes')})(?![A-Za-z0-9])", re.IGNORECASE),
+        label_ref=re.compile(f"(?:{entry})?\\s*[#＃]\\s*(\\d{{1,3}})(?![\\d.])|(?:{entry})\\s*(\\d{{1,3}})(?![\\d.])", re.I),
+        merged_name=re.compile(f"(?:{alt('merge_words')})\\s*(?:一条)?\\s*[「“\"]([^」”\"]{{3,120}})[」”\"]", re.I),
+        stars=re.compile(f"(?:{alt('credibility')})[^⭐\\n]{{0,16}}?(⭐+)", re.I),
+        hedge_boilerplate=alt("hedge_boilerplate"),
+        trailing_progress=alt("trailing_progress"),
+        section_hint=word_pattern(words("section_hint")),
+        generic_title=re.compile(f"^(?:{'|'.join(words('generic_title_regex'))})", re.IGNORECASE),
+        future=word_pattern(words("future")),
+        action=word_pattern(words("action")),
+        metrics={name: re.compile(p, re.IGNORECASE) for name, p in j.config.get("metrics_regex", {}).items()},
+        risk=word_pattern(words("risk")),
+        advice=word_pattern(words("advice")),
+        # A label word must end at a separator (or the end): "Note: …" is a label, "Notebook" is not.
+        label=re.compile(
+            "(?:" + "|".join([f"(?:{labels})(?=$|{_SEP}|[（(「。！!；;])", *words("note_label_regex")]) + ")",
+            re.IGNORECASE,
+        ),
+        tail=re.compile(f"(?:[，,；;、:：\\s]+(?:{labels})[\\s*]*)+[。.；;！!]?$", re.IGNORECASE),
+        phenomenon_label=re.compile(f"^(?:{alt('phenomenon_label')})\\s*[:：]", re.IGNORECASE),
+        risk_label=re.compile(f"^(?:{alt('risk_label')})\\s*[:：]", re.IGNORECASE),
+        advice_label=re.compile(f"^(?:{alt('advice_label')})\\s*[:：]", re.IGNORECASE),
+        stop_words=frozenset(w.lower() for w in j.words("names", "stop")),
+        common_words=frozenset(w.lower() for w in j.words("names", "common")),
+    )
+
+
+def strip_labels(m: Markers, text: str) -> str:
     """`text` without the note's own labels around it: emoji, "T2", "待核实 ·", "Needs verification:",
     "[ ]", list numbering and markup at the start, and a trailing "，待核实" (judgment.toml
     `note_labels`, `note_label_regex`)."""
@@ -81,26 +127,26 @@ def strip_labels(text: str) -> str:
         lead = _LEAD.match(rest)
         if lead:
             rest = rest[lead.end():]
-        label = _LABEL.match(rest)
+        label = m.label.match(rest)
         if label and label.end() > 0:
             rest = rest[label.end():]
             continue
         if not lead:
             break
-    return _TAIL.sub("", rest).strip(" ·:：-—|*，,；;")
+    return m.tail.sub("", rest).strip(" ·:：-—|*，,；;")
 
 
-def found(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+def found(m: Markers, pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     """The first match of `pattern` in `text` that is not negated just before it."""
-    for m in pattern.finditer(text):
-        if not _NEGATION.search(text[max(0, m.start() - 8) : m.start()]):
-            return m
+    for hit in pattern.finditer(text):
+        if not m.negation.search(text[max(0, hit.start() - 8) : hit.start()]):
+            return hit
     return None
 
 
-def all_found(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+def all_found(m: Markers, pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
     """Every match of `pattern` in `text` that is not negated just before it."""
-    return [m for m in pattern.finditer(text) if not _NEGATION.search(text[max(0, m.start() - 8) : m.start()])]
+    return [h for h in pattern.finditer(text) if not m.negation.search(text[max(0, h.start() - 8) : h.start()])]
 
 
 def label_number(label: str | None) -> str | None:
@@ -111,19 +157,19 @@ def label_number(label: str | None) -> str | None:
     return m.group(1) if m else None
 
 
-def label_refs(text: str) -> list[str]:
+def label_refs(m: Markers, text: str) -> list[str]:
     """Entry numbers a line refers to, in order."""
     refs: list[str] = []
-    for m in LABEL_REF.finditer(text):
-        number = m.group(1) or m.group(2)
+    for hit in m.label_ref.finditer(text):
+        number = hit.group(1) or hit.group(2)
         if number not in refs:
             refs.append(number)
     return refs
 
 
-def recommends_e1(line: str, header: list[str] | None = None) -> bool:
+def recommends_e1(m: Markers, line: str, header: list[str] | None = None) -> bool:
     """Whether a line (or a table row under `header`) recommends something for the E1 briefing."""
-    if found(E1_RECOMMEND, line):
+    if found(m, m.e1_recommend, line):
         return True
     if " | " in line or line.strip().startswith("|"):
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -131,7 +177,7 @@ def recommends_e1(line: str, header: list[str] | None = None) -> bool:
             return True
         if header:
             for name, cell in zip(header, cells, strict=False):
-                if _E1_HEADER.search(name) and _YES.match(cell):
+                if _E1_HEADER.search(name) and m.yes.match(cell):
                     return True
     return False
 

@@ -13,7 +13,15 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from tasks.common.text import CJK_RANGE
-from tasks.verify.markers import COMMON_WORDS, GENERIC_TITLE, HEDGE, STOP_WORDS, strip_labels
+from tasks.config.judgment import default_judgment
+from tasks.verify.markers import markers_of, strip_labels
+
+# Name matching still reads the packaged words (`[names] stop / common`, `[markers]
+# generic_title_regex`, hedges and labels): its pure functions are called from every stage without
+# the run's judgment, so a workspace override of these lists does not reach them yet.
+_PACKAGED = markers_of(default_judgment())
+STOP_WORDS = _PACKAGED.stop_words
+COMMON_WORDS = _PACKAGED.common_words
 
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(rf"[A-Za-z0-9]+|[{CJK_RANGE}]{{2,}}")
@@ -21,7 +29,7 @@ _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
 _STOP = STOP_WORDS
 # Words too common in this domain to identify a thing on their own.
 _COMMON = COMMON_WORDS
-GENERIC_TITLES = GENERIC_TITLE
+GENERIC_TITLES = _PACKAGED.generic_title
 # `fuzz.ratio` of two normalised names at or above which they are nearly the same string.
 FUZZY_SAME = 92
 
@@ -75,10 +83,10 @@ def names_nothing(title: str | None) -> bool:
     """A heading or phrase that cannot be a pending item's subject: nothing but the note's labels
     and markers ("⚠️ T2 待核实", "Needs verification", "未解决"), a section heading ("五、摘要"),
     or a configuration key."""
-    rest = strip_labels(title or "")
+    rest = strip_labels(_PACKAGED, title or "")
     if not rest or is_generic(rest) or any(_CONFIG_KEY.match(t.strip("`* ")) for t in (rest, title or "")):
         return True
-    return not distinctive(HEDGE.sub(" ", rest))
+    return not distinctive(_PACKAGED.hedge.sub(" ", rest))
 
 
 def is_name(text: str) -> bool:

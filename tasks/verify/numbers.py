@@ -13,10 +13,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tasks.verify.markers import METRICS as METRIC_PATTERNS
+from tasks.verify.markers import Markers
 
-# Metric classes: a number's context must name one of these for it to be compared at all.
-METRICS = METRIC_PATTERNS
 _VALUE = re.compile(
     r"^\s*(?P<pre>[~≈<>≤≥±]|约)?\s*[+\-−]?\s*(?P<a>\d[\d,]*(?:\.\d+)?)(?P<sa>[kKM](?![A-Za-z]))?"
     r"(?:\s*[–—~-]\s*(?P<b>\d[\d,]*(?:\.\d+)?)(?P<sb>[kKM](?![A-Za-z]))?)?(?P<plus>\+)?"
@@ -36,20 +34,22 @@ class Reading:
     context: str
     path: str
     in_window: bool
+    # The judgment's metric classes (`[metrics_regex]`): a number's context must name one to be compared at all.
+    markers: Markers = field(repr=False, compare=False)
     # What the number measures, read from its own clause segment only. Worked out once here: the
     # comparison of two sources reads it for every pair of readings.
     metrics: frozenset[str] = field(init=False, repr=False, compare=False)
     span: tuple[float, float] | None = field(init=False, repr=False, compare=False)  # interval(value)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "metrics", _metrics(self.context, self.value))
+        object.__setattr__(self, "metrics", _metrics(self.markers, self.context, self.value))
         object.__setattr__(self, "span", interval(self.value))
 
 
 # The same numbers are read by every window of the lookback (and twice per date): both are pure.
 @lru_cache(maxsize=32768)
-def _metrics(context: str, value: str) -> frozenset[str]:
-    return metrics_of(segment(context, value.replace("▲", "").strip()))
+def _metrics(m: Markers, context: str, value: str) -> frozenset[str]:
+    return metrics_of(m, segment(context, value.replace("▲", "").strip()))
 
 
 def segment(context: str, value: str) -> str:
@@ -63,9 +63,9 @@ def segment(context: str, value: str) -> str:
     return context[lo:hi]
 
 
-def metrics_of(context: str) -> frozenset[str]:
+def metrics_of(m: Markers, context: str) -> frozenset[str]:
     """The metric classes a context names."""
-    return frozenset(name for name, pattern in METRICS.items() if pattern.search(context))
+    return frozenset(name for name, pattern in m.metrics.items() if pattern.search(context))
 
 
 @lru_cache(maxsize=32768)

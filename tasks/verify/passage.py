@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.common.sentences import clip, ends_sentence, sentences
-from tasks.verify.markers import ADVICE, ADVICE_LABEL, HEDGE, PHENOMENON_LABEL, RISK, RISK_LABEL, strip_labels
+from tasks.verify.markers import Markers, strip_labels
 
 # Markdown shapes: a list item's marker (and checkbox), and lines that head a new block.
 _LIST = re.compile(r"^\s*(?:[-*+>•]|\d{1,3}[.)、])\s*(?:\[[ xX]?\]\s*)?")
@@ -55,18 +55,18 @@ def _named_in(text: str) -> list[str]:
     return [m.group(0).lower() for m in _NAMED.finditer(text)]
 
 
-def _labelled(plain: str) -> bool:
-    return bool(ADVICE_LABEL.match(plain) or RISK_LABEL.match(plain) or PHENOMENON_LABEL.match(plain))
+def _labelled(m: Markers, plain: str) -> bool:
+    return bool(m.advice_label.match(plain) or m.risk_label.match(plain) or m.phenomenon_label.match(plain))
 
 
-def _starts_unit(line: str) -> bool:
+def _starts_unit(m: Markers, line: str) -> bool:
     """Whether a line starts a unit of its own (a list item, a table row, a labelled or field line)
     rather than continuing the line above it."""
-    plain = strip_labels(_content(line))
-    return bool(_LIST.match(line) or _TABLE.match(line) or _labelled(plain) or _FIELD.match(plain))
+    plain = strip_labels(m, _content(line))
+    return bool(_LIST.match(line) or _TABLE.match(line) or _labelled(m, plain) or _FIELD.match(plain))
 
 
-def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
+def _passage(m: Markers, entry_text: str, hedge_text: str) -> tuple[list[str], str]:
     """(units of the passage, the line before the hedged one)."""
     lines = entry_text.splitlines()
     at: int | None = None
@@ -79,7 +79,7 @@ def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
     if at is None:
         return [hedge_text], ""
     start = at  # a hedge on a wrapped line: its sentence starts on the lines above
-    while start > 0 and not _starts_unit(lines[start]) and lines[start - 1].strip() \
+    while start > 0 and not _starts_unit(m, lines[start]) and lines[start - 1].strip() \
             and not _HEADING.match(lines[start - 1]) and not ends_sentence(_content(lines[start - 1])):
         start -= 1
     if start < at:
@@ -93,16 +93,16 @@ def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
         if not line.strip() or _HEADING.match(line):
             break
         text = _content(line)
-        if not _starts_unit(line):
+        if not _starts_unit(m, line):
             if text and text not in seen:
                 out[-1] = f"{out[-1]}\n{text}"  # a wrapped line: the segmenter joins it back
             continue
-        plain = strip_labels(text)
+        plain = strip_labels(m, text)
         # A sibling item about another thing leads with its name ("SEIS 附录 E…", "10 月 PyTorch …").
         # A capitalised first word ("The gain…", "Wait for…") starts an English sentence, it names nothing.
-        named = {m.group(0).lower() for m in _NAMED.finditer(plain) if m.start() < _LEAD
-                 and not (m.start() == 0 and m.group(0)[1:].islower())} - set(_named_in(" ".join(out)))
-        if not _labelled(plain) and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
+        named = {n.group(0).lower() for n in _NAMED.finditer(plain) if n.start() < _LEAD
+                 and not (n.start() == 0 and n.group(0)[1:].islower())} - set(_named_in(" ".join(out)))
+        if not _labelled(m, plain) and (_FIELD.match(plain) or _CHECKBOX.match(line) or named):
             break  # another field, to-do or subject begins
         if text and text not in seen:
             out.append(text)
@@ -111,45 +111,45 @@ def _passage(entry_text: str, hedge_text: str) -> tuple[list[str], str]:
     return out, before
 
 
-def _sorted(units: list[str]) -> tuple[list[str], list[str], list[str]]:
+def _sorted(m: Markers, units: list[str]) -> tuple[list[str], list[str], list[str]]:
     """(现象, 风险, 建议) sentences of the passage's units, each in the source's order."""
     phenomenon: list[str] = []
     risk: list[str] = []
     advice: list[str] = []
     hedged = False  # the hedged sentence was read: a label line counts only after it
     for unit in units:
-        plain = strip_labels(_content(unit))
-        for label, part in ((ADVICE_LABEL, advice), (RISK_LABEL, risk), (PHENOMENON_LABEL, phenomenon)):
-            if label.match(plain) and (hedged or label is PHENOMENON_LABEL):
-                rest = strip_labels(label.sub("", plain, count=1))
+        plain = strip_labels(m, _content(unit))
+        for label, part in ((m.advice_label, advice), (m.risk_label, risk), (m.phenomenon_label, phenomenon)):
+            if label.match(plain) and (hedged or label is m.phenomenon_label):
+                rest = strip_labels(m, label.sub("", plain, count=1))
                 if rest and not rest.startswith("§"):
                     part += sentences(rest)
-                hedged = hedged or label is PHENOMENON_LABEL  # a briefing's own "现象：…" line states the doubt
+                hedged = hedged or label is m.phenomenon_label  # a briefing's own "现象：…" line states the doubt
                 break
         else:
             for sentence in sentences(_content(unit)):
-                text = strip_labels(sentence)
-                if not hedged and HEDGE.search(sentence):
+                text = strip_labels(m, sentence)
+                if not hedged and m.hedge.search(sentence):
                     hedged = True  # the hedged sentence is 现象; a bare "⚠️ 待核实。" still opens the hedge
                     if text:
                         phenomenon.append(text)
                     continue
                 if not text:
                     continue
-                if ADVICE.search(text):
+                if m.advice.search(text):
                     advice.append(text)
-                elif RISK.search(text):
+                elif m.risk.search(text):
                     risk.append(text)
                 else:
                     phenomenon.append(text)
     return phenomenon, risk, advice
 
 
-def hedge_parts(entry_text: str, hedge_text: str, names: tuple[str, ...] = ()) -> Parts:
+def hedge_parts(m: Markers, entry_text: str, hedge_text: str, names: tuple[str, ...] = ()) -> Parts:
     """现象/风险/建议 of a hedge from its passage in the entry; `names` are the subject's names."""
-    units, before = _passage(entry_text, hedge_text)
-    phenomenon, risk, advice = _sorted(units)
+    units, before = _passage(m, entry_text, hedge_text)
+    phenomenon, risk, advice = _sorted(m, units)
     first = phenomenon[0] if phenomenon else ""
     if before and first and not _DIGIT.search(first) and not any(n and n.lower() in first.lower() for n in names):
-        phenomenon.insert(0, strip_labels(before))  # "这组数字…待核实": the claim is the line before
+        phenomenon.insert(0, strip_labels(m, before))  # "这组数字…待核实": the claim is the line before
     return Parts(clip(phenomenon, PHENOMENON), clip(risk, PART), clip(advice, PART))

@@ -7,9 +7,8 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
-from tasks.verify.markers import ACTION, FUTURE
+from tasks.verify.markers import Markers
 
-_FUTURE, _ACTION = FUTURE, ACTION
 _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
     m.lower(): i for i, m in enumerate(calendar.month_abbr) if m
 }
@@ -52,19 +51,19 @@ def _due(m: re.Match[str]) -> dt.date | None:
     return None
 
 
-def find_promises(text: str) -> list[Promise]:
+def find_promises(m: Markers, text: str) -> list[Promise]:
     """Sentences that commit to doing something by a date (future marker + date + action)."""
     out: list[Promise] = []
-    if not _DATE.search(text) or not _FUTURE.search(text):
+    if not _DATE.search(text) or not m.future.search(text):
         return out
     for sentence in _SENTENCES.findall(text):
-        future = _FUTURE.search(sentence)
-        if not future or not _ACTION.search(sentence):
+        future = m.future.search(sentence)
+        if not future or not m.action.search(sentence):
             continue
-        for m in _DATE.finditer(sentence):
-            due = _due(m)
+        for date in _DATE.finditer(sentence):
+            due = _due(date)
             if due is not None:
                 plain = " ".join(sentence.replace("**", "").split()).lstrip("-*+> ")
-                out.append(Promise(due, m.group(0).strip(), plain[:300]))
+                out.append(Promise(due, date.group(0).strip(), plain[:300]))
                 break
     return out

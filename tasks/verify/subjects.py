@@ -16,30 +16,41 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.text import CJK_RANGE
-from tasks.config.judgment import default_judgment
-from tasks.verify.markers import COMMON_WORDS, HEDGE, strip_labels
+from tasks.verify.markers import Markers, strip_labels
 from tasks.verify.names import distinctive, head_token, is_generic, is_name, lead_phrase, names_nothing
 
-_WORDS = default_judgment()
+
+def _starts(m: Markers, name: str) -> re.Pattern[str]:
+    return re.compile("^(?:" + "|".join(f"(?:{r})" for r in m.judgment.words("markers", name)) + ")", re.IGNORECASE)
 
 
-def _starts(name: str) -> re.Pattern[str]:
-    return re.compile("^(?:" + "|".join(f"(?:{r})" for r in _WORDS.words("markers", name)) + ")", re.IGNORECASE)
+@dataclass(frozen=True)
+class _Vocabulary:
+    """One judgment's entry markers, appendix markers, asides and scaffolding words, compiled."""
+
+    entry_marker: re.Pattern[str]
+    appendix: re.Pattern[str]
+    aside_start: re.Pattern[str]
+    scaffolding: frozenset[str]
 
 
-_ENTRY_MARKER = _starts("entry_marker_regex")
-_APPENDIX = _starts("appendix_regex")
-_ASIDE = "|".join(re.escape(w) for w in sorted(_WORDS.words("markers", "note_aside"), key=lambda w: (-len(w), w)))
+@lru_cache(maxsize=8)
+def _vocabulary(m: Markers) -> _Vocabulary:
+    words = m.judgment.words
+    aside = "|".join(re.escape(w) for w in sorted(words("markers", "note_aside"), key=lambda w: (-len(w), w)))
+    sources = frozenset(t for w in words("names", "sources") for t in distinctive(w)) | frozenset(
+        w.lower() for w in words("names", "sources"))
+    return _Vocabulary(_starts(m, "entry_marker_regex"), _starts(m, "appendix_regex"),
+                       re.compile(rf"^\s*(?:{aside})(?![A-Za-z])", re.IGNORECASE),
+                       sources | frozenset(w.lower() for w in words("names", "template")))
+
+
 _TRAILING_BRACKET = re.compile(r"\s*[（(\[【]([^（()）\[\]【】]{1,60})[)）\]】]\s*$")
-_ASIDE_START = re.compile(rf"^\s*(?:{_ASIDE})(?![A-Za-z])", re.IGNORECASE)
-_SOURCE_WORDS = frozenset(t for w in _WORDS.words("names", "sources") for t in distinctive(w)) | frozenset(
-    w.lower() for w in _WORDS.words("names", "sources"))
-_TEMPLATE_WORDS = frozenset(w.lower() for w in _WORDS.words("names", "template"))
-_SCAFFOLDING = _SOURCE_WORDS | _TEMPLATE_WORDS
 _LEAD_SEGMENT = re.compile(r"^([^:：·|｜]{1,24}?)\s*(?:[:：·|｜]|\s[—–-]\s)\s*(?=\S)")
 _SENTENCE = re.compile(r"[。！？；;，]|[.!?,](?:\s|$)")
 # A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM").
@@ -53,45 +64,47 @@ _CLAUSE_BEFORE_BRACKET = re.compile(r"^\S+(?:\s+\S+){3,}\s*[（(]")
 _LONG_HEADING = 8  # distinctive tokens above which a heading is a sentence, not a name
 
 
-def _is_aside(inner: str, people: frozenset[str]) -> bool:
+def _is_aside(m: Markers, inner: str, people: frozenset[str]) -> bool:
     if find_ids(inner):
         return False  # "（arXiv:2610.01234）" says which paper: not an aside
-    return bool(_ASIDE_START.match(inner)) or only_scaffolding(inner, people)
+    return bool(_vocabulary(m).aside_start.match(inner)) or only_scaffolding(m, inner, people)
 
 
 @lru_cache(maxsize=16384)
-def _entry_heading(title: str, people: frozenset[str]) -> tuple[str, bool]:
-    text = strip_labels(title)
+def _entry_heading(m: Markers, title: str, people: frozenset[str]) -> tuple[str, bool]:
+    vocabulary = _vocabulary(m)
+    text = strip_labels(m, title)
     appendix = False
     while True:
         before = text
-        marker = _ENTRY_MARKER.match(text)
+        marker = vocabulary.entry_marker.match(text)
         if marker and marker.end() < len(text):
             text = text[marker.end():]
-        appendix_marker = _APPENDIX.match(text)
+        appendix_marker = vocabulary.appendix.match(text)
         if appendix_marker and appendix_marker.end() < len(text):
             text, appendix = text[appendix_marker.end():], True
         lead = _LEAD_SEGMENT.match(text)
-        if lead and only_scaffolding(lead.group(1), people):
+        if lead and only_scaffolding(m, lead.group(1), people):
             text = text[lead.end():]  # "CSDN：DeepSeek 开源周回顾": where it was read, then what
         tail = _TRAILING_BRACKET.search(text)
-        if tail and tail.start() > 0 and _is_aside(tail.group(1), people):
+        if tail and tail.start() > 0 and _is_aside(m, tail.group(1), people):
             text = text[: tail.start()]
-        text = strip_labels(text)
+        text = strip_labels(m, text)
         if text == before:
             return text, appendix
 
 
-def entry_heading(title: str | None, people: Iterable[str] = ()) -> str:
+def entry_heading(m: Markers, title: str | None, people: Iterable[str] = ()) -> str:
     """The heading as text: without its entry markers, labels and trailing asides about the note."""
-    return _entry_heading(title or "", frozenset(p.lower() for p in people))[0]
+    return _entry_heading(m, title or "", frozenset(p.lower() for p in people))[0]
 
 
-def only_scaffolding(name: str, people: Iterable[str] = ()) -> bool:
+def only_scaffolding(m: Markers, name: str, people: Iterable[str] = ()) -> bool:
     """A name made only of source names, people, template and common words ("CSDN 博客", "Summary", "Jay")."""
     tokens = distinctive(name)
     lowered = {p.lower() for p in people}
-    return all(t in _SCAFFOLDING or t in COMMON_WORDS or t in lowered for t in tokens)
+    scaffolding = _vocabulary(m).scaffolding
+    return all(t in scaffolding or t in m.common_words or t in lowered for t in tokens)
 
 
 def _ascii_name(text: str) -> bool:
@@ -102,63 +115,64 @@ def _ascii_name(text: str) -> bool:
         head_token(m.group(0)) for m in _TOKEN.finditer(text))
 
 
-def _names(text: str, people: frozenset[str]) -> bool:
-    if names_nothing(text) or is_generic(text) or only_scaffolding(text, people):
+def _names(m: Markers, text: str, people: frozenset[str]) -> bool:
+    if names_nothing(text) or is_generic(text) or only_scaffolding(m, text, people):
         return False
-    kept = " ".join(t for t in re.split(r"\s+", HEDGE.sub(" ", text)) if t)
+    scaffolding = _vocabulary(m).scaffolding
+    kept = " ".join(t for t in re.split(r"\s+", m.hedge.sub(" ", text)) if t)
     return bool(find_ids(kept)) or _ascii_name(" ".join(
-        w for w in re.findall(r"[A-Za-z][\w.+-]*", kept) if w.lower() not in _SCAFFOLDING and w.lower() not in people))
+        w for w in re.findall(r"[A-Za-z][\w.+-]*", kept) if w.lower() not in scaffolding and w.lower() not in people))
 
 
-def line_thing(text: str, people: Iterable[str] = (), coined: bool = True) -> str | None:
+def line_thing(m: Markers, text: str, people: Iterable[str] = (), coined: bool = True) -> str | None:
     """The thing a line is about: the name it leads with, else (with `coined`) its first coined
     name, if either names a thing."""
-    return _line_thing(text, frozenset(p.lower() for p in people), coined)
+    return _line_thing(m, text, frozenset(p.lower() for p in people), coined)
 
 
 # Settling sentences are read against every open item a window names: the answers are kept.
 @lru_cache(maxsize=16384)
-def _line_thing(text: str, group: frozenset[str], coined: bool) -> str | None:
-    rest = strip_labels(text)
+def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> str | None:
+    rest = strip_labels(m, text)
     lead = lead_phrase(rest)
     if lead and _CLAUSE_BEFORE_BRACKET.match(rest[rest.find(lead):]):
         lead = None  # "DeepSeek claims an 85% speed-up (arXiv:…)": a clause, not a name, before the bracket
-    if lead and not HEDGE.search(lead) and _names(strip_labels(lead), group):
-        return strip_labels(lead)
+    if lead and not m.hedge.search(lead) and _names(m, strip_labels(m, lead), group):
+        return strip_labels(m, lead)
     run = _NAME_RUN.match(rest)
     if run and _CONFIG_KEY.match(run.group(1)):
-        return _setting(text, run.group(1), group)
-    if run and _names(run.group(1), group) and is_name(run.group(1)):
+        return _setting(m, text, run.group(1), group)
+    if run and _names(m, run.group(1), group) and is_name(run.group(1)):
         return run.group(1)
     if not coined:
         return None
-    for m in _TOKEN.finditer(HEDGE.sub(" ", rest)):
-        token = m.group(0)
-        if head_token(token) and not only_scaffolding(token, group) and not names_nothing(token):
+    for hit in _TOKEN.finditer(m.hedge.sub(" ", rest)):
+        token = hit.group(0)
+        if head_token(token) and not only_scaffolding(m, token, group) and not names_nothing(token):
             return token
     return None
 
 
-def _setting(text: str, key: str, people: frozenset[str]) -> str | None:
+def _setting(m: Markers, text: str, key: str, people: frozenset[str]) -> str | None:
     """A line about a setting ("`--kv-offload-backend` 在 vLLM 0.12 …") is about that setting of
     the system it names: "vLLM --kv-offload-backend"; a bare key names nothing."""
     written = re.search(rf"-*{re.escape(key)}", text)
     flag = written.group(0) if written else key
-    system = next((m.group(0) for m in _TOKEN.finditer(text) if m.group(0) not in key
-                   and is_name(m.group(0)) and not only_scaffolding(m.group(0), people)), None)
+    system = next((t.group(0) for t in _TOKEN.finditer(text) if t.group(0) not in key
+                   and is_name(t.group(0)) and not only_scaffolding(m, t.group(0), people)), None)
     return f"{system} {flag}" if system else None
 
 
-def heading_thing(title: str | None, people: Iterable[str] = ()) -> str | None:
+def heading_thing(m: Markers, title: str | None, people: Iterable[str] = ()) -> str | None:
     """The thing a heading names (its text without markers), or None for a label, a source's name,
     a template word, an appendix heading or a heading made only of markers. A heading that is a
     whole sentence (a list item read as one) names the thing it leads with."""
     group = frozenset(p.lower() for p in people)
-    text, appendix = _entry_heading(title or "", group)
-    if appendix or not text or not _names(text, group):
+    text, appendix = _entry_heading(m, title or "", group)
+    if appendix or not text or not _names(m, text, group):
         return None
     raw = title or ""
     said = raw[max(raw.find(text[:8]), 0):]  # the heading from where its text starts (after the markers)
     if _SENTENCE.search(said) or len(distinctive(text)) > _LONG_HEADING:
-        return line_thing(text, group)
+        return line_thing(m, text, group)
     return text

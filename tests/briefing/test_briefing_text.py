@@ -24,6 +24,7 @@ from sqlalchemy import Engine
 
 from tasks import run
 from tasks.briefing.titles import strip_markers, without_pictographs
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.rank import highlight, rank_increments
 from tasks.model.briefing import Paper
@@ -58,7 +59,7 @@ def test_no_title_carries_a_marker(rendered: dict[tuple[str, str], tuple[str, di
     markdown, brief = rendered[(day, "zh")]
     titles = [i["title"] for i in brief["increments"]] + [c["title"] for c in brief["citations"]]
     for title in titles:
-        assert strip_markers(title) == title and without_pictographs(title) == title, title
+        assert strip_markers(title, default_judgment()) == title and without_pictographs(title) == title, title
         assert not title.startswith(MARKERS) and not any(f"· {m}" in title for m in MARKERS), title
     # The markdown heading is "增量 N · <tag> · <label>": after the tag comes the clean label.
     for line in re.findall(r"^### 增量 \d+ · .+$", markdown, re.M):

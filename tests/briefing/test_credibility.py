@@ -28,12 +28,14 @@ from tasks import run
 from tasks.briefing.credibility import CredibilityRule, rate, rate_all
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import credibility_text
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
 from tasks.model.windows import window_for
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
-RULE = CredibilityRule.default()
+J = default_judgment()
+RULE = CredibilityRule.of(J)
 NOON = dt.datetime(2026, 10, 9, 4, tzinfo=dt.UTC)
 Entry = tuple[str, str, tuple[str, ...], bool]  # heading ("" = preamble), text, ids, hedged
 
@@ -57,7 +59,7 @@ def _data(path: str, entries: list[Entry], kind: str = "note", error: str | None
 
 
 def _stars(path: str, entries: list[Entry], **kw: object) -> tuple[int | None, str | None, tuple[str, ...]]:
-    r = rate(*_data(path, entries, **kw), RULE)  # type: ignore[arg-type]
+    r = rate(*_data(path, entries, **kw), J)  # type: ignore[arg-type]
     return r.stars, r.kind, r.checks
 
 
@@ -65,10 +67,10 @@ PLAIN = "inbox/a/2026-10-09-1000-a-notes.md"
 
 
 def test_a_self_rating_is_kept_and_a_spread_is_shown_as_a_range() -> None:
-    r = rate(*_data(PLAIN, [("X", "可信度：⭐⭐", (), False), ("Y", "Credibility: ⭐⭐⭐⭐⭐", (), False)]))
+    r = rate(*_data(PLAIN, [("X", "可信度：⭐⭐", (), False), ("Y", "Credibility: ⭐⭐⭐⭐⭐", (), False)]), J)
     assert (r.basis, r.low, r.stars) == ("self", 2, 5)
     assert credibility_text(r, LABELS["zh"]) == "⭐⭐–⭐⭐⭐⭐⭐（逐条自评）"
-    single = rate(*_data(PLAIN, [("X", "转载自某处。可信度 ⭐⭐⭐⭐", (), True)], malformed=True))
+    single = rate(*_data(PLAIN, [("X", "转载自某处。可信度 ⭐⭐⭐⭐", (), True)], malformed=True), J)
     assert (single.basis, single.stars, single.checks) == ("self", 4, ())  # kept, whatever the checks
 
 
@@ -77,7 +79,7 @@ def test_a_self_rating_is_kept_and_a_spread_is_shown_as_a_range() -> None:
     ((("rating", "9"),), None), ((("author", "⭐⭐⭐⭐⭐"),), None),
 ])
 def test_a_front_matter_rating_is_kept(front: tuple[tuple[str, str], ...], stars: int | None) -> None:
-    r = rate(*_data(PLAIN, [("", "Reposted from somewhere.", (), False)], front=front))
+    r = rate(*_data(PLAIN, [("", "Reposted from somewhere.", (), False)], front=front), J)
     assert (r.basis, r.stars) == (("self", stars) if stars else ("kind", RULE.repost))
 
 
@@ -126,21 +128,21 @@ def test_failed_checks_lower_the_rating_never_below_one_star() -> None:
     stars, _, checks = _stars(PLAIN, entries, malformed=True, unknown=("2610.20001",))
     assert checks == ("malformed", "unknown_id", "hedged") and stars == max(
         1, RULE.repost - RULE.malformed_penalty - RULE.unknown_id_penalty - RULE.hedge_penalty)
-    text = credibility_text(rate(*_data(PLAIN, entries, malformed=True)), LABELS["en"])
+    text = credibility_text(rate(*_data(PLAIN, entries, malformed=True), J), LABELS["en"])
     assert text.startswith("⭐") and "malformed id" in text
 
 
 @pytest.mark.parametrize(("kind", "basis"), [("paper_card", "reference"), ("work_queue", "reference"),
                                              ("hf_daily", "reference"), ("knowledge", "baseline")])
 def test_cards_queue_and_knowledge_are_reference_and_baseline(kind: str, basis: str) -> None:
-    r = rate(*_data("organized/x.md", [("A", "可信度 ⭐⭐", (), False)], kind=kind))
+    r = rate(*_data("organized/x.md", [("A", "可信度 ⭐⭐", (), False)], kind=kind), J)
     assert (r.stars, r.basis) == (None, basis)
     assert credibility_text(r, LABELS["zh"]) == {"reference": "参考", "baseline": "基线"}[basis]
 
 
 def test_unreadable_and_empty_notes_are_unrated_with_the_reason() -> None:
-    broken = rate(*_data(PLAIN, [], error="not UTF-8"))
-    empty = rate(*_data(PLAIN, [("", "  ", (), False)]))
+    broken = rate(*_data(PLAIN, [], error="not UTF-8"), J)
+    empty = rate(*_data(PLAIN, [("", "  ", (), False)]), J)
     assert (broken.basis, empty.basis) == ("error", "empty")
     assert "读取失败" in credibility_text(broken, LABELS["zh"]) and "empty" in credibility_text(empty, LABELS["en"])
 
@@ -151,9 +153,9 @@ def test_unreadable_and_empty_notes_are_unrated_with_the_reason() -> None:
 def test_every_note_with_text_is_rated_one_to_five_stars(entries: list[tuple[str, str, bool]], malformed: bool) -> None:
     rows: list[Entry] = [(h, t, (), hedged) for h, t, hedged in entries]
     source, data = _data(PLAIN, rows, malformed=malformed)
-    r = rate(source, data)
+    r = rate(source, data, J)
     assert r.stars is not None and 1 <= r.stars <= 5
-    assert rate_all(data) == {source.id: r}  # a whole window rated at once says the same
+    assert rate_all(data, J) == {source.id: r}  # a whole window rated at once says the same
     assert credibility_text(r, LABELS["zh"]).startswith("⭐")
 
 

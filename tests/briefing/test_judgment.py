@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import Engine
 
 from tasks import run
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.density import DensityRule, density_of, density_report
 from tasks.judge.rank import rank_increments
@@ -153,11 +154,11 @@ def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     ]
     mapping = legacy_map(raw)
     assert mapping == {"§1.(3)": "§3"}
-    assert hinted_numbers(["建议：§1.(3) KV Cache（主）；§1.(12)（副）"], mapping) == ["§3"]
-    sections = doc_sections(raw, dt.date(2026, 11, 3), undated_count=True)
+    assert hinted_numbers(["建议：§1.(3) KV Cache（主）；§1.(12)（副）"], mapping, default_judgment()) == ["§3"]
+    sections = doc_sections(raw, dt.date(2026, 11, 3), True, default_judgment())
     assert [s.label for s in sections] == ["§1.1 框架格局", "§1.1 框架格局 › Router 选型", "§3.2 驱逐策略", "§3.3 持久化"]
     assert "NanoFlow" not in doc_names(sections)  # anchored after the day: not in the document yet
-    index = SectionIndex(sections, mapping)
+    index = SectionIndex(sections, mapping, default_judgment())
     found = index.suggest("行为保持的 KV cache 驱逐：注意力质量之外", ["建议：§1.(3) KV Cache（主）"])
     assert found is not None and found.section == "§3.2 驱逐策略" and found.basis == "hint"
     assert found.neighbours[0] == "H2O"

@@ -24,12 +24,13 @@ from tasks.briefing.labels import EN, LABELS, ZH, rule_text
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.briefing.sources import credibility_rule
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
 from tasks.judge.density import DensityRule
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.model.windows import window_for
-from tasks.verify.markers import STARS
+from tasks.verify.markers import markers_of
 from tasks.verify.observe import observed
 from tests.helpers import SAMPLE_WORKSPACE
 
@@ -140,12 +141,12 @@ def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
     changed = DensityRule.from_mapping({"engineering_weight": 0.4, "high": 7})
     assert "0.4" not in rule_text(rule.numbers(), L) and "0.4" in rule_text(changed.numbers(), L)
     assert "7" in rule_text(changed.numbers(), L)
-    base = CredibilityRule.default()
+    base = CredibilityRule.of(default_judgment())
     harsher = CredibilityRule(**{**base.__dict__, "repost": 2, "malformed_penalty": 2})
     assert credibility_rule(L, harsher) != credibility_rule(L, base)
     assert "−2" in credibility_rule(L, harsher) and "−2" not in credibility_rule(L, base)
     # A briefing dropped into the inbox must not read as rating itself through its rule line.
-    assert STARS.findall(credibility_rule(L)) == []
+    assert markers_of(default_judgment()).stars.findall(credibility_rule(L)) == []
 
 
 def test_every_reason_is_worded_in_both_languages() -> None:

@@ -18,8 +18,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tasks.briefing.titles import clean_title, strip_markers, title_for
+from tasks.config.judgment import default_judgment
 from tasks.model.window import CardView, MentionView, PaperLookup, WindowData
 
+J = default_judgment()
 NAMES = [
     "SpecScale: System Optimizations for Speculative Decoding in Test-Time Scaling",
     "Cascadia: Serving a 975B MoE on Consumer AI PCs",
@@ -37,27 +39,27 @@ KEPT = ["Adjacent-Token Pruning for KV Cache", "邻接矩阵压缩的推理加�
 
 @pytest.mark.parametrize(("lead", "sep", "name"), list(itertools.product(LEADS, SEPS, NAMES)))
 def test_leading_markers_are_stripped(lead: str, sep: str, name: str) -> None:
-    assert strip_markers(f"{lead}{sep}{name}") == name
+    assert strip_markers(f"{lead}{sep}{name}", J) == name
 
 
 @pytest.mark.parametrize(("tail", "name"), list(itertools.product(["🟡 承接级", "NET-new", "待核实", "✅ verified"], NAMES)))
 def test_trailing_markers_are_stripped(tail: str, name: str) -> None:
-    assert strip_markers(f"{name} · {tail}") == name
+    assert strip_markers(f"{name} · {tail}", J) == name
 
 
 @pytest.mark.parametrize(("form", "name"), list(itertools.product(BRACKETS, NAMES)))
 def test_bracketed_markers_are_stripped(form: str, name: str) -> None:
-    assert strip_markers(form.format(name=name)) == name
+    assert strip_markers(form.format(name=name), J) == name
 
 
 @pytest.mark.parametrize("name", KEPT + NAMES)
 def test_names_with_marker_words_inside_are_kept(name: str) -> None:
-    assert strip_markers(name) == name and clean_title(name) == name
+    assert strip_markers(name, J) == name and clean_title(name, J) == name
 
 
 @given(st.lists(st.sampled_from(LEADS), min_size=1, max_size=3), st.sampled_from(SEPS), st.sampled_from(NAMES))
 def test_any_stack_of_markers_goes(leads: list[str], sep: str, name: str) -> None:
-    assert strip_markers(sep.join([*leads, name])) == name
+    assert strip_markers(sep.join([*leads, name]), J) == name
 
 
 def _mention(kind: str, path: str, title: str | None, heading: str, raw: str = "2611.00001") -> MentionView:
@@ -85,15 +87,15 @@ FEED = _mention("hf_daily", "https://huggingface.co/api/daily_papers", "Feed Tit
 
 def test_title_sources_in_order() -> None:
     per_item = {(1, 1): {"2611.00001"}}
-    assert title_for("2611.00001", [HEADED, QUEUE, FEED], _data(cards=True, lookup=True), per_item) == \
+    assert title_for("2611.00001", [HEADED, QUEUE, FEED], _data(cards=True, lookup=True), per_item, J) == \
         "Card Title: From The Card"
-    assert title_for("2611.00001", [HEADED, QUEUE, FEED], _data(lookup=True), per_item) == "ArXiv Title: From Metadata"
-    assert title_for("2611.00001", [HEADED, FEED], _data(), per_item) == "Feed Title: From HF"
+    assert title_for("2611.00001", [HEADED, QUEUE, FEED], _data(lookup=True), per_item, J) == "ArXiv Title: From Metadata"
+    assert title_for("2611.00001", [HEADED, FEED], _data(), per_item, J) == "Feed Title: From HF"
     # The queue's short name, spelled out in full by a heading that names it alike.
-    assert title_for("2611.00001", [HEADED, QUEUE], _data(), per_item) == "PagedFlux: Paged KV Scheduling for Long Prompts"
-    assert title_for("2611.00001", [QUEUE], _data(), per_item) == "PagedFlux"
-    assert title_for("2611.00001", [HEADED], _data(), per_item) == "PagedFlux: Paged KV Scheduling for Long Prompts"
-    assert title_for("2611.00001", [], _data(), per_item) == "2611.00001"
+    assert title_for("2611.00001", [HEADED, QUEUE], _data(), per_item, J) == "PagedFlux: Paged KV Scheduling for Long Prompts"
+    assert title_for("2611.00001", [QUEUE], _data(), per_item, J) == "PagedFlux"
+    assert title_for("2611.00001", [HEADED], _data(), per_item, J) == "PagedFlux: Paged KV Scheduling for Long Prompts"
+    assert title_for("2611.00001", [], _data(), per_item, J) == "2611.00001"
 
 
 def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
@@ -102,4 +104,4 @@ def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
                         "2611.00001", "arXiv:2611.00001", False, row, dt.datetime(2026, 11, 3, tzinfo=dt.UTC))
     data = _data()
     data.queue_categories["2611.00001"] = [("rag", None)]
-    assert title_for("2611.00001", [queue], data, {}) == "PagedFlux: Paged KV Scheduling"
+    assert title_for("2611.00001", [queue], data, {}, J) == "PagedFlux: Paged KV Scheduling"

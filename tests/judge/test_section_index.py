@@ -17,9 +17,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from benchmarks.workspace import generate
+from tasks.config.judgment import default_judgment
 from tasks.ingest.sources import note_items
 from tasks.judge import sections as S
-from tasks.knowledge.parse import parse_knowledge
+from tasks.knowledge.parse import ANCHORED, parse_knowledge
 from tests.helpers import SAMPLE_WORKSPACE
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -32,7 +33,7 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
     out: list[S.DocSection] = []
     parent: tuple[int, str, str] | None = None
     for raw in sections:
-        number, title, level = str(raw.get("number") or ""), S._clean_title(str(raw.get("title") or "")), int(raw.get("level") or 0)
+        number, title, level = str(raw.get("number") or ""), S._clean_title(str(raw.get("title") or ""), J), int(raw.get("level") or 0)
         if number:
             parent = (level, number, f"{number} {title}".strip())
             current = S.DocSection(number, parent[2])
@@ -49,8 +50,8 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
             indent, body = len(m.group(1)), m.group(2)
             while stack and stack[-1][0] >= indent:
                 stack.pop()
-            dated = S._ANCHORED.search(body)
-            when = dt.date.fromisoformat(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+            dated = ANCHORED.search(body)
+            when = S._date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
             stack.append((indent, when))
             if (when is not None and when <= day) or (when is None and undated_count):
                 current.entries.append(S.DocEntry(current.label, S._entry_name(body), body, when,
@@ -103,6 +104,7 @@ def _queries() -> list[str]:
     return [t[:4000] for t in texts[::12]] + ["", "KV cache", "建议：§1.(3) KV Cache（主）"]
 
 
+J = default_judgment()
 DAYS = [dt.date(2026, 1, 1), dt.date(2026, 7, 20), dt.date(2026, 10, 7), dt.date(2026, 10, 9), dt.date(2027, 1, 1)]
 
 
@@ -111,7 +113,7 @@ def test_doc_sections_as_of_every_day(documents: list[list[dict[str, Any]]]) -> 
         for day in DAYS:
             for undated in (True, False):
                 for _ in range(2):  # the second time from the cache
-                    assert S.doc_sections(raw, day, undated) == plain_doc_sections(raw, day, undated)
+                    assert S.doc_sections(raw, day, undated, J) == plain_doc_sections(raw, day, undated)
 
 
 def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str, Any]]]) -> None:
@@ -119,8 +121,8 @@ def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str,
     compared = 0
     for raw in documents:
         for day in (DAYS[2], DAYS[4]):
-            sections = S.doc_sections(raw, day, True)
-            index, plain = S.SectionIndex(sections, S.legacy_map(raw)), PlainIndex(sections)
+            sections = S.doc_sections(raw, day, True, J)
+            index, plain = S.SectionIndex(sections, S.legacy_map(raw), J), PlainIndex(sections)
             assert index.docs == plain.docs and index.entry_docs == plain.entry_docs
             assert index.avgdl == plain.avgdl and index.idf == plain.idf
             for text in queries:
@@ -137,11 +139,11 @@ def test_scores_and_suggestions_are_bit_identical(documents: list[list[dict[str,
 def test_suggestions_do_not_depend_on_the_caches(documents: list[list[dict[str, Any]]]) -> None:
     queries = _queries()
     for raw in documents:
-        sections = S.doc_sections(raw, DAYS[3], True)
-        first = [S.SectionIndex(sections, S.legacy_map(raw)).suggest(q, [q]) for q in queries]
+        sections = S.doc_sections(raw, DAYS[3], True, J)
+        first = [S.SectionIndex(sections, S.legacy_map(raw), J).suggest(q, [q]) for q in queries]
         S._doc.cache_clear()
         S._section_entries.cache_clear()
-        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True), S.legacy_map(raw))
+        again = S.SectionIndex(S.doc_sections(raw, DAYS[3], True, J), S.legacy_map(raw), J)
         assert [again.suggest(q, [q]) for q in queries] == first
         assert any(s is not None for s in first)
 

@@ -14,8 +14,10 @@ import datetime as dt
 import random
 from itertools import combinations
 
+from tasks.config.judgment import default_judgment
 from tasks.verify.checks import FirstMatch, _pairs
 from tasks.verify.context import Keyer, text_ids
+from tasks.verify.markers import markers_of
 from tasks.verify.names import names_match, normalise
 from tasks.verify.numbers import (
     Reading,
@@ -27,6 +29,8 @@ from tasks.verify.numbers import (
     segment,
 )
 from tasks.verify.status import Event, Tracked
+
+M = markers_of(default_judgment())
 
 NAMES = [
     "FooKernel", "fookernel", "FooKernel v2", "Foo Kernel", "BarQuant", "BarQuant：低比特", "1", "##", "—", "",
@@ -92,17 +96,17 @@ VALUES = ["35%", "−35%", "1.8×", "2×", "120 ms", "30 ms", "80ms", "3k", "92%
 
 def _readings(rng: random.Random, path: str, n: int, in_window: bool) -> list[Reading]:
     return [Reading(rng.choice(["2610.00001", "2610.00002", "FooKernel"]), rng.choice(VALUES),
-                    rng.choice(["%", "×", "ms", "tok/s"]), rng.choice(CONTEXTS), path, in_window)
+                    rng.choice(["%", "×", "ms", "tok/s"]), rng.choice(CONTEXTS), path, in_window, M)
             for _ in range(n)]
 
 
 def test_readings_precompute_their_metrics_and_interval() -> None:
     rng = random.Random(9)
     for r in _readings(rng, "a.md", 200, True):
-        assert r.metrics == metrics_of(segment(r.context, r.value.replace("▲", "").strip()))
+        assert r.metrics == metrics_of(M, segment(r.context, r.value.replace("▲", "").strip()))
         assert r.span == interval(r.value)
-    r = Reading("x", "35%", "%", "显存 −35%", "a.md", True)
-    assert r == Reading("x", "35%", "%", "显存 −35%", "a.md", True) and "metrics" not in repr(r)
+    r = Reading("x", "35%", "%", "显存 −35%", "a.md", True, M)
+    assert r == Reading("x", "35%", "%", "显存 −35%", "a.md", True, M) and "metrics" not in repr(r)
 
 
 def test_grouped_conflicts_are_the_plain_conflicts() -> None:

@@ -17,8 +17,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
+from tasks.config.judgment import default_judgment
 from tasks.inbox.claims import hedges
+from tasks.verify.markers import markers_of
 from tasks.verify.passage import PART, hedge_parts
+
+M = markers_of(default_judgment())
 
 NAMES = ["FooServe", "BarKV", "QuuxAttention", "ZetaCache"]
 CLAIM = {
@@ -81,7 +85,7 @@ def note(draw: st.DrawFn) -> tuple[str, str, str, list[str], list[str]]:
 @given(note())
 def test_parts_are_the_sources_whole_sentences(case: tuple[str, str, str, list[str], list[str]]) -> None:
     text, hedged, x, advice, risk = case
-    parts = hedge_parts(text, hedged, (x,))
+    parts = hedge_parts(M, text, hedged, (x,))
     for part in (parts.phenomenon, parts.risk, parts.advice):
         _assert_whole_sentences(part, text)
         assert "无关" not in part
@@ -98,12 +102,12 @@ def test_parts_are_the_sources_whole_sentences(case: tuple[str, str, str, list[s
 def test_a_wrapped_sentence_is_one_sentence_and_nothing_is_stitched() -> None:
     text = ("## SpecScale\n\n- Needs verification: SpecScale (arXiv:2609.39334) compares against EAGLE-3 and\n"
             "  DFlash2. I have not read the paper.\n- The computable form of the two criteria is open.\n")
-    parts = hedge_parts(text, "Needs verification: SpecScale (arXiv:2609.39334) compares against EAGLE-3 and",
+    parts = hedge_parts(M, text, "Needs verification: SpecScale (arXiv:2609.39334) compares against EAGLE-3 and",
                         ("SpecScale",))
     assert parts.phenomenon.startswith("SpecScale (arXiv:2609.39334) compares against EAGLE-3 and DFlash2. I have")
     assert ".;" not in parts.phenomenon and "; " not in parts.phenomenon
     zh = "## FooServe\n\n- FooServe 的 2.1× 只在单卡上测过，\n  多卡没有数据，待核实。\n- 在找到官方 benchmark 之前不引用。\n"
-    parts = hedge_parts(zh, "FooServe 的 2.1× 只在单卡上测过，", ("FooServe",))
+    parts = hedge_parts(M, zh, "FooServe 的 2.1× 只在单卡上测过，", ("FooServe",))
     assert parts.phenomenon == "FooServe 的 2.1× 只在单卡上测过，多卡没有数据"  # the note's trailing label stripped
     assert parts.advice == "在找到官方 benchmark 之前不引用。"
 
@@ -111,7 +115,7 @@ def test_a_wrapped_sentence_is_one_sentence_and_nothing_is_stitched() -> None:
 def test_a_hedge_on_the_second_line_of_a_wrapped_sentence() -> None:
     para = "## FooServe\n\nThe card TL;DR gives no benchmark numbers and\nthe repo has no scripts, unverified. Next we rerun it.\n"
     rows = para.split("\n")
-    parts = hedge_parts(para, hedges(para, rows, [False] * len(rows))[0]["text"], ("FooServe",))
+    parts = hedge_parts(M, para, hedges(para, rows, [False] * len(rows))[0]["text"], ("FooServe",))
     assert parts.phenomenon.startswith("The card TL;DR gives no benchmark numbers and the repo has no scripts")
     assert parts.advice == "Next we rerun it."  # the rest of the line, an action
 
@@ -119,20 +123,20 @@ def test_a_hedge_on_the_second_line_of_a_wrapped_sentence() -> None:
 def test_labelled_lines_and_table_rows() -> None:
     text = ("## BarKV\n\n- 待核实：BarKV 的命中率 92%（TL;DR 里没有基线）。\n- 风险：命中率口径可能不同。\n"
             "- 建议：先不要写进 inference.md。\n")
-    parts = hedge_parts(text, "待核实：BarKV 的命中率 92%（TL;DR 里没有基线）。", ("BarKV",))
+    parts = hedge_parts(M, text, "待核实：BarKV 的命中率 92%（TL;DR 里没有基线）。", ("BarKV",))
     assert (parts.phenomenon, parts.risk, parts.advice) == (
         "BarKV 的命中率 92%（TL;DR 里没有基线）。", "命中率口径可能不同。", "先不要写进 inference.md。")
     row = "| 3 | BarKV | 92% hit rate, unverified. Do not cite until the authors share the trace. |"
-    parts = hedge_parts(row, row)
+    parts = hedge_parts(M, row, row)
     assert parts.advice == "Do not cite until the authors share the trace."
     assert "92% hit rate" in parts.phenomenon and "Do not cite" not in parts.phenomenon
 
 
 def test_nothing_invented_and_long_parts_cut_at_a_sentence_end() -> None:
-    bare = hedge_parts("- 待核实：ZetaCache 的 P99 3 ms。\n", "待核实：ZetaCache 的 P99 3 ms。", ("ZetaCache",))
+    bare = hedge_parts(M, "- 待核实：ZetaCache 的 P99 3 ms。\n", "待核实：ZetaCache 的 P99 3 ms。", ("ZetaCache",))
     assert bare.risk == "" and bare.advice == ""
     many = " ".join(f"Step {k}: we should rerun trace {k} on the cluster." for k in range(12))
     text = f"- ZetaCache's 3 ms P99 is unverified. {many}\n"
-    parts = hedge_parts(text, text.strip("- \n"), ("ZetaCache",))
+    parts = hedge_parts(M, text, text.strip("- \n"), ("ZetaCache",))
     assert len(parts.advice) <= PART and parts.advice.endswith("cluster.…")
     _assert_whole_sentences(parts.advice, text)

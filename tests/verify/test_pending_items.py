@@ -30,16 +30,19 @@ from sqlalchemy import Engine
 
 from tasks import run
 from tasks.briefing.labels import LABELS
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import _same_subject, figures, merge_into, one_per_subject
-from tasks.verify.markers import strip_labels
+from tasks.verify.markers import markers_of, strip_labels
 from tasks.verify.names import names_nothing
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import OPEN
 from tests.helpers import ingest_all
+
+M = markers_of(default_judgment())
 
 D1 = dt.date(2026, 11, 2)
 TOPIC = "inference"
@@ -54,7 +57,7 @@ MARKERS = ["⚠️ T2 待核实 · ", "Needs verification: ", "TODO verify: ", "
 @pytest.mark.parametrize("label", MARKERS)
 @pytest.mark.parametrize("claim", ["PreScale（arXiv:2610.10102）只有摘要级数字", "FooServe's 2.1× number is single-GPU"])
 def test_labels_are_stripped_and_the_claim_kept(label: str, claim: str) -> None:
-    assert strip_labels(label + claim) == claim
+    assert strip_labels(M, label + claim) == claim
 
 
 @pytest.mark.parametrize("heading", [
@@ -73,29 +76,29 @@ def test_things_are_names(name: str) -> None:
 
 def _same_as(a: StatusAsOf, b: StatusAsOf) -> bool:
     """The plain rule one_per_subject must agree with: two listed verifications are about one thing."""
-    return _same_subject(a.subject, a.title, figures(a.claim), b.subject, b.title, figures(b.claim))
+    return _same_subject(M, a.subject, a.title, figures(a.claim), b.subject, b.title, figures(b.claim))
 
 
 def test_parts_come_from_the_passage_sentences() -> None:
     zh = ("## FooServe\n\n- 吞吐 2.1×（单卡 A100）。\n- **待核实**：这组数字只在单卡上测过，多卡没有数据。\n"
           "- 直接引用可能高估多卡收益。\n- 建议：等作者的多卡 benchmark 再引用。\n\n## Other\n\n- 无关。\n")
-    parts = hedge_parts(zh, "待核实：这组数字只在单卡上测过，多卡没有数据。", ("FooServe",))
+    parts = hedge_parts(M, zh, "待核实：这组数字只在单卡上测过，多卡没有数据。", ("FooServe",))
     assert parts.phenomenon.startswith("吞吐 2.1×") and "多卡没有数据" in parts.phenomenon  # the claim, then what is missing
     assert parts.risk == "直接引用可能高估多卡收益。"
     assert parts.advice == "等作者的多卡 benchmark 再引用。"
     assert "待核实" not in parts.phenomenon and "无关" not in parts.phenomenon
     en = "- Needs verification: FooServe's 2.1x was measured on one A100. It might not hold on H100. We should rerun it.\n"
-    parts = hedge_parts(en, en.strip("- \n"), ("FooServe",))
+    parts = hedge_parts(M, en, en.strip("- \n"), ("FooServe",))
     assert parts.phenomenon == "FooServe's 2.1x was measured on one A100."
     assert parts.risk == "It might not hold on H100." and parts.advice == "We should rerun it."
-    bare = hedge_parts("- 待核实：FooServe 的 P99。\n", "待核实：FooServe 的 P99。")
+    bare = hedge_parts(M, "- 待核实：FooServe 的 P99。\n", "待核实：FooServe 的 P99。")
     assert bare.risk == "" and bare.advice == ""  # nothing invented
-    lone = hedge_parts("- ⚠️ 待核实。FooServe 的 2.1× 只在单卡上测过。直接引用可能高估。\n",
+    lone = hedge_parts(M, "- ⚠️ 待核实。FooServe 的 2.1× 只在单卡上测过。直接引用可能高估。\n",
                        "⚠️ 待核实。FooServe 的 2.1× 只在单卡上测过。直接引用可能高估。")
     assert lone.phenomenon == "FooServe 的 2.1× 只在单卡上测过。" and lone.risk == "直接引用可能高估。"
     siblings = ("- FlashMLA：带宽 ~3000 GB/s 待核实，要对照官方 repo。\n- DeepEP：EP all-to-all。\n"
                 "- SEIS 附录 E 精读。\n")
-    assert "DeepEP" not in str(hedge_parts(siblings, "FlashMLA：带宽 ~3000 GB/s 待核实，要对照官方 repo。"))
+    assert "DeepEP" not in str(hedge_parts(M, siblings, "FlashMLA：带宽 ~3000 GB/s 待核实，要对照官方 repo。"))
 
 
 def _entry(heading: str, text: str) -> EntryView:
@@ -104,13 +107,13 @@ def _entry(heading: str, text: str) -> EntryView:
 
 
 def test_a_hedging_heading_puts_its_items_in_doubt() -> None:
-    listed = entry_hedges(_entry("Needs verification", "- BlipRoute P99: blog only.\n- `kv_cache_dtype`\n"))
+    listed = entry_hedges(_entry("Needs verification", "- BlipRoute P99: blog only.\n- `kv_cache_dtype`\n"), M)
     assert [h["text"] for h in listed] == ["BlipRoute P99: blog only.", "`kv_cache_dtype`"]
     named = entry_hedges(_entry("三、值得警惕的矛盾或待核实说法 › ⚠️ T1 待核实 · LoRA-Pool（arXiv:2610.04377）",
-                                "状态：待核实 · 已挂 3 天\n现象：P99 TTFT <15% 只有摘要级数字\n建议：读正文\n"))
+                                "状态：待核实 · 已挂 3 天\n现象：P99 TTFT <15% 只有摘要级数字\n建议：读正文\n"), M)
     assert (named[0]["text"], named[0]["about"]) == ("现象：P99 TTFT <15% 只有摘要级数字", "LoRA-Pool（arXiv:2610.04377）")
-    assert entry_hedges(_entry("三、值得警惕的矛盾或待核实说法", "下面三条。\n")) == []  # a list's heading names nothing
-    assert entry_hedges(_entry("FooServe", "- 吞吐 2.1×。\n")) == []  # no marker, no hedge
+    assert entry_hedges(_entry("三、值得警惕的矛盾或待核实说法", "下面三条。\n"), M) == []  # a list's heading names nothing
+    assert entry_hedges(_entry("FooServe", "- 吞吐 2.1×。\n"), M) == []  # no marker, no hedge
 
 
 def _view(subject: str, title: str, key: str, sources: tuple[str, ...], seen: bool = True) -> StatusAsOf:
@@ -123,7 +126,7 @@ def test_one_item_per_subject_by_id_name_and_title() -> None:
              _view(PAPER, "FooServe: Serving at Scale", f"hedge:{PAPER}", ("b.md",)),
              _view("FooServe 调度器", "FooServe 调度器", "hedge:fooserve 调度器", ("c.md",)),
              _view("BarKV", "BarKV", "hedge:barkv", ("d.md",))]
-    merged = one_per_subject(views)
+    merged = one_per_subject(views, M)
     assert [v.subject for v in merged] == [PAPER, "BarKV"]
     assert merged[0].sources == ("a.md", "b.md", "c.md") and merged[0].title == "FooServe: Serving at Scale"
     assert len(merged[0].keys) == 3
@@ -163,7 +166,7 @@ def test_the_index_finds_what_comparing_every_pair_finds() -> None:
             view = _view(subject, rng.choice(titles.get(subject, [subject])), f"hedge:{k}", (f"{k}.md",))
             views.append(dataclasses.replace(view, status=rng.choice(["pending", "stale", "resolved"]),
                                              claim=rng.choice(claims)))
-        assert one_per_subject(views) == _naive(views)
+        assert one_per_subject(views, M) == _naive(views)
 
 
 # --- through the stages --------------------------------------------------------------------------
@@ -268,7 +271,7 @@ def test_no_item_is_named_by_a_marker_heading_or_config_key(briefs: dict[dt.date
         for v in brief["verifications"]:
             assert not names_nothing(v["title"]), v
             assert v["subject"][:1].isdigit() or not names_nothing(v["subject"]), v
-            assert strip_labels(v["title"]) == v["title"].strip(), v
+            assert strip_labels(M, v["title"]) == v["title"].strip(), v
         heads = re.findall(r"^### .*$", _section3(md), re.M)
         assert not any(h.endswith(("待核实", "摘要", "Needs verification", "kv_cache_dtype")) for h in heads), heads
     subjects = {v["subject"] for v in briefs[D1][1]["verifications"]}

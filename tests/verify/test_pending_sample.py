@@ -19,12 +19,15 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks import run
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import one_per_subject
-from tasks.verify.markers import strip_labels
+from tasks.verify.markers import markers_of, strip_labels
 from tasks.verify.names import names_nothing
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
+
+M = markers_of(default_judgment())
 
 DAYS = ["2026-10-07", "2026-10-09"]
 
@@ -54,8 +57,8 @@ def _view(v: dict[str, Any]) -> StatusAsOf:
 def test_every_pending_subject_is_named(briefings: dict[str, tuple[str, dict[str, Any]]], day: str) -> None:
     for v in briefings[day][1]["verifications"]:
         assert not names_nothing(v["title"]), v
-        assert strip_labels(v["title"]) == v["title"].strip(), v["title"]
-        assert v["claim"] and strip_labels(v["claim"]) == v["claim"].strip(" ；;"), v["claim"]
+        assert strip_labels(M, v["title"]) == v["title"].strip(), v["title"]
+        assert v["claim"] and strip_labels(M, v["claim"]) == v["claim"].strip(" ；;"), v["claim"]
 
 
 @pytest.mark.parametrize("day", DAYS)
@@ -63,7 +66,7 @@ def test_no_subject_is_split(briefings: dict[str, tuple[str, dict[str, Any]]], d
     items = briefings[day][1]["verifications"]
     assert len({v["subject"] for v in items}) == len(items)
     views = [_view(v) for v in items]
-    assert len(one_per_subject(views)) == len(views)  # nothing left to merge
+    assert len(one_per_subject(views, M)) == len(views)  # nothing left to merge
 
 
 @pytest.mark.parametrize("day", DAYS)

@@ -27,10 +27,12 @@ from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from tasks import run
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.inbox.notes import parse_note
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import figures, one_per_subject
+from tasks.verify.markers import markers_of
 from tasks.verify.subjects import entry_heading, heading_thing, line_thing, only_scaffolding
 from tests.helpers import ingest_all, truncate_all
 from tests.verify.subject_notes import (
@@ -48,6 +50,8 @@ from tests.verify.subject_notes import (
     write_workspace,
 )
 
+M = markers_of(default_judgment())
+
 PEOPLE = ("jay", "lena")
 
 # --- pure pieces ---------------------------------------------------------------------------------
@@ -60,14 +64,14 @@ NAMES = ["FooServe 推理调度器", "Tiered KV Cache Offloading in vLLM", "BarK
 @pytest.mark.parametrize("marker", MARKERS)
 @pytest.mark.parametrize("name", NAMES)
 def test_entry_markers_are_stripped(marker: str, name: str) -> None:
-    assert entry_heading(marker + name) == name
-    assert heading_thing(marker + name) == name
+    assert entry_heading(M, marker + name) == name
+    assert heading_thing(M, marker + name) == name
 
 
 @given(st.lists(st.sampled_from(MARKERS), min_size=1, max_size=3), st.sampled_from(NAMES),
        st.sampled_from(["", "（给 11:20 的 e1prep 用）", " (for the 18:00 briefing)", " (blog)", "（CSDN）"]))
 def test_markers_and_asides_in_any_number_leave_the_name(markers: list[str], name: str, aside: str) -> None:
-    assert entry_heading("".join(markers) + name + aside) == name
+    assert entry_heading(M, "".join(markers) + name + aside) == name
 
 
 SCAFFOLDING = ["口径问题（重要）", "Summary", "Action items", "Open questions", "条目#2 · CSDN", "CSDN 博客", "Jay",
@@ -84,7 +88,7 @@ THINGS = {
 @pytest.mark.parametrize("heading", SCAFFOLDING + list(THINGS))
 def test_a_heading_names_a_thing_or_nothing(heading: str) -> None:
     """Labels, sources, templates and appendices name nothing; a heading naming a thing is it."""
-    assert heading_thing(heading, PEOPLE) == THINGS.get(heading)
+    assert heading_thing(M, heading, PEOPLE) == THINGS.get(heading)
 
 
 @pytest.mark.parametrize(("line", "thing"), [
@@ -97,12 +101,12 @@ def test_a_heading_names_a_thing_or_nothing(heading: str) -> None:
     ("`kv_cache_dtype`：待核实", None),
 ])
 def test_a_line_names_its_own_thing(line: str, thing: str | None) -> None:
-    assert line_thing(line, PEOPLE) == thing
+    assert line_thing(M, line, PEOPLE) == thing
 
 
 def test_sources_and_people_are_scaffolding() -> None:
-    assert only_scaffolding("CSDN 博客", PEOPLE) and only_scaffolding("Lena", PEOPLE)
-    assert not only_scaffolding("SGLang GitHub issues", PEOPLE)
+    assert only_scaffolding(M, "CSDN 博客", PEOPLE) and only_scaffolding(M, "Lena", PEOPLE)
+    assert not only_scaffolding(M, "SGLang GitHub issues", PEOPLE)
 
 
 def _view(subject: str, key: str, source: str, claim: str = "") -> StatusAsOf:
@@ -115,14 +119,14 @@ def test_one_claim_named_in_two_languages_is_one_item() -> None:
              _view("vLLM 分层 KV 卸载", "hedge:b", "zh.md", "官方博客说 TTFT 降低 40 %"),
              _view("vLLM 前缀缓存", "hedge:c", "zh2.md", "官方博客说吞吐 2 倍"),  # same system, another figure
              _view("SGLang tiered offloading", "hedge:d", "zh3.md", "TTFT 降低 40%")]  # same figure, another system
-    assert [v.sources for v in one_per_subject(views)] == [("en.md", "zh.md"), ("zh2.md",), ("zh3.md",)]
+    assert [v.sources for v in one_per_subject(views, M)] == [("en.md", "zh.md"), ("zh2.md",), ("zh3.md",)]
     assert figures("2.10x、2.1 倍、40 %") == {"2.1×", "40%"}
 
 
 def test_items_stored_with_markers_merge_with_the_same_thing() -> None:
     views = [_view("[Sep 10] FooServe", "hedge:a", "en.md"), _view("条目#2 · FooServe: Serving at Scale", "hedge:b", "zh.md"),
              _view("Increment 1 - BarKV", "hedge:c", "x.md")]
-    merged = one_per_subject(views)
+    merged = one_per_subject(views, M)
     assert [v.sources for v in merged] == [("en.md", "zh.md"), ("x.md",)]
 
 
@@ -167,7 +171,7 @@ def test_no_subject_is_a_label_a_source_or_carries_a_marker(briefs: dict[str, di
     for v in briefs[style]["verifications"]:
         for text in (v["subject"], v["title"]):
             assert not any(text.startswith(bad) or text == bad for bad in NOT_SUBJECTS), v
-            assert entry_heading(text, ("jay", "lena", "spark", "tom")) == text, v
+            assert entry_heading(M, text, ("jay", "lena", "spark", "tom")) == text, v
             assert "口径问题" not in text and "给 11:20" not in text and not text.startswith("附"), v
 
 

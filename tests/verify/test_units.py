@@ -6,11 +6,14 @@ import datetime as dt
 
 import pytest
 
-from tasks.verify.markers import SETTLE, all_found, label_refs, recommends_e1
+from tasks.config.judgment import default_judgment
+from tasks.verify.markers import all_found, label_refs, markers_of, recommends_e1
 from tasks.verify.names import is_generic, lead_phrase, mentions_name, names_match, short_name
 from tasks.verify.numbers import Reading, conflicts, interval
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Event, Observation, Tracked, listed, merge, status_as_of
+
+M = markers_of(default_judgment())
 
 D = dt.date
 
@@ -51,17 +54,17 @@ def test_lead_phrase_short_name_and_mentions() -> None:
 
 
 def test_settling_words_are_not_read_when_negated() -> None:
-    assert all_found(SETTLE, "带宽数字已核实：与官方一致")
-    assert not all_found(SETTLE, "这个数字尚未核实") and not all_found(SETTLE, "still unverified, not verified")
+    assert all_found(M, M.settle, "带宽数字已核实：与官方一致")
+    assert not all_found(M, M.settle, "这个数字尚未核实") and not all_found(M, M.settle, "still unverified, not verified")
 
 
 def test_e1_recommendations_and_entry_references() -> None:
-    assert recommends_e1("**建议进 E1**：条目#1 + #2 + #3 合成一条「X」工程新增")
-    assert recommends_e1("| #6 TPU Externalization | — | E1 工程新增 |")
-    assert recommends_e1("| #3 GoodServe | inference | 是 |", ["条目", "归属", "进 inference E1？"])
-    assert not recommends_e1("和 Oct 6 E1 的 vLLM v0.30 是承接关系")
-    assert not recommends_e1("| #2 MCP | agents | 否 |", ["条目", "归属", "进 inference E1？"])
-    assert label_refs("条目#1 + #2 + #3 + #4 合成一条") == ["1", "2", "3", "4"]
+    assert recommends_e1(M, "**建议进 E1**：条目#1 + #2 + #3 合成一条「X」工程新增")
+    assert recommends_e1(M, "| #6 TPU Externalization | — | E1 工程新增 |")
+    assert recommends_e1(M, "| #3 GoodServe | inference | 是 |", ["条目", "归属", "进 inference E1？"])
+    assert not recommends_e1(M, "和 Oct 6 E1 的 vLLM v0.30 是承接关系")
+    assert not recommends_e1(M, "| #2 MCP | agents | 否 |", ["条目", "归属", "进 inference E1？"])
+    assert label_refs(M, "条目#1 + #2 + #3 + #4 合成一条") == ["1", "2", "3", "4"]
 
 
 # --- numbers -------------------------------------------------------------------------------------
@@ -76,7 +79,7 @@ def test_intervals() -> None:
 
 
 def _reading(value: str, context: str, path: str, subject: str = "2611.00030") -> Reading:
-    return Reading(subject, value, value[-1] if value[-1] in "%×" else "ms", context, path, True)
+    return Reading(subject, value, value[-1] if value[-1] in "%×" else "ms", context, path, True, M)
 
 
 def test_disagreeing_numbers_conflict_and_quoted_pairs_do_not() -> None:
@@ -101,13 +104,13 @@ def test_disagreeing_numbers_conflict_and_quoted_pairs_do_not() -> None:
     ("作者说预计 2026-11-05 发布", D(2026, 11, 5)),
 ])
 def test_promises(text: str, due: dt.date) -> None:
-    (promise,) = find_promises(text)
+    (promise,) = find_promises(M, text)
     assert promise.due == due
 
 
 def test_dates_without_a_promise_are_not_promises() -> None:
-    assert find_promises("来源：Acadify 技术博客（2026-10-05）") == []
-    assert find_promises("FP8 KV-cache 2026 Q4 可以当默认选项考虑") == []
+    assert find_promises(M, "来源：Acadify 技术博客（2026-10-05）") == []
+    assert find_promises(M, "FP8 KV-cache 2026 Q4 可以当默认选项考虑") == []
 
 
 # --- lifecycle -----------------------------------------------------------------------------------
