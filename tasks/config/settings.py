@@ -15,9 +15,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-# The briefing languages the label tables hold (tasks/briefing/labels.py); a run's `lang` parameter.
-Lang = Literal["zh", "en"]
-
 
 class TopicConfig(BaseSettings):
     """One topic: its schedule (cron in its own timezone) and the vocabulary that marks relevance."""
@@ -142,6 +139,10 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+# The briefing languages the label tables hold (tasks/briefing/labels.py); a run's `lang` parameter.
+Lang = Literal["zh", "en"]
 
 
 def with_run_parameters(settings: Settings, workspace: str | Path | None = None, lang: str | None = None,
