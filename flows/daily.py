@@ -14,7 +14,7 @@ from prefect import flow, unmapped
 
 from flows.runners import task_runner_for
 from tasks import steps
-from tasks.config.settings import get_settings
+from tasks.config.settings import Lang, get_settings, resolve_workspace
 from tasks.model.windows import latest_closed_date
 from tasks.run import BriefingResult
 
@@ -45,13 +45,13 @@ async def daily_briefing(
     topics: list[str] | None = None,
     workspace: str | None = None,
     since: dt.datetime | None = None,
+    lang: Lang | None = None,
+    rehash: bool | None = None,
 ) -> list[BriefingResult]:
     """Ingest the workspace (one task per 100 changed files), then publish each topic's briefing for
-    `date` (default: each topic's latest closed window)."""
-    settings = get_settings()
-    root = workspace or (str(settings.workspace) if settings.workspace else None)
-    if root is None:
-        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    `date` (default: each topic's latest closed window). `workspace`, `lang` and `rehash` left
+    unset are the settings' (PREDIGEST_WORKSPACE, PREDIGEST_LANG, PREDIGEST_REHASH)."""
+    settings, root = resolve_workspace(workspace, lang, rehash)
     ref = steps.register_workspace(settings, root)
     changed = steps.find_changed_files(settings, ref)
     steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()

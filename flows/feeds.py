@@ -11,9 +11,10 @@ from typing import Literal
 from prefect import flow
 
 from tasks import steps
-from tasks.config.settings import get_settings
+from tasks.config.settings import resolve_workspace
 from tasks.feeds import steps as feed_steps
 from tasks.ingest.store import IngestOutcome
+from tasks.model.windows import local_date
 
 FeedName = Literal["hf_daily", "arxiv"]
 
@@ -26,12 +27,10 @@ async def poll_feeds(
     workspace: str | None = None,
     lookup: bool | None = None,
 ) -> list[IngestOutcome]:
-    """Fetch and store each feed snapshot for `date`; one unreachable feed never stops the others."""
-    settings = get_settings()
-    root = workspace or (str(settings.workspace) if settings.workspace else None)
-    if root is None:
-        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
-    day = date or dt.datetime.now(dt.UTC).date()
+    """Fetch and store each feed snapshot for `date` (default: today in the settings' timezone); one
+    unreachable feed never stops the others."""
+    settings, root = resolve_workspace(workspace)
+    day = date or local_date(settings.timezone)
     ref = steps.register_workspace(settings, root)
     wanted = sources or ["hf_daily", "arxiv"]
     fetches = []

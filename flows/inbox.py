@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from prefect import flow
 
 from tasks import steps
-from tasks.config.settings import Settings, get_settings
+from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.ingest.scan import scan_one
 from tasks.run import BriefingResult, WorkspaceRef
 
@@ -51,7 +51,7 @@ def workspace_relative(root: Path, path: str) -> str:
 
 @flow(name="ingest-inbox-file", flow_run_name="ingest {path}")
 async def ingest_inbox_file(path: str, workspace: str | None = None,
-                            paths: list[str] | None = None) -> InboxIngestResult:
+                            paths: list[str] | None = None, lang: Lang | None = None) -> InboxIngestResult:
     """Store one workspace file (a new or changed inbox note) as a source with its items and mentions,
     then each of `paths` (further files the event names), each on its own; the result is `path`'s.
 
@@ -60,15 +60,12 @@ async def ingest_inbox_file(path: str, workspace: str | None = None,
     the files named are looked at (`scan_one`), so the run costs the same in a workspace of any size.
 
     Then, per topic, the briefings whose windows a newly stored file is dated into and whose cutoff
-    has passed are briefed and published again, as the daily run would (unchanged bytes write
-    nothing). A file in a window still open waits for that evening; an undated file or a knowledge
-    document refreshes nothing.
+    has passed are briefed and published again (in `lang`, default the settings'), as the daily run
+    would (unchanged bytes write nothing). A file in a window still open waits for that evening; an
+    undated file or a knowledge document refreshes nothing.
     """
-    settings = get_settings()
-    root_text = workspace or (str(settings.workspace) if settings.workspace else None)
-    if root_text is None:
-        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
-    root = Path(root_text).resolve()
+    settings, root_text = resolve_workspace(workspace, lang)
+    root = Path(root_text)
     rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
     ref = steps.register_workspace(settings, str(root))
     results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]

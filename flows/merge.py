@@ -15,19 +15,19 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from prefect import flow, task
 
 from tasks import run
-from tasks.config.settings import get_settings
+from tasks.config.settings import Lang, Settings, resolve_workspace
+from tasks.model.windows import local_date
 from tasks.stages.knowledge_merge import merge_knowledge
 
 
 @task(name="merge-knowledge")
-def merge_topic(workspace: str, topic: str, day: dt.date, only: list[str], skip: list[str],
+def merge_topic(settings: Settings, workspace: str, topic: str, day: dt.date, only: list[str], skip: list[str],
                 apply: bool) -> dict[str, str]:
-    outcome = merge_knowledge(get_settings(), Path(workspace), topic, day, only, skip, apply)
+    outcome = merge_knowledge(settings, Path(workspace), topic, day, only, skip, apply)
     return {"topic": topic, **outcome.as_dict()}
 
 
@@ -39,15 +39,13 @@ async def knowledge_merge(
     only: list[str] | None = None,
     skip: list[str] | None = None,
     auto_apply: bool = False,
+    lang: Lang | None = None,
 ) -> list[dict[str, Any]]:
-    """Propose (or apply, with `auto_apply`) the merge of `date`'s briefing for each topic."""
-    settings = get_settings()
-    root = workspace or (str(settings.workspace) if settings.workspace else None)
-    if root is None:
-        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
-    day = date or dt.datetime.now(ZoneInfo(settings.timezone)).date() - dt.timedelta(days=1)
+    """Propose (or apply, with `auto_apply`) the merge of `date`'s briefing (in `lang`) for each topic."""
+    settings, root = resolve_workspace(workspace, lang)
+    day = date or local_date(settings.timezone) - dt.timedelta(days=1)
     names = [t.name for t in run.topics_for(settings, Path(root), topics)]
-    results = [merge_topic(root, name, day, only or [], skip or [], auto_apply) for name in names]
+    results = [merge_topic(settings, root, name, day, only or [], skip or [], auto_apply) for name in names]
     failed = [r for r in results if r["status"] in ("stale", "missing")]
     if failed:
         raise RuntimeError("; ".join(f"{r['topic']}: {r['message']}" for r in failed))

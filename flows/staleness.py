@@ -10,12 +10,12 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from prefect import flow
 
 from tasks import run
-from tasks.config.settings import get_settings
+from tasks.config.settings import resolve_workspace
+from tasks.model.windows import local_date
 
 
 @flow(name="check-staleness", flow_run_name="check-staleness {date}")
@@ -25,10 +25,7 @@ async def check_staleness(
     workspace: str | None = None,
 ) -> list[dict[str, Any]]:
     """Set every verification's status as of `date` (default: today in the workspace's timezone)."""
-    settings = get_settings()
-    root = workspace or (str(settings.workspace) if settings.workspace else None)
-    if root is None:
-        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
-    day = date or dt.datetime.now(ZoneInfo(settings.timezone)).date()
+    settings, root = resolve_workspace(workspace)
+    day = date or local_date(settings.timezone)
     ref = run.register_workspace(settings, Path(root))
     return [run.mark_stale(settings, ref, topic, day) for topic in run.topics_for(settings, Path(ref.root), topics)]

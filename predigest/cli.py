@@ -35,21 +35,24 @@ if TYPE_CHECKING:
     from tasks.config.settings import Settings
 
 def _settings(args: argparse.Namespace) -> Settings:
-    """Fresh settings after this command's --workspace (made absolute), --lang and --rehash are applied."""
-    if getattr(args, "lang", None):
-        os.environ["PREDIGEST_LANG"] = args.lang
-    if getattr(args, "rehash", False):
-        os.environ["PREDIGEST_REHASH"] = "true"  # the flows read the environment's settings
+    """This command's settings: the environment's with its --workspace (made absolute), --lang and
+    --rehash applied, as the flow it starts applies the same values, passed as its parameters."""
     from predigest.orchestrate import settings_for
 
-    return settings_for(getattr(args, "workspace", None))
+    return settings_for(getattr(args, "workspace", None), getattr(args, "lang", None), _rehash(args))
+
+
+def _rehash(args: argparse.Namespace) -> bool | None:
+    """True for --rehash; None otherwise, so that PREDIGEST_REHASH still decides."""
+    return True if getattr(args, "rehash", False) else None
 
 
 def _claim_local_api(settings: Settings) -> LocalApi | None:
     """Claim the Prefect server kept under home (started now if need be, without waiting for it),
     unless PREFECT_API_URL names a server or this process configured Prefect before (a Python
     caller, a test harness): their choice stands. Prefect reads its settings once, on import, so
-    the URL goes into the environment now, before anything imports it."""
+    the URL goes into the environment now, before anything imports it (Prefect's configuration:
+    predigest's own options reach the flows as parameters)."""
     if settings.prefect_api_url or "prefect" in sys.modules:
         return None
     from predigest import local_api
@@ -81,17 +84,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     claimed = _claim_local_api(settings)  # it starts while the database does
     from predigest import progress
     from tasks.run import register_workspace
+    from tasks.stages.queries import database_now
 
     print(progress.database_line(settings), flush=True)
     ref = register_workspace(settings, root)
-    since = progress.database_now(settings)
+    since = database_now(settings)
     print(_prefect_line(claimed), flush=True)
     import asyncio
 
     from flows.daily import daily_briefing
 
     results = asyncio.run(daily_briefing(date=args.date, topics=args.topic or None, workspace=str(root),
-                                         since=args.since))
+                                         since=args.since, lang=args.lang, rehash=_rehash(args)))
     print(progress.ingest_line(settings, ref.id, since))
     for result in results:
         if result.error:
@@ -145,7 +149,9 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     print(_prefect_line(claimed), flush=True)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from flows.backfill import backfill_briefings, date_range, report_progress
+    from flows.backfill import backfill_briefings
+    from tasks.backfill import date_range
+    from tasks.backfill_runs import report_progress
     from tasks.run import BriefingResult
 
     days = date_range(args.start, args.end)
@@ -161,7 +167,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
         with report_progress(advance):
             results = backfill_briefings(
                 start=args.start, end=args.end, topics=args.topic or None, force=args.force,
-                max_concurrency=args.concurrency, workspace=str(root),
+                max_concurrency=args.concurrency, workspace=str(root), lang=args.lang, rehash=_rehash(args),
             )
     written = sum(r.written for r in results)
     print(f"{len(results)} briefings over {len(days)} dates: {written} published, {len(results) - written} unchanged")
@@ -212,7 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     feeds = sub.add_parser("feeds", help="poll HF Daily Papers and arXiv listings into the database",
                            description="Fetch and store the day's feed snapshots; needs a workspace.")
     feeds.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
-    feeds.add_argument("--date", type=parse_date, default=None, metavar="D", help="feed date YYYY-MM-DD (default: today, UTC)")
+    feeds.add_argument("--date", type=parse_date, default=None, metavar="D",
+                       help="feed date YYYY-MM-DD (default: today in PREDIGEST_TIMEZONE)")
     feeds.add_argument("--source", action="append", choices=("hf_daily", "arxiv"), help="feed to poll (repeatable)")
     feeds.add_argument("--category", action="append", metavar="CAT", help="arXiv category, e.g. cs.DC (repeatable)")
     feeds.add_argument("--lookup", action="store_true", help="also look up arXiv metadata for mentioned ids")

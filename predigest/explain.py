@@ -179,16 +179,10 @@ def explain(settings: Any, workspace: Path, topic_name: str, day: dt.date | None
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    import os
-
     from predigest.cli_checks import check_topics, check_workspace
     from predigest.orchestrate import settings_for
 
-    if args.lang:
-        os.environ["PREDIGEST_LANG"] = args.lang
-    if args.rehash:
-        os.environ["PREDIGEST_REHASH"] = "true"
-    settings = settings_for(args.workspace)
+    settings = settings_for(args.workspace, args.lang, True if args.rehash else None)
     root = check_workspace(settings.workspace, "explain")
     check_topics(settings, root, args.topic)
     explained = explanations(settings, root, args.topic, args.date, args.since, args.ids)

@@ -40,7 +40,7 @@ from predigest.processes import (
     stop_group,
 )
 from predigest.stack_report import registered_deployments, wait_watching
-from tasks.config.settings import Settings, get_settings
+from tasks.config.settings import Settings, get_settings, with_run_parameters
 
 REPO = Path(__file__).resolve().parents[1]
 POOL = "predigest"
@@ -57,13 +57,11 @@ class Stack:
     skipped_deployments: list[str] = field(default_factory=list)
 
 
-def settings_for(workspace: str | None) -> Settings:
-    """Fresh settings from the environment, after `--workspace` (made absolute) is applied to it."""
-    if workspace:
-        os.environ["PREDIGEST_WORKSPACE"] = str(Path(workspace).resolve())
-    get_settings.cache_clear()
-    return get_settings()
-
+def settings_for(workspace: str | None = None, lang: str | None = None, rehash: bool | None = None) -> Settings:
+    """The settings of one command: the environment's, with its --workspace (made absolute), --lang
+    and --rehash applied as a flow applies the same parameters (`with_run_parameters`); nothing is
+    written to the environment."""
+    return with_run_parameters(get_settings(), workspace, lang, rehash)
 
 
 def prefect_cli(args: list[str], env: Mapping[str, str], cwd: Path = REPO,
@@ -139,6 +137,8 @@ def up(
     env = prefect_env(home, api_url)
     env["PREDIGEST_REPO"] = str(repo.resolve())
     if workspace is not None:
+        # The environment of the processes started here (not this one's): the workers' Settings read
+        # it as the default `workspace` of every deployment run that names none.
         env["PREDIGEST_WORKSPACE"] = str(workspace.resolve())
     env.update(extra_env or {})
     stack = Stack(api_url=api_url, ui_url=f"http://127.0.0.1:{port}", started=["server"] if claimed.started else [])

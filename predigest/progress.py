@@ -3,7 +3,8 @@ the ingest stored, and whether it leaves an embedded PostgreSQL running.
 
 Contract: each function returns text (no printing) and reads only settings and the database, so the
 CLI decides what to show and the lines are testable without a terminal. The ingest count is read
-back from the `sources` rows stored since a database timestamp taken before the flow started.
+back (`tasks.stages.queries`) from the `sources` rows stored since a database timestamp taken
+before the flow started.
 """
 
 from __future__ import annotations
@@ -39,30 +40,11 @@ def prefect_line(api_url: str | None, kept: Path | None = None, started: bool = 
     return "prefect: starting an ephemeral API for this run (a few seconds; PREFECT_API_URL names a server instead)"
 
 
-def database_now(settings: Settings) -> dt.datetime:
-    """The database's clock (what `ingested_at` defaults to), before the flow starts."""
-    from sqlalchemy import func, select
-
-    from db.engine import get_engine, session_scope
-
-    with session_scope(get_engine(settings)) as session:
-        return session.execute(select(func.now())).scalar_one()
-
-
 def ingest_line(settings: Settings, workspace_id: int, since: dt.datetime) -> str:
     """`ingest: N new or changed files stored (k unreadable)`, or that nothing new was found."""
-    from sqlalchemy import func, select
+    from tasks.stages.queries import ingested_since
 
-    from db.engine import get_engine, session_scope
-    from db.models import Source
-
-    with session_scope(get_engine(settings)) as session:
-        stored, unreadable = session.execute(
-            select(func.count(), func.count(Source.error)).where(
-                Source.workspace_id == workspace_id, Source.ingested_at >= since,
-                ~Source.path.contains("://"),  # feed snapshots are sources too, stored by URI
-            )
-        ).one()
+    stored, unreadable = ingested_since(settings, workspace_id, since)
     if not stored:
         return "ingest: no new or changed files"
     return f"ingest: {stored} new or changed file{'s' if stored != 1 else ''} stored" + (

@@ -6,7 +6,9 @@ import os
 
 
 def quiet_prefect() -> None:
-    """Offline defaults for Prefect in this process; an explicit environment still wins."""
+    """Offline defaults for Prefect in this process; an explicit environment still wins. These are
+    Prefect's own settings, which Prefect reads from the environment (predigest's PREDIGEST_* are
+    read by `Settings` alone and never written here)."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     os.environ.setdefault("PREFECT_SERVER_LOGGING_LEVEL", "WARNING")

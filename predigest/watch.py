@@ -176,12 +176,8 @@ def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
 
     `created` when no version of the path is stored, `updated` when an older version is.
     """
-    from sqlalchemy import select
-
-    from db.engine import get_engine, session_scope
-    from db.models import Source
     from tasks import run
-    from tasks.common.sql import any_of
+    from tasks.stages.queries import stored_paths
 
     root = workspace.resolve()
     ref = run.register_workspace(settings, root)
@@ -189,12 +185,7 @@ def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
         rel for wf in run.find_changed_files(settings, ref)
         if (rel := inbox_relative_path(root, root / wf.path)) is not None
     ]
-    if not changed:
-        return []
-    with session_scope(get_engine(settings)) as session:
-        stored = set(session.execute(
-            select(Source.path).where(Source.workspace_id == ref.id, any_of(Source.path, changed))
-        ).scalars())
+    stored = stored_paths(settings, ref.id, changed)
     return [build_event(UPDATED if rel in stored else CREATED, rel, root) for rel in sorted(changed)]
 
 

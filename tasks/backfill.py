@@ -56,8 +56,15 @@ from tasks.stages.derive import (
 )
 from tasks.stages.topics import scheduled_window
 
-__all__ = ["BackfillAborted", "BackfillContext", "DateJob", "JobOutcome", "plan_derivation",
+__all__ = ["BackfillAborted", "BackfillContext", "DateJob", "JobOutcome", "date_range", "plan_derivation",
            "plan_jobs", "refresh_sites", "run_job", "scheduled_window"]
+
+
+def date_range(start: dt.date, end: dt.date) -> list[dt.date]:
+    """Every date from `start` to `end`, both included; ValueError when `end` is before `start`."""
+    if end < start:
+        raise ValueError(f"backfill end {end} is before its start {start}")
+    return [start + dt.timedelta(days=n) for n in range((end - start).days + 1)]
 
 
 class BackfillAborted(RuntimeError):

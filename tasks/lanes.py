@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import multiprocessing
+import os
 import queue
 import sys
 import threading
@@ -15,6 +16,11 @@ from types import TracebackType
 from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, Turns, run_job
 
 _worker: tuple[BackfillContext, Turns] | None = None
+
+
+def lanes_for(max_concurrency: int) -> int:
+    """Lanes for a backfill's dates: as asked, but no more than the cores (the work is CPU-bound)."""
+    return max(1, min(max_concurrency, os.cpu_count() or 1))
 
 
 def _init_worker(ctx: BackfillContext, turns: Turns) -> None:

@@ -6,6 +6,7 @@ its connection is lost, as the settings say (`db.retry`: the server restarted mi
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from prefect.cache_policies import NO_CACHE
 from db.retry import retry_on_disconnect
 from tasks import backfill, run
 from tasks.backfill import DateJob, JobOutcome
+from tasks.backfill_runs import notify_progress, stored_results
 from tasks.common.guard import guarded
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
@@ -24,6 +26,9 @@ from tasks.ingest.store import IngestOutcome
 from tasks.lanes import DateLanes
 from tasks.publish.artifacts import announce
 from tasks.stages.derive import DerivedWindow
+from tasks.stages.queries import database_now
+
+log = logging.getLogger(__name__)
 
 
 def _retried(settings: Settings, step: Callable[..., Any], *args: Any) -> Any:
@@ -147,3 +152,38 @@ def brief_dates(
 def refresh_sites(ctx: backfill.BackfillContext, days: list[dt.date]) -> None:
     """Refresh each topic's site (index page, feed, site index) once for the backfilled `days`."""
     backfill.refresh_sites(ctx, days)
+
+
+def refresh_sites_after_failure(ctx: backfill.BackfillContext, days: list[dt.date]) -> None:
+    """Refresh the sites after a date failed; a failure here is logged, so the run reports the date's."""
+    try:
+        refresh_sites(ctx, days)
+    except Exception:  # the date's failure is the one the run raises
+        log.exception("refreshing the sites of %s after a failed date failed too", ", ".join(ctx.topics))
+
+
+@task(name="brief-date", task_run_name="brief {day}", cache_policy=NO_CACHE)
+def brief_date(
+    settings: Settings, day: dt.date, topics: list[str], workspace: str, force: bool, child_deployment: str, key: str,
+) -> list[run.BriefingResult]:
+    """One date as a run of `child_deployment` on a worker, in this run's language (waits for it)."""
+    from prefect.client.schemas.objects import FlowRun
+    from prefect.deployments import run_deployment
+
+    since = database_now(settings)
+    flow_run: FlowRun = run_deployment(  # type: ignore[assignment]  # sync call in a sync task
+        child_deployment,
+        parameters={"date": day.isoformat(), "topics": topics, "workspace": workspace, "force": force,
+                    "lang": settings.lang, "record_verifications": False},
+        flow_run_name=f"briefing {day.isoformat()}",
+        idempotency_key=key,
+        timeout=None,
+        poll_interval=2,
+    )
+    state = flow_run.state
+    if state is None or not state.is_completed():
+        raise RuntimeError(f"briefing {day} ended {state.name if state else 'without a state'}")
+    # Results stay on the worker that ran the child; read what it published from the database.
+    results = stored_results(settings, workspace, topics, day, since)
+    notify_progress(day, results)
+    return results

@@ -1,10 +1,15 @@
-"""The one place predigest reads its environment: `PREDIGEST_*` variables and an optional `.env`."""
+"""The one place predigest reads its environment: `PREDIGEST_*` variables and an optional `.env`.
+
+A run's own parameters (`workspace`, `lang`, `rehash`: a CLI flag or a deployment run's parameter)
+are applied to these settings as a derived copy (`with_run_parameters`, `resolve_workspace`), never
+written back into the environment, so a run started from the UI and one started by the CLI are
+configured the same way."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import Field, SecretStr, field_validator
@@ -121,3 +126,31 @@ class Settings(BaseSettings):
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+# The briefing languages the label tables hold (tasks/briefing/labels.py); a run's `lang` parameter.
+Lang = Literal["zh", "en"]
+
+
+def with_run_parameters(settings: Settings, workspace: str | Path | None = None, lang: str | None = None,
+                        rehash: bool | None = None) -> Settings:
+    """`settings` as one run was asked to use them: each parameter given replaces the configured
+    value (None keeps it); the workspace, given or configured, made absolute."""
+    update: dict[str, Any] = {}
+    if root := workspace or settings.workspace:
+        update["workspace"] = Path(root).expanduser().resolve()
+    if lang:
+        update["lang"] = lang
+    if rehash is not None:
+        update["rehash"] = rehash
+    return settings.model_copy(update=update) if update else settings
+
+
+def resolve_workspace(workspace: str | Path | None = None, lang: str | None = None, rehash: bool | None = None,
+                      settings: Settings | None = None) -> tuple[Settings, str]:
+    """What a flow run uses: the settings (default: the environment's) with the run's parameters
+    applied, and its workspace root; ValueError when neither names a workspace."""
+    resolved = with_run_parameters(settings or get_settings(), workspace, lang, rehash)
+    if resolved.workspace is None:
+        raise ValueError("no workspace: pass `workspace` or set PREDIGEST_WORKSPACE")
+    return resolved, str(resolved.workspace)

@@ -76,6 +76,12 @@ def local_midnight(day: dt.date, timezone: str) -> dt.datetime:
     return dt.datetime.combine(day, dt.time(0, 0), tzinfo=ZoneInfo(timezone)).astimezone(UTC)
 
 
+def local_date(timezone: str, now: dt.datetime | None = None) -> dt.date:
+    """The date it is in `timezone` at `now` (aware; default: the clock): what "today" means for a
+    run given no date (a topic's timezone, or the settings' for runs not of one topic)."""
+    return (now or dt.datetime.now(UTC)).astimezone(ZoneInfo(timezone)).date()
+
+
 def latest_closed_date(schedule: str, timezone: str, now: dt.datetime) -> dt.date:
     """The date of the latest window whose cutoff has passed at `now` (aware): what a run that is
     given no date briefs, so a manual run before this evening's cutoff briefs last evening, not an

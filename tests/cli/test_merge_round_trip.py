@@ -100,7 +100,6 @@ def test_a_stale_proposal_is_refused_with_one_line_and_exit_code_2(
     workspace, _ = sample_copy(tmp_path)
     _brief(settings, workspace, D9)
     point_flows_at(monkeypatch, settings)
-    monkeypatch.setenv("PREDIGEST_WORKSPACE", str(workspace))  # restored after the test (the CLI sets it)
     edited = (workspace / DOC).read_bytes() + "- **Hand edit**：after the proposal. [anchored 2026-10-10]\n".encode()
     (workspace / DOC).write_bytes(edited)
     capsys.readouterr()

@@ -55,7 +55,8 @@ def _verifications(engine: Engine) -> tuple[list[Any], list[Any]]:
 
 
 def test_date_range_and_keys() -> None:
-    from flows.backfill import date_range, idempotency_key
+    from tasks.backfill import date_range
+    from tasks.backfill_runs import idempotency_key
 
     assert date_range(DAYS[0], DAYS[2]) == DAYS[:3]
     assert date_range(DAYS[0], DAYS[0]) == DAYS[:1]
@@ -83,7 +84,8 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
 ) -> None:
     from prefect import get_client
 
-    from flows.backfill import backfill_briefings, report_progress
+    from flows.backfill import backfill_briefings
+    from tasks.backfill_runs import report_progress
 
     point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from predigest import cli
+from tasks.config.settings import get_settings
 from tasks.run import BriefingResult
 
 
@@ -30,6 +31,7 @@ def test_a_failed_topic_is_printed_failed(tmp_path: Path, database_url: str, mon
     monkeypatch.setattr(flows.daily, "daily_briefing", finished)
     monkeypatch.setenv("PREDIGEST_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("PREDIGEST_DATABASE_URL", database_url)  # the test database, not a new embedded one
+    get_settings.cache_clear()  # the CLI reads the environment's settings once per process, as the flows do
     assert cli.main(["run", "--workspace", str(tmp_path), "--date", "2026-10-09"]) == 0
     out = capsys.readouterr().out
     assert "'agents' 2026-10-09 failed: ValueError: bad anchor" in out
