@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import Engine, and_, delete, func, or_, select
 from sqlalchemy.orm import Session
 
-from benchmarks.workspace import generate
 from db.engine import get_engine, session_scope
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
@@ -34,6 +33,7 @@ from tasks.model.window import (
     WindowData,
 )
 from tasks.model.windows import Window
+from tests.generate.large import generate
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
 
 
