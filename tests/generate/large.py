@@ -1,5 +1,5 @@
-"""Large generated workspaces (benchmarks and scale tests), in the styles of examples/workspace,
-deterministic from a seed; their text and note styles are in tests/generate/large_notes.py.
+"""Large generated workspaces (benchmarks and scale tests), in the note styles of the sample
+workspace, deterministic from a seed; their text and note styles are in tests/generate/large_notes.py.
 
 `generate(root, notes=10_000, seed=1)` writes under `root`:
 - `inbox/<author>/…` notes spread over `days` dates ending at `end` (~10 KB each on average, so
@@ -18,8 +18,9 @@ mostly the last week's papers and some older ones; the knowledge document anchor
 days after they appeared, so a date's briefing has NET-new and already-anchored ids.
 
 Nothing depends on the clock or on hash order: the same arguments give the same bytes (mtimes are
-set from each file's own date, the rule of tests/generate/files.py). `add_notes` writes more notes for one date (the daily benchmark),
-`feed_bodies` builds an HF Daily JSON answer and an arXiv RSS listing for a date from the same pool.
+set from each file's own date, the rule of tests/generate/files.py). `add_notes` writes more notes
+for one date (the daily benchmark), `feed_bodies` builds an HF Daily JSON answer and an arXiv RSS
+listing for a date from the same pool.
 """
 
 from __future__ import annotations
