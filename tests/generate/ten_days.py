@@ -15,6 +15,7 @@ are the write time: tests/generate/files.py).
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.generate.documents import KNOWLEDGE, knowledge_document
@@ -72,8 +73,9 @@ def _rag_note(day: dt.date) -> str:
     ])
 
 
-def make_workspace(root: Path) -> dict[dt.date, list[str]]:
-    """Write the workspace under `root`; return the arXiv ids first named on each date."""
+def make_workspace(root: Path, also_anchored: Sequence[tuple[str, str, dt.date]] = ()) -> dict[dt.date, list[str]]:
+    """Write the workspace under `root`; return the arXiv ids first named on each date. `also_anchored`
+    (arXiv id, name, day anchored) adds entries to inference.md's body after its own."""
     used: dict[dt.date, list[str]] = {}
     for day in DAYS:
         stamp = day.isoformat()
@@ -82,6 +84,7 @@ def make_workspace(root: Path) -> dict[dt.date, list[str]]:
         used[day] = [*serving_ids(day), rag_id(day)]
     # Every other day's first paper is merged into the body the next day, when it is named again.
     anchored = [(serving_ids(day)[0], f"KV offload day {day.day}", day + dt.timedelta(days=1)) for day in DAYS[::2]]
+    anchored += also_anchored
     write_file(root, f"{KNOWLEDGE}/inference.md",
                knowledge_document("inference", anchored, (serving_ids(DAYS[3])[0], DAYS[4])))
     rag_anchored = [(rag_id(DAYS[1]), "Reranker distillation", DAYS[4])]
