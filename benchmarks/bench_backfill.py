@@ -32,7 +32,7 @@ from benchmarks.harness import (
     timed,
 )
 from benchmarks.profile import profiled
-from benchmarks.workspace import DEFAULT_END, generate
+from tests.generate.large import DEFAULT_END, generate
 
 TOPIC = "inference"
 FULL_YEAR = 365

@@ -39,7 +39,7 @@ from benchmarks.harness import (
     timed,
 )
 from benchmarks.profile import profiled
-from benchmarks.workspace import DEFAULT_END, add_notes, feed_bodies, generate
+from tests.generate.large import DEFAULT_END, add_notes, feed_bodies, generate
 
 TOPIC = "inference"
 REPEATS = 5  # evenings per variant; the figures are medians (on 2 shared cores an evening varies by ~1.5 s)

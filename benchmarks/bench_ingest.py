@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.harness import Databases, Result, fresh_database, settings_for, table_counts, temp_dir, timed
+from benchmarks.harness import Databases, Result, fresh_database, settings_for, temp_dir, timed
 from benchmarks.profile import profiled
-from benchmarks.workspace import WorkspaceInfo, generate
+from tests.db.counts import table_counts
+from tests.generate.large import WorkspaceInfo, generate
 
 # The baseline's one regex: anything shaped like a new-style arXiv id.
 ARXIV_ID = re.compile(r"\d{4}\.\d{4,5}")

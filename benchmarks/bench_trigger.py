@@ -30,7 +30,7 @@ from benchmarks.harness import (
     temp_dir,
     timed,
 )
-from benchmarks.workspace import add_notes, generate
+from tests.generate.large import add_notes, generate
 
 REPEATS = 3
 SIZES = (1_000, 10_000)

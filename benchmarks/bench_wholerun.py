@@ -4,7 +4,7 @@ A whole run is what the first evening on a fresh database does, with the stage f
 directly (no Prefect, whose cost `bench_daily` measures): register the workspace, find what
 changed, ingest it all (`ingest_batch`, one process), then the inference topic's evening for the
 last date (`brief`: derive the verifications of every window through it, judge, render, publish).
-The workspaces are the generator's (`benchmarks/workspace.py`) over `DAYS` dates, so a larger one
+The workspaces are the generator's (`tests/generate/large.py`) over `DAYS` dates, so a larger one
 has more notes per window as well as more windows' worth of history, as a busier team's does.
 
 CPU seconds are reported beside wall seconds, this process's and those of the PostgreSQL backends
@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmarks.bench_ingest import _server_cpu
 from benchmarks.harness import Databases, Result, fresh_database, settings_for, temp_dir, timed
-from benchmarks.workspace import DEFAULT_END, generate
+from tests.generate.large import DEFAULT_END, generate
 
 DAYS = 30  # dates the notes are spread over (the derivation judges each window through the last)
 

@@ -312,19 +312,3 @@ def environment(settings: Any) -> Iterator[None]:
             else:
                 os.environ[k] = v
         get_settings.cache_clear()
-
-
-def table_counts(url: str) -> dict[str, int]:
-    """Rows per table (to report what an ingest wrote)."""
-    from sqlalchemy import text
-
-    from db.engine import make_engine
-    from db.models import Base
-
-    engine = make_engine(url, pool_size=1)
-    try:
-        with engine.connect() as conn:
-            return {t.name: conn.execute(text(f'SELECT count(*) FROM "{t.name}"')).scalar_one()
-                    for t in Base.metadata.sorted_tables}
-    finally:
-        engine.dispose()

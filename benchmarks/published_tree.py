@@ -32,9 +32,9 @@ REPO = Path(__file__).resolve().parents[1]
 
 def generate(root: Path) -> dict[str, dict[str, object]]:
     """Write the workspaces under `root` and their manifest; returns the manifest."""
-    from benchmarks import workspace as large
-    from tests.judge import shared_papers_gen as shared
-    from tests.orchestration.workspace_gen import make_workspace as ten_days
+    from tests.generate import large
+    from tests.generate import shared_papers as shared
+    from tests.generate.ten_days import make_workspace as ten_days
 
     root.mkdir(parents=True, exist_ok=True)
     manifest: dict[str, dict[str, object]] = {}

@@ -19,6 +19,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"
 FIXTURES = ROOT / "tests" / "fixtures"
 EXPECTED = FIXTURES / "expected"
+# No such folder: a workspace in which only the packaged topic and judgment configuration applies.
+NO_WORKSPACE = ROOT / "tests" / "no-workspace"
 
 
 def point_flows_at(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:

@@ -1,4 +1,5 @@
-"""Contract: product code imports only downward, and no two files import each other in a loop.
+"""Contract: product code imports only downward, no two files import each other in a loop, and no
+test imports benchmarks (benchmarks sit above everything and import the tests' generators).
 
 The rooms, from the ground up, are `ROOMS`. A module may import its own room or a room below it,
 never one above, not even under TYPE_CHECKING or inside a function. Files may not form an import
@@ -164,3 +165,15 @@ def _strongly_connected(graph: dict[str, set[str]]) -> list[set[str]]:
 @pytest.mark.parametrize("room", ROOMS)
 def test_each_room_exists(room: str) -> None:
     assert _is_module(room), f"{room} is listed in ROOMS but is not a package"
+
+
+def test_tests_never_import_benchmarks() -> None:
+    """Benchmarks sit above everything, tests included: they import the tests' generators, never
+    the other way round."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(ROOT)}:{node.lineno}" for n in names if n.split(".")[0] == "benchmarks"]
+    assert not found, "tests that import benchmarks: " + ", ".join(found)

@@ -1,7 +1,7 @@
 """Contract of `collect_window`: the Core reads (one items scan, the mention history by index, the
 knowledge document cached per snapshot, entries cached by content) give the same WindowData, to
 the repr, as the ORM reads they replaced, window after window; the knowledge cache never serves
-another database state's snapshot, and a caller changing its copy does not change the cache."""
+another database state's snapshot, reads a snapshot once while it is in force, and a caller changing its copy does not change the cache."""
 
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ import pytest
 from sqlalchemy import Engine, and_, delete, func, or_, select
 from sqlalchemy.orm import Session
 
-from benchmarks.workspace import generate
 from db.engine import get_engine, session_scope
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
 from tasks import run
-from tasks.briefing import collect
+from tasks.briefing import collect, knowledge
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
 from tasks.config.settings import Settings
@@ -34,6 +33,8 @@ from tasks.model.window import (
     WindowData,
 )
 from tasks.model.windows import Window
+from tests.generate.large import generate
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
 
 
@@ -174,23 +175,38 @@ def test_same_window_data_on_a_generated_workspace(clean_db: Engine, settings: S
     assert _compare(settings, root, days) > 100
 
 
-def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settings) -> None:
-    ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
-    window = run.window_of(topic, dt.date(2026, 10, 9))
+def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settings, tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view is read once per snapshot and database state: a second window in force under the
+    same snapshot is served from the cache, a caller's change to its copy stays in that copy, and
+    the same ids after a truncate (identities restart) over other rows are read again."""
+    loads: list[int] = []
+    load = knowledge._load
+
+    def counted(session: Session, topic: str, snapshot_id: int) -> KnowledgeView:
+        loads.append(snapshot_id)
+        return load(session, topic, snapshot_id)
+
+    monkeypatch.setattr(knowledge, "_load", counted)
+    knowledge.clear_cache()
+    root = tmp_path / "ws"
+    make_workspace(root)
+    ref = ingest_all(settings, root)
+    (topic,) = run.topics_for(settings, root, ["inference"])
+    window = run.window_of(topic, DAYS[-1])
     with session_scope(get_engine(settings)) as session:
         first = collect_window(session, ref.id, topic.name, window).knowledge
         assert first is not None and first.anchors
         first.sections[0]["text"] = "changed by a caller"  # its own copy: the cache keeps the stored text
-        again = collect_window(session, ref.id, topic.name, window).knowledge
+        again = collect_window(session, ref.id, topic.name, run.window_of(topic, DAYS[-2])).knowledge
         assert again is not None and again.sections[0]["text"] != "changed by a caller"
-    # Same ids after a truncate (identities restart), other rows: the view is read again.
+    assert len(loads) == 1, "the second window's view came from the cache"
     truncate_all(clean_db)
-    ref = ingest_all(settings, SAMPLE_WORKSPACE)
+    ref = ingest_all(settings, root)
     with session_scope(get_engine(settings)) as session:
         session.execute(delete(Anchor).where(Anchor.arxiv_id == first.anchors[0].arxiv_id))
         fresh = collect_window(session, ref.id, topic.name, window).knowledge
         assert fresh is not None and len(fresh.anchors) < len(first.anchors)
         assert fresh == orm_collect(session, ref.id, topic.name, window).knowledge
         session.rollback()
-    assert collect.knowledge_in_force is not None
+    assert loads == [loads[0], loads[0]], "the same snapshot id over other rows was read again"

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,9 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
 from tasks.model.windows import window_for
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all
+from tests.generate.files import write_file
+from tests.generate.ten_days import make_workspace
+from tests.helpers import ingest_all
 
 J = default_judgment()
 RULE = CredibilityRule.of(J)
@@ -161,11 +162,9 @@ def test_every_note_with_text_is_rated_one_to_five_stars(entries: list[tuple[str
 
 def test_front_matter_survives_ingest(clean_db: object, settings: Settings, tmp_path: Path) -> None:
     root = tmp_path / "ws"
-    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
+    make_workspace(root)  # the generated ten days: other notes in the window, none rated
     note = "inbox/zoe/2026-10-09-1200-zoe-notes.md"
-    (root / note).parent.mkdir(parents=True)
-    (root / note).write_text("---\nauthor: zoe\ncredibility: 2\n---\n\n# Notes\n\n## One\n\nSome text.\n",
-                             encoding="utf-8")
+    write_file(root, note, "---\nauthor: zoe\ncredibility: 2\n---\n\n# Notes\n\n## One\n\nSome text.\n")
     ref = ingest_all(settings, root)
     (topic,) = run.topics_for(settings, root, ["inference"])
     doc = json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, 9)))[1])

@@ -1,7 +1,7 @@
 """Contract: an engineering increment is one thing.
 
-On notes this test writes into the 2026-10-09 window of a copy of examples/workspace (Chinese and
-English, numbered and headed):
+On notes this test writes into the 2026-10-09 window of the generated ten-day workspace
+(tests/generate/ten_days.py, whose notes name papers only; Chinese and English, numbered and headed):
 - two numbered entries of one note that share only their platform (vLLM: its name, its docs and
   repository links) are two increments;
 - two numbered entries of one note are one increment when the note says so: "条目#1 + #2 合成一条"
@@ -15,7 +15,6 @@ platform word or platform link is no identity, a shared coined name or page link
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,9 @@ from sqlalchemy import Engine
 from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
-from tests.helpers import SAMPLE_WORKSPACE, briefing_json
+from tests.generate.files import write_file
+from tests.generate.ten_days import make_workspace
+from tests.helpers import briefing_json
 
 DAY = dt.date(2026, 10, 9)
 J = default_judgment()
@@ -83,10 +84,9 @@ Same item as #1: the release also ships a paged KV allocator, 20% less KV cache 
 
 def _engineering(settings: Settings, tmp_path: Path) -> list[dict[str, Any]]:
     root = tmp_path / "ws"
-    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
+    make_workspace(root)
     for path, text in NOTES.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+        write_file(root, path, text)
     data = briefing_json(settings, root, "inference", DAY)
     return [i for i in data["increments"] if i["status"] == "engineering" and set(i["sources"]) & set(NOTES)]
 

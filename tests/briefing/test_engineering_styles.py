@@ -2,11 +2,11 @@
 
 One note (tests/inbox/heading_styles.py: a new paper with an arXiv id, two engineering entries
 that share only their platform, a hedged claim about a named system, a summary after `---`) is
-added to the 2026-10-09 window of a copy of examples/workspace in several heading styles (`###`,
-`**bold**`, `**bold:**`, "1.", 「一、」, "条目#1 ·", "Increment 1 -"). Every style gives the same
-NET-new ids, the same engineering increments (by title and sources) and the same pending subjects
-as the `###` note, and none of them is empty: the paper is NET-new, the two platform-sharing entries
-are two increments, and the hedged claim is pending.
+added to the 2026-10-09 window of the generated ten-day workspace (tests/generate/ten_days.py) in
+several heading styles (`###`, `**bold**`, `**bold:**`, "1.", 「一、」, "条目#1 ·", "Increment 1 -").
+Every style gives the same NET-new ids, the same engineering increments (by title and sources) and
+the same pending subjects as the `###` note, and none of them is empty: the paper is NET-new, the
+two platform-sharing entries are two increments, and the hedged claim is pending.
 The sample's own notes rewritten with `**bold**` for every `##`–`####` heading, or for `###`–`####`
 only, are judged as the sample on both of its evenings (every increment with its status, the
 pending subjects).
@@ -24,6 +24,8 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tests.generate.files import write_file
+from tests.generate.ten_days import make_workspace
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, truncate_all
 from tests.inbox.heading_styles import Item, Note, render
 
@@ -57,9 +59,8 @@ STYLES = ("h3", "bold", "bold_colon_inside", "numbered_dot", "zh_chapter", "entr
 
 def _judgment(settings: Settings, tmp_path: Path, style: str) -> dict[str, Any]:
     root = tmp_path / style
-    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
-    (root / PATH).parent.mkdir(parents=True, exist_ok=True)
-    (root / PATH).write_text(render(NOTE, style), encoding="utf-8")
+    make_workspace(root)
+    write_file(root, PATH, render(NOTE, style))
     data = briefing_json(settings, root, "inference", DAY)
     mine = [i for i in data["increments"] if PATH in i["sources"]]
     return {

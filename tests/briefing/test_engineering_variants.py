@@ -1,9 +1,10 @@
 """Contract: engineering increments (no arXiv id) are found by their signals, not by one phrasing.
 
 Each style adds notes in English (headed, numbered with bare domains) or in Chinese (pseudo-headings
-一、二、), written unlike the sample, to the 2026-10-09 window of a copy of
-examples/workspace (an evening whose hand-written briefing has no engineering increment). Found, in
-every style, and nothing else:
+一、二、), written unlike the sample, to the 2026-10-09 window of the generated ten-day workspace
+(tests/generate/ten_days.py: its notes name papers only, so no engineering increment of its own),
+whose inference.md also holds the releases of HELD as of the cutoff. Found, in every style, and
+nothing else:
 - an official engineering blog post reported by two notes: one increment naming both sources;
 - a measured engine-against-engine comparison whose lead holds under one traffic condition only;
 - a preprint hosted somewhere other than arXiv (OpenReview, SSRN).
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +37,17 @@ from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
 from tasks.stages.topics import known_topic_names
 from tasks.verify.names import normalise
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all
+from tests.generate.files import write_file
+from tests.generate.ten_days import make_workspace
+from tests.helpers import ingest_all
 
 DAY = "2026-10-09"
 
 # style -> (notes: path -> text, expected increments: name -> the paths that must be its sources)
+# The releases the knowledge document's body holds (arXiv id, name, day anchored), before the cutoff.
+HELD = [("2607.09701", "SlimWise", dt.date(2026, 10, 8)),
+        ("2407.00079", "Mooncake Transfer Engine", dt.date(2026, 7, 21)),
+        ("2610.10845", "galahad-kv", dt.date(2026, 10, 8))]
 # style -> (the release the knowledge document holds, the other topic's release, the background re-read)
 NEGATIVES = {
     "headed_with_links": ("SlimWise 0.4 release", "Quarry 3.0 released", "Re-reading the vLLM PagedAttention docs"),
@@ -183,10 +189,9 @@ compute, where chunked prefill fits in.
 
 def _workspace(tmp_path: Path, style: str) -> Path:
     root = tmp_path / "ws"
-    shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
+    make_workspace(root, also_anchored=HELD)
     for path, text in STYLES[style][0].items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text, encoding="utf-8")
+        write_file(root, path, text)
     return root
 
 

@@ -32,12 +32,12 @@ from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.model.windows import window_for
 from tasks.verify.markers import markers_of
 from tasks.verify.observe import observed
-from tests.helpers import SAMPLE_WORKSPACE
+from tests.helpers import NO_WORKSPACE
 
 CJK = re.compile(r"[\u2e80-\u9fff\u3000-\u303f\uff00-\uffef]")
 WORD = re.compile(r"[A-Za-z][A-Za-z-]+")
 TEAM_TERMS = {"NET-new", "arXiv", "References", "HF", "Daily", "E1", "predigest", "Top", "knowledge", "md"}
-TOPIC = resolve_topic("inference", Settings(), SAMPLE_WORKSPACE)
+TOPIC = resolve_topic("inference", Settings(), NO_WORKSPACE)
 DAY = dt.date(2026, 10, 9)
 NOON = dt.datetime(2026, 10, 9, 4, tzinfo=dt.UTC)
 

@@ -18,9 +18,9 @@ import pytest
 from psycopg.errors import QueryCanceled
 from sqlalchemy import text
 
-from benchmarks.harness import table_counts
 from db.retry import DatabaseUnavailable, retry_on_disconnect
 from tasks.config.settings import Settings
+from tests.db.counts import table_counts
 from tests.db.throwaway_pg import DEBIAN_BINARIES, ThrowawayPostgres, pgserver_binaries
 from tests.helpers import SAMPLE_WORKSPACE, point_flows_at
 

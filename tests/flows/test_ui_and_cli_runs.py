@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 
 from tasks.config.settings import Settings, resolve_workspace
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import point_flows_at
-from tests.orchestration.workspace_gen import DAYS, make_workspace
 
 RUN_OPTIONS = ("PREDIGEST_WORKSPACE", "PREDIGEST_LANG", "PREDIGEST_REHASH")
 DAY = DAYS[4]

@@ -1,4 +1,8 @@
-"""Contract: the density rule labels the four hand-written evenings as their authors did.
+"""Contract of the day density rule (tasks.judge.density, the packaged rule of judgment.toml [density]).
+
+`density_of(net_new, adjacent, engineering)`: a new paper counts 1, engineering and adjacent items
+0.15; >= 5 high, >= 3 medium, >= 1 medium-low, else low; a custom rule moves the boundaries.
+The rule labels the four hand-written evenings as their authors did.
 
 The counts are what each hand-written briefing counted (issue 11): the two sample evenings and two
 evenings the maintainers keep. The rule is the packaged one (tasks/config/judgment.toml [density]);
@@ -42,3 +46,38 @@ def test_the_report_states_the_rule_with_its_weights() -> None:
                             DensityRule.default())
     assert report.level == "medium-low" and report.score == pytest.approx(2.75)
     assert "0.15×engineering" in report.rule and "≥3 medium" in report.rule
+
+
+# --- the boundaries -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("net_new", "engineering", "expected"),
+    [
+        (0, 0, "low"),
+        (0, 6, "low"),  # 0.9: engineering alone never makes an evening
+        (1, 0, "medium-low"),  # boundary 1
+        (2, 6, "medium-low"),  # 2.9
+        (3, 0, "medium"),  # boundary 3
+        (2, 7, "medium"),  # 3.05
+        (5, 0, "high"),  # boundary 5
+        (4, 7, "high"),  # 5.05
+    ],
+)
+def test_density_thresholds(net_new: int, engineering: int, expected: str) -> None:
+    assert density_of(net_new, engineering=engineering) == expected
+
+
+def test_adjacent_items_count_for_little() -> None:
+    assert density_of(0, adjacent=6) == "low"
+    assert density_of(2, adjacent=6) == "medium-low"
+    assert density_of(2, adjacent=7) == "medium"
+
+
+def test_custom_rule_moves_the_boundaries() -> None:
+    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5})
+    assert density_of(1, rule=rule) == "low"
+    assert density_of(2, rule=rule) == "medium-low"
+    assert density_of(5, engineering=2, rule=rule) == "medium"
+    assert density_of(9, engineering=1, rule=rule) == "medium"
+    assert density_of(10, rule=rule) == "high"

@@ -26,9 +26,9 @@ from tasks.judge.evidence import judge_ownership
 from tasks.judge.relevance import Verdict
 from tasks.model.window import CardView, EntryView, MentionView, WindowData
 from tasks.model.windows import window_for
-from tests.helpers import SAMPLE_WORKSPACE
+from tests.helpers import NO_WORKSPACE
 
-TOPIC = resolve_topic("inference", Settings(), SAMPLE_WORKSPACE)
+TOPIC = resolve_topic("inference", Settings(), NO_WORKSPACE)
 NOW = dt.datetime(2026, 10, 9, 12, tzinfo=dt.UTC)
 INFERENCE_WORDS = list(TOPIC.terms)
 

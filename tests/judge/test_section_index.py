@@ -16,11 +16,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from benchmarks.workspace import generate
 from tasks.config.judgment import default_judgment
 from tasks.ingest.sources import note_items
 from tasks.judge import sections as S
 from tasks.knowledge.parse import ANCHORED, parse_knowledge
+from tests.generate.large import generate
 from tests.helpers import SAMPLE_WORKSPACE
 
 TZ = ZoneInfo("Asia/Shanghai")

@@ -1,7 +1,7 @@
 """Contract: a paper can be several topics'; each topic decides from its own evidence and what the
 sources say about it.
 
-On generated two-topic workspaces (tests/judge/shared_papers_gen.py), each carrying the answers it
+On generated two-topic workspaces (tests/generate/shared_papers.py), each carrying the answers it
 was generated from, varied in language, heading style, the form of an entry about several papers
 (table, list, prose) and entry order:
 - for both topics' briefings, NET-new precision and recall are 1.0 against the answers, in the
@@ -27,8 +27,8 @@ from predigest.explain import explanations
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.model.windows import window_for
+from tests.generate import shared_papers as gen
 from tests.helpers import ingest_all
-from tests.judge import shared_papers_gen as gen
 
 SPECS = gen.specs(6)
 

@@ -3,7 +3,7 @@ from the topic's daily cutoff (its cron's minute and hour, in its own timezone) 
 minute; a cron whose minute or hour is not a plain number counts from the default 22:20. The
 zombie automation (`zombie_automation`) waits 3 heartbeat periods, for deployments' runs only, and
 sets the run Crashed; there is none when heartbeats are off. The automations themselves are tested
-on a real server in tests/orchestration/test_prefect_server.py (the killed-worker drill is on branch i23-killed)."""
+on a real server in tests/predigest/test_prefect_server.py (the killed-worker drill is on branch i23-killed)."""
 
 from __future__ import annotations
 

@@ -29,9 +29,9 @@ from tasks.briefing.render_md import render_markdown
 from tasks.config.settings import Settings
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
+from tests.flows.test_backfill import _snapshot
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all, point_flows_at
-from tests.orchestration.test_backfill import _snapshot
-from tests.orchestration.workspace_gen import DAYS, make_workspace
 from tests.publish.briefing_factory import make_content, publish_content
 from tests.publish.test_site import CountingStore
 

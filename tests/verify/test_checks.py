@@ -22,8 +22,8 @@ from db.engine import get_engine, session_scope
 from db.models import Paper
 from tasks import run
 from tasks.config.settings import Settings
+from tests.generate import replay as gen
 from tests.helpers import ingest_all
-from tests.verify import generator as gen
 
 TZ = ZoneInfo("Asia/Shanghai")
 

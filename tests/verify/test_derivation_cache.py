@@ -22,8 +22,8 @@ from sqlalchemy import Engine, insert, text
 from db.models import Paper
 from tasks import run
 from tasks.config.settings import Settings
+from tests.generate import replay as gen
 from tests.helpers import ingest_all, truncate_all
-from tests.verify import generator as gen
 
 
 def _stored(engine: Engine) -> tuple[list[Any], list[Any]]:

@@ -30,13 +30,13 @@ from hypothesis import strategies as st
 from psycopg import sql
 from sqlalchemy import make_url, text
 
-from benchmarks.workspace import add_notes
 from db import engine as db_engine
 from db.engine import make_engine, normalise_url
 from tasks import run
 from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
 from tasks.config.settings import Settings
 from tasks.lanes import DateLanes
+from tests.generate.large import add_notes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
 pytestmark = pytest.mark.slow  # thirty evenings on many database copies

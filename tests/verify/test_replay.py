@@ -26,8 +26,8 @@ from tasks import run
 from tasks.config.settings import Settings
 from tasks.verify.status import status_as_of
 from tasks.verify.store import load_tracked
+from tests.generate import replay as gen
 from tests.helpers import ingest_all, truncate_all
-from tests.verify import generator as gen
 
 DAYS = range(1, 15)
 

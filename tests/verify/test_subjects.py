@@ -1,5 +1,5 @@
 """Contract of a pending item's subject (issue 22, parts 1 and 3), on notes the tests write themselves
-(tests/verify/subject_notes.py: Chinese, English and mixed notes, five heading styles):
+(tests/generate/subjects.py: Chinese, English and mixed notes, five heading styles):
 
 - a heading becomes text without its entry markers ("条目#2 ·", "Increment 1 -", "1.", "A1.", "一、",
   "[Sep 10]", 「附：」) and without a trailing aside about the note ("（给 11:20 的 e1prep 用）");
@@ -34,8 +34,7 @@ from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import figures, one_per_subject
 from tasks.verify.markers import markers_of
 from tasks.verify.subjects import entry_heading, heading_thing, line_thing, only_scaffolding
-from tests.helpers import ingest_all, truncate_all
-from tests.verify.subject_notes import (
+from tests.generate.subjects import (
     DAY,
     EN,
     EXPECTED,
@@ -49,6 +48,7 @@ from tests.verify.subject_notes import (
     heading,
     write_workspace,
 )
+from tests.helpers import ingest_all, truncate_all
 
 M = markers_of(default_judgment())
 

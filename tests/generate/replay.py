@@ -3,13 +3,17 @@
 `write_day(root, day_index)` writes what the team wrote on day `day_index` (1-based, from START):
 one note per day naming the paper PAPER (so it is in every window), hedges, a settling note, a
 promise and its fulfilment, and the knowledge document as it stood after that day's noon update
-(PAPER is anchored from day ANCHOR_DAY on). Nothing depends on the clock or on randomness.
+(PAPER is anchored from day ANCHOR_DAY on). Nothing depends on the clock or on randomness (mtimes
+are the write time: tests/generate/files.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+
+from tests.generate.documents import KNOWLEDGE, anchored, cited
+from tests.generate.files import write_file
 
 START = dt.date(2026, 11, 1)
 TOPIC = "inference"
@@ -31,18 +35,19 @@ def day_of(index: int) -> dt.date:
 
 def _knowledge(index: int) -> str:
     day = day_of(index)
-    paper = (f"- **PagedFoo**（arXiv:{PAPER}）：KV cache 分页调度，吞吐提升。[anchored {day_of(ANCHOR_DAY).isoformat()}]\n"
+    july = dt.date(2026, 7, 14)
+    paper = (anchored("PagedFoo", day_of(ANCHOR_DAY), [PAPER], "：KV cache 分页调度，吞吐提升。") + "\n"
              if index >= ANCHOR_DAY else "")
     return (
         f"# {TOPIC} · 知识活文档\n\nversion: v{index} · updated: {day.isoformat()} 12:00 · citations: {10 + index}\n\n"
         "## §1 现状\n\n### §1.1 框架格局\n\n"
-        "- **vLLM**（arXiv:2309.06180）：PagedAttention，开源 serving 事实标准。[anchored 2026-07-14]\n"
-        "- **Dynamo**：数据中心级编排。[anchored 2026-09-01]\n\n"
+        + anchored("vLLM", july, ["2309.06180"], "：PagedAttention，开源 serving 事实标准。") + "\n"
+        + anchored("Dynamo", dt.date(2026, 9, 1), text="：数据中心级编排。") + "\n\n"
         "### §3.2 KV Cache 驱逐策略\n\n"
-        "- **H2O**（arXiv:2306.14048）：注意力质量驱逐。[anchored 2026-07-14]\n" + paper + "\n"
+        + anchored("H2O", july, ["2306.14048"], "：注意力质量驱逐。") + "\n" + paper + "\n"
         "### §4.1 投机解码\n\n"
-        "- **EAGLE**（arXiv:2401.15077）：draft 头。[anchored 2026-07-14]\n\n"
-        "## References\n\n- arXiv:2401.08671 — DeepSpeed-FastGen（cited 2026-07-14）\n"
+        + anchored("EAGLE", july, ["2401.15077"], "：draft 头。") + "\n\n"
+        "## References\n\n" + cited("2401.08671", july, "DeepSpeed-FastGen") + "\n"
     )
 
 
@@ -72,22 +77,16 @@ def _note(index: int) -> str:
 def write_day(root: Path, index: int) -> list[Path]:
     """Write day `index`'s files under `root` (the knowledge document is rewritten); returns them."""
     day = day_of(index)
-    note = root / "inbox" / "jay" / f"{day.isoformat()}T1000-jay-inference-notes.md"
-    doc = root / "organized" / "knowledge" / f"{TOPIC}.md"
-    for path, text in ((note, _note(index)), (doc, _knowledge(index))):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+    note = write_file(root, f"inbox/jay/{day.isoformat()}T1000-jay-inference-notes.md", _note(index))
+    doc = write_file(root, f"{KNOWLEDGE}/{TOPIC}.md", _knowledge(index))
     return [note, doc]
 
 
 def write_conflict(root: Path, day: dt.date, paper: str = "2611.00030") -> tuple[str, str]:
     """Two notes on `day` giving conflicting throughput gaps for the same paper; returns their paths."""
-    first = root / "inbox" / "jay" / f"{day.isoformat()}T0900-jay-bench.md"
-    second = root / "inbox" / "spark" / f"{day.isoformat()}T1500-spark-bench.md"
-    first.parent.mkdir(parents=True, exist_ok=True)
-    second.parent.mkdir(parents=True, exist_ok=True)
-    first.write_text(f"# Bench\n\n## 条目1 · FastGap: SGLang vs vLLM（arXiv:{paper}）\n\n"
-                     "- H100 上 SGLang 吞吐比 vLLM 高 29%。\n", encoding="utf-8")
-    second.write_text(f"# Bench 复测\n\n## 增量 1 · FastGap 复测（arXiv:{paper}）\n\n"
-                      "- 同一对比复测：SGLang 与 vLLM 吞吐差距只有 1–4%。\n", encoding="utf-8")
-    return (first.relative_to(root).as_posix(), second.relative_to(root).as_posix())
+    first, second = f"inbox/jay/{day.isoformat()}T0900-jay-bench.md", f"inbox/spark/{day.isoformat()}T1500-spark-bench.md"
+    write_file(root, first, f"# Bench\n\n## 条目1 · FastGap: SGLang vs vLLM（arXiv:{paper}）\n\n"
+               "- H100 上 SGLang 吞吐比 vLLM 高 29%。\n")
+    write_file(root, second, f"# Bench 复测\n\n## 增量 1 · FastGap 复测（arXiv:{paper}）\n\n"
+               "- 同一对比复测：SGLang 与 vLLM 吞吐差距只有 1–4%。\n")
+    return first, second

@@ -42,8 +42,8 @@ from db.engine import make_engine
 from predigest import orchestrate
 from tasks import run
 from tasks.config.settings import Settings
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
-from tests.orchestration.workspace_gen import DAYS, make_workspace
 from tests.publish.hooks import Hooks, serve_hooks
 
 pytestmark = pytest.mark.slow

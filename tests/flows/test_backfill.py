@@ -28,8 +28,8 @@ from sqlalchemy import Engine, text
 
 from tasks import run
 from tasks.config.settings import Settings
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all, point_flows_at
-from tests.orchestration.workspace_gen import DAYS, make_workspace
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:

@@ -26,13 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, func, select, text
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
-from db.models import Base, Item, Mention, Source
+from db.models import Item, Mention, Source
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
+from tests.db.counts import table_counts
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 
 UTC = dt.UTC
@@ -63,14 +64,6 @@ def _sources(engine: Engine, workspace_id: int | None = None) -> list[Source]:
 
 def _current(engine: Engine, workspace_id: int) -> dict[str, Source]:
     return {s.path: s for s in _sources(engine, workspace_id) if s.superseded_at is None}
-
-
-def _table_counts(engine: Engine) -> dict[str, int]:
-    with engine.connect() as conn:
-        return {
-            t.name: conn.execute(text(f'SELECT count(*) FROM "{t.name}"')).scalar_one()
-            for t in Base.metadata.sorted_tables
-        }
 
 
 def _item_texts(engine: Engine, source_id: int | None = None) -> list[str]:
@@ -132,7 +125,7 @@ def test_empty_hf_daily_is_reported_in_its_briefing(clean_db: Engine, settings: 
 
 def test_unchanged_workspace_writes_nothing(clean_db: Engine, settings: Settings, workspace: Path) -> None:
     ref = ingest_all(settings, workspace)
-    counts = _table_counts(clean_db)
+    counts = table_counts(clean_db)
     snapshot = [(s.id, s.path, s.sha256, s.superseded_at, s.error) for s in _sources(clean_db)]
     assert counts["sources"] > 0 and counts["items"] > 0 and counts["mentions"] > 0
 
@@ -144,7 +137,7 @@ def test_unchanged_workspace_writes_nothing(clean_db: Engine, settings: Settings
     assert {o.status for o in outcomes} == {"unchanged"}
     assert {o.path: o.error is not None for o in outcomes}[DS_STORE]
 
-    assert _table_counts(clean_db) == counts
+    assert table_counts(clean_db) == counts
     assert [(s.id, s.path, s.sha256, s.superseded_at, s.error) for s in _sources(clean_db)] == snapshot
 
 

@@ -1,4 +1,4 @@
-"""A small generated workspace for orchestration tests: ten consecutive days of notes.
+"""A small generated workspace of ten consecutive days of notes (orchestration, backfill and site tests).
 
 Contract: `make_workspace(root)` writes, for each of `DAYS` (2026-10-01 .. 2026-10-10):
 - `inbox/alice/<date>T1000-alice-serving.md` naming two fresh arXiv ids about inference serving and
@@ -8,13 +8,18 @@ Contract: `make_workspace(root)` writes, for each of `DAYS` (2026-10-01 .. 2026-
 and two knowledge documents, `organized/knowledge/inference.md` and `rag.md`, which anchor some of
 those ids the day after they first appeared (and one id in References), so the same paper is
 NET-new on one date and already anchored on a later one: each date's briefing differs.
-It returns the ids it used per date. Nothing random: the same call gives the same bytes.
+It returns the ids it used per date. Nothing random: the same call gives the same bytes (mtimes
+are the write time: tests/generate/files.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from pathlib import Path
+
+from tests.generate.documents import KNOWLEDGE, knowledge_document
+from tests.generate.files import write_file
 
 DAYS = [dt.date(2026, 10, 1) + dt.timedelta(days=n) for n in range(10)]
 
@@ -68,42 +73,20 @@ def _rag_note(day: dt.date) -> str:
     ])
 
 
-def _knowledge(topic: str, entries: list[tuple[str, str, dt.date]], reference: tuple[str, dt.date] | None) -> str:
-    lines = [
-        f"# {topic} · 知识活文档（Living Doc）",
-        "",
-        "version: v1 · updated: 2026-10-12 12:00 · citations: 10",
-        "",
-        "## §1 现状全景",
-        "",
-        "### §1.1 框架格局",
-        "",
-    ]
-    lines += [f"- **{title}**（arXiv:{arxiv_id}）。[anchored {day.isoformat()}]" for arxiv_id, title, day in entries]
-    lines += ["", "## References", ""]
-    if reference is not None:
-        lines.append(f"- arXiv:{reference[0]} (cited {reference[1].isoformat()})")
-    return "\n".join(lines) + "\n"
-
-
-def make_workspace(root: Path) -> dict[dt.date, list[str]]:
-    """Write the workspace under `root`; return the arXiv ids first named on each date."""
+def make_workspace(root: Path, also_anchored: Sequence[tuple[str, str, dt.date]] = ()) -> dict[dt.date, list[str]]:
+    """Write the workspace under `root`; return the arXiv ids first named on each date. `also_anchored`
+    (arXiv id, name, day anchored) adds entries to inference.md's body after its own."""
     used: dict[dt.date, list[str]] = {}
     for day in DAYS:
         stamp = day.isoformat()
-        alice = root / "inbox" / "alice" / f"{stamp}T1000-alice-serving.md"
-        bob = root / "inbox" / "bob" / f"{stamp}T1500-bob-rag.md"
-        for path, text in ((alice, _note(day)), (bob, _rag_note(day))):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+        write_file(root, f"inbox/alice/{stamp}T1000-alice-serving.md", _note(day))
+        write_file(root, f"inbox/bob/{stamp}T1500-bob-rag.md", _rag_note(day))
         used[day] = [*serving_ids(day), rag_id(day)]
-    knowledge = root / "organized" / "knowledge"
-    knowledge.mkdir(parents=True, exist_ok=True)
     # Every other day's first paper is merged into the body the next day, when it is named again.
     anchored = [(serving_ids(day)[0], f"KV offload day {day.day}", day + dt.timedelta(days=1)) for day in DAYS[::2]]
-    (knowledge / "inference.md").write_text(
-        _knowledge("inference", anchored, (serving_ids(DAYS[3])[0], DAYS[4])), encoding="utf-8"
-    )
+    anchored += also_anchored
+    write_file(root, f"{KNOWLEDGE}/inference.md",
+               knowledge_document("inference", anchored, (serving_ids(DAYS[3])[0], DAYS[4])))
     rag_anchored = [(rag_id(DAYS[1]), "Reranker distillation", DAYS[4])]
-    (knowledge / "rag.md").write_text(_knowledge("rag", rag_anchored, None), encoding="utf-8")
+    write_file(root, f"{KNOWLEDGE}/rag.md", knowledge_document("rag", rag_anchored, None))
     return used

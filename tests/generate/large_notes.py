@@ -1,38 +1,18 @@
-"""Synthetic workspaces of a given size, in the styles of examples/workspace, deterministic from a seed.
-
-`generate(root, notes=10_000, seed=1)` writes under `root`:
-- `inbox/<author>/…` notes spread over `days` dates ending at `end` (~10 KB each on average, so
-  10,000 notes are ~100 MB), in five styles taken from the sample workspace: Jay's screening
-  notes (`## 条目N · Title（arXiv:…）` + a summary table), Tom's HF Daily lists (`条目N · ▲votes`,
-  kind hf_daily), Spark's e1prep with YAML front matter (`## 增量 N · …` + a card table), Tom's
-  E1 briefings with pseudo-headings only (`一、…`, `增量 1 · …`), and Lena's English reading notes
-  with a numbers table. Names carry `YYYY-MM-DDTHHMM`, `YYYY-MM-DD-HHMM` or a date only; a few
-  have no date (mtime basis). A few are GB18030, a few CRLF, a few empty or binary (error rows).
-- `organized/paper_cards/NNNN-YYMM-NNNNN.md`: one card per `notes_per_card` notes;
-- `organized/queue/work-queue.md`: one 15-row snapshot per date (newest first);
-- `organized/knowledge/inference.md`: a living document with `anchors` dated anchors in numbered
-  sections (thousands by default) plus a References list.
-arXiv ids come from a per-day pool of papers (`YYMM.NNNNN` of that day's month): a note names
-mostly the last week's papers and some older ones; the knowledge document anchors papers a few
-days after they appeared, so a date's briefing has NET-new and already-anchored ids.
-
-Nothing depends on the clock or on hash order: the same arguments give the same bytes (mtimes are
-set from the note's own date). `add_notes` writes more notes for one date (the daily benchmark),
-`feed_bodies` builds an HF Daily JSON answer and an arXiv RSS listing for a date from the same pool.
+"""The text of the large generated workspaces (tests/generate/large.py): the pool of papers per
+day, the vocabulary, and the five note styles taken from the sample workspace (Jay's screening
+notes, Tom's HF Daily lists, Spark's e1prep with front matter, Tom's E1 briefings with
+pseudo-headings, Lena's English reading notes). `note_file` picks a style, an author, a name and an
+encoding for one note; every choice comes from the caller's seeded `random.Random`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
-import os
 import random
-from dataclasses import dataclass, field
-from pathlib import Path
-from zoneinfo import ZoneInfo
+from dataclasses import dataclass
 
-TZ = ZoneInfo("Asia/Shanghai")
-DEFAULT_END = dt.date(2026, 10, 9)
+from tests.generate.files import local
+
 PAPERS_PER_DAY = 40
 
 TOPICS = ["inference", "llm-infra", "rag", "agents", "training", "evaluation", "multimodal"]
@@ -86,8 +66,8 @@ _HEDGES = [
     "- 待验证：只有摘要级结论，正文还没读。",
     "- 存疑：作者自测，条件受限（流量构成、前缀复用率都没披露）。",
 ]
-_SECTIONS = ["1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.9", "2.2", "2.3", "2.5", "3.2", "3.3", "4.1", "4.2"]
-_KNOWLEDGE_SECTIONS = [
+SECTIONS = ["1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.9", "2.2", "2.3", "2.5", "3.2", "3.3", "4.1", "4.2"]
+KNOWLEDGE_SECTIONS = [
     ("§1 现状全景", [("§1.1", "框架格局"), ("§1.2", "传输与互联"), ("§1.3", "llm-d 与 K8s 推理编排"),
                    ("§1.4", "量化"), ("§1.5", "推理可靠性与可观测性"), ("§1.6", "长上下文"), ("§1.9", "安全")]),
     ("§2 关键工作脉络", [("§2.1", "批处理与调度演化"), ("§2.2", "调度理论"), ("§2.3", "PD Disaggregation"),
@@ -115,23 +95,7 @@ class Paper:
     day: dt.date
 
 
-@dataclass
-class WorkspaceInfo:
-    """What was written: counts and bytes per kind, the dates covered, the papers by day."""
-
-    root: Path
-    seed: int
-    days: list[dt.date]
-    notes: int = 0
-    cards: int = 0
-    anchors: int = 0
-    files: int = 0
-    bytes: int = 0
-    note_bytes: int = 0
-    papers: dict[dt.date, list[Paper]] = field(default_factory=dict)
-
-
-class _Pool:
+class Pool:
     """Papers per day, deterministic from the seed and the day alone (any range gives the same papers):
     ids `YYMM.NNNNN`, numbered by day of month so they never collide."""
 
@@ -166,11 +130,11 @@ def _fill(rng: random.Random, template: str, paper: Paper | None = None) -> str:
     return template.format(
         p=rng.randrange(3, 90), p2=rng.randrange(3, 60), x=f"{rng.uniform(1.1, 5.0):.1f}", r=rng.randrange(20, 400),
         r2=rng.randrange(10, 200), ms=rng.randrange(5, 400), tok=rng.randrange(50, 20000), gb=rng.randrange(5, 400),
-        s=rng.randrange(2, 90), sec=rng.choice(_SECTIONS), name=paper.name if paper else "SlimWise",
+        s=rng.randrange(2, 90), sec=rng.choice(SECTIONS), name=paper.name if paper else "SlimWise",
     )
 
 
-def _fact(rng: random.Random, paper: Paper) -> str:
+def fact(rng: random.Random, paper: Paper) -> str:
     topic = paper.topic if rng.random() < 0.8 else rng.choice(TOPICS)
     return _fill(rng, rng.choice(_FACTS[topic]), paper)
 
@@ -212,7 +176,7 @@ def _ref(rng: random.Random, paper: Paper) -> str:
 # --- note styles -----------------------------------------------------------------------------------
 
 
-def _screening(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: str) -> str:
+def _screening(rng: random.Random, pool: Pool, day: dt.date, when: str, author: str) -> str:
     papers = pool.recent(rng, day, rng.randrange(7, 13))
     out = [f"# {author.capitalize()} · 工程筛选 · {day.isoformat()} {when}", "",
            f"> 本轮 {len(papers)} 条：先扫 HF Daily 和 arXiv 新挂出的 serving / KV cache 相关论文，再看社区博客。",
@@ -223,22 +187,22 @@ def _screening(rng: random.Random, pool: _Pool, day: dt.date, when: str, author:
                 f"- 作者：{rng.choice(['Chen et al.', 'Wang et al.', 'Li et al.', 'Kumar et al.'])}，{paper.day.year} 年 {paper.day.month} 月。",
                 f"- 类型：{rng.choice(['系统论文', '综述 + 生产证据', '工程报告', 'preprint'])}。", "",
                 "**做了什么**"]
-        out += [f"- {_fact(rng, paper)}。" for _ in range(rng.randrange(2, 5))]
+        out += [f"- {fact(rng, paper)}。" for _ in range(rng.randrange(2, 5))]
         out += ["", "**讨论**", _discussion(rng, paper, rng.randrange(3, 7))]
         if rng.random() < 0.2:
             out += ["", rng.choice(_HEDGES)]
         out += ["", "**和现有脉络的关系**", f"- {_fill(rng, rng.choice(_RELATIONS), paper)}"]
         if rng.random() < 0.3:
             other = pool.recent(rng, day, 1)[0]
-            out.append(f"- 与 {other.name}（{_ref(rng, other)}）同属一条线：{_fact(rng, other)}。")
-        section = rng.choice(_SECTIONS)
+            out.append(f"- 与 {other.name}（{_ref(rng, other)}）同属一条线：{fact(rng, other)}。")
+        section = rng.choice(SECTIONS)
         out += ["", f"**建议**：§{section}（新增 {paper.name}）。", "", "---", ""]
         rows.append(f"| {i} | {paper.arxiv_id} | §{section} |")
     out += ["### 小结", "| 条目 | arXiv | 建议 |", "|---|---|---|", *rows, ""]
     return "\n".join(out)
 
 
-def _hf_daily(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: str) -> str:
+def _hf_daily(rng: random.Random, pool: Pool, day: dt.date, when: str, author: str) -> str:
     papers = sorted(set(rng.sample(pool.by_day[day], min(len(pool.by_day[day]), rng.randrange(18, 30)))),
                     key=lambda p: p.arxiv_id)
     votes = sorted((rng.randrange(3, 120) for _ in papers), reverse=True)
@@ -248,7 +212,7 @@ def _hf_daily(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: 
     for i, (paper, vote) in enumerate(zip(papers, votes, strict=True), 1):
         out += [f"## 条目{i} · ▲{vote} · {paper.title}", "",
                 f"- arXiv：{paper.arxiv_id} · {paper.topic} / {rng.choice(TOPICS)}",
-                f"- 内容：{_fact(rng, paper)}；{_fact(rng, paper)}。", f"- 备注：{_discussion(rng, paper, rng.randrange(1, 4))}"]
+                f"- 内容：{fact(rng, paper)}；{fact(rng, paper)}。", f"- 备注：{_discussion(rng, paper, rng.randrange(1, 4))}"]
         if rng.random() < 0.1:
             out.append(f"- ⚠ **待核实**：{paper.name} 的 arXiv 号要到 arXiv 页核对。")
         out.append("")
@@ -260,7 +224,7 @@ def _hf_daily(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: 
     return "\n".join(out)
 
 
-def _e1prep_fm(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: str) -> str:
+def _e1prep_fm(rng: random.Random, pool: Pool, day: dt.date, when: str, author: str) -> str:
     papers = pool.recent(rng, day, rng.randrange(6, 11))
     out = ["---", f"author: {author}", "topic: llm-infra", f"date: {day.isoformat()}", "round: e1prep", "---", "",
            f"# llm-infra · E1 预备（{day.isoformat()}）", "",
@@ -268,11 +232,11 @@ def _e1prep_fm(rng: random.Random, pool: _Pool, day: dt.date, when: str, author:
     for i, paper in enumerate(papers, 1):
         out += [f"## 增量 {i} · {paper.name} 承接（{_ref(rng, paper)}）", "",
                 f"- 来源：{rng.choice(['官方技术博客', 'Jay R6 条目#3', 'HF Daily', 'paper card'])}。"]
-        out += [f"- {_fact(rng, paper)}。" for _ in range(rng.randrange(2, 5))]
+        out += [f"- {fact(rng, paper)}。" for _ in range(rng.randrange(2, 5))]
         out += [f"- 解读：{_discussion(rng, paper, rng.randrange(3, 7))}"]
         if rng.random() < 0.15:
             out.append(f"- 待核实：{paper.name} 的数字只在摘要里出现。")
-        out += [f"- 建议：inference §{rng.choice(_SECTIONS)}。", ""]
+        out += [f"- 建议：inference §{rng.choice(SECTIONS)}。", ""]
     cards = pool.recent(rng, day, 4)
     out += [f"## 卡片扫描（{day.isoformat()} 新卡）", "", "| 卡 | arXiv | 主分类 | 给 inference？ |", "|---|---|---|---|"]
     out += [f"| {1700 + k} | {c.arxiv_id} {c.name} | {c.topic} | {'是' if c.topic == 'inference' else '否'} |"
@@ -284,34 +248,34 @@ def _e1prep_fm(rng: random.Random, pool: _Pool, day: dt.date, when: str, author:
 _CN_NUM = "一二三四五六七八九十"
 
 
-def _e1prep_pseudo(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: str) -> str:
+def _e1prep_pseudo(rng: random.Random, pool: Pool, day: dt.date, when: str, author: str) -> str:
     papers = pool.recent(rng, day, rng.randrange(5, 9))
     out = [f"inference · E1 预消化简报({day.isoformat()})",
            f"执行体：{author.capitalize()} · E1 日间预消化轮(inference) · {day.isoformat()} 22:20 CST 基线：inference.md。",
            f"诚实度声明：本轮增量密度为「中」——{len(papers)} 条增量，不硬凑字数。", "",
            "一、检查过的来源清单", "| 来源 | 内容摘要 | 可信度 |", "|---|---|---|"]
-    out += [f"| inbox/jay/{day.isoformat()}-note-{k}.md | {p.name}：{_fact(rng, p)} | ⭐⭐⭐⭐ |"
+    out += [f"| inbox/jay/{day.isoformat()}-note-{k}.md | {p.name}：{fact(rng, p)} | ⭐⭐⭐⭐ |"
             for k, p in enumerate(papers[:4])]
     out += ["", f"二、今日该主题最重要的增量（{len(papers)} 条）", ""]
     for i, paper in enumerate(papers, 1):
         tag = rng.choice(["🟢 NET-new", "🟠 工程新增", "🟠 叙事新增"])
         out += [f"增量 {i} · {tag} · {paper.title}（{_ref(rng, paper)}）",
                 f"来源：jay R{rng.randrange(1, 8)} 条目#{rng.randrange(1, 9)}",
-                f"要点：{_fact(rng, paper)}；{_fact(rng, paper)}。{_discussion(rng, paper, rng.randrange(3, 7))}",
-                f"建议归入：§{rng.choice(_SECTIONS)}", ""]
+                f"要点：{fact(rng, paper)}；{fact(rng, paper)}。{_discussion(rng, paper, rng.randrange(3, 7))}",
+                f"建议归入：§{rng.choice(SECTIONS)}", ""]
     hedged = pool.recent(rng, day, 2)
     out += ["三、值得警惕的矛盾或待核实说法"]
-    out += [f"⚠️ T{k} 待核实 · {p.name}（arXiv:{p.arxiv_id}）只有摘要级「{_fact(rng, p)}」，本轮不入增量。"
+    out += [f"⚠️ T{k} 待核实 · {p.name}（arXiv:{p.arxiv_id}）只有摘要级「{fact(rng, p)}」，本轮不入增量。"
             for k, p in enumerate(hedged, 1)]
     out += ["四、可引用的 arXiv 号列表", "| arXiv 号 | 标题 | 关联节 |", "|---|---|---|"]
-    out += [f"| {p.arxiv_id} | {p.name} | §{rng.choice(_SECTIONS)} |" for p in papers]
+    out += [f"| {p.arxiv_id} | {p.name} | §{rng.choice(SECTIONS)} |" for p in papers]
     out += ["五、摘要", f"增量条数：{len(papers)} 条。", "六、检查过但无增量", "| 来源 | 结论 |", "|---|---|",
             f"| HF Daily {day.isoformat()} | 除 {papers[0].name} 外无 inference 相关 |",
             f"{author.capitalize()} · {day.isoformat()} 22:20 CST · inference · E1 预消化轮完成", ""]
     return "\n".join(out)
 
 
-def _reading(rng: random.Random, pool: _Pool, day: dt.date, when: str, author: str) -> str:
+def _reading(rng: random.Random, pool: Pool, day: dt.date, when: str, author: str) -> str:
     papers = pool.recent(rng, day, rng.randrange(4, 8))
     out = [f"# {papers[0].name} — first read", "",
            f"{author.capitalize()} · {day.isoformat()} {when} (Shanghai) · reading notes, not a recommendation yet.", ""]
@@ -337,7 +301,7 @@ _WRITERS = {"screening": _screening, "hf_daily": _hf_daily, "e1prep_fm": _e1prep
             "e1prep_pseudo": _e1prep_pseudo, "reading": _reading}
 
 
-def _note_file(rng: random.Random, pool: _Pool, day: dt.date, serial: int) -> tuple[str, bytes, dt.datetime]:
+def note_file(rng: random.Random, pool: Pool, day: dt.date, serial: int) -> tuple[str, bytes, dt.datetime]:
     """(workspace-relative path, bytes, local time) of one note."""
     style = rng.choices(_STYLES, _STYLE_WEIGHTS)[0]
     author = rng.choice(_STYLE_AUTHORS[style])
@@ -346,11 +310,11 @@ def _note_file(rng: random.Random, pool: _Pool, day: dt.date, serial: int) -> tu
     when = f"{hhmm[:2]}:{hhmm[2:]}"
     text = _WRITERS[style](rng, pool, day, when, author)
     stamp = day.isoformat()
-    local = dt.datetime.combine(day, dt.time(minutes // 60, minutes % 60), tzinfo=TZ)
+    written = local(day, minutes // 60, minutes % 60)
     if style == "hf_daily":
         name = f"{stamp}-{hhmm}-hf-daily-{stamp}-{serial}.md"
     elif style == "e1prep_pseudo":
-        name, local = f"{stamp}-inference-e1prep-{serial}.md", dt.datetime.combine(day, dt.time(0, 0), tzinfo=TZ)
+        name, written = f"{stamp}-inference-e1prep-{serial}.md", local(day)
     elif style == "e1prep_fm":
         name = f"{stamp}-{hhmm}-{author}-llm-infra-e1prep-{serial}.md"
     else:
@@ -369,156 +333,4 @@ def _note_file(rng: random.Random, pool: _Pool, day: dt.date, serial: int) -> tu
         data = b""  # an empty file: an error row
     elif r < 0.0315:
         data = bytes(rng.randrange(256) for _ in range(2048))  # binary garbage: an error row
-    return f"inbox/{author}/{name}", data, local
-
-
-def _card(rng: random.Random, paper: Paper, number: int) -> tuple[str, bytes]:
-    secondary = sorted({rng.choice(TOPICS) for _ in range(rng.randrange(1, 3))} - {paper.topic}) or ["engineering"]
-    text = "\n".join([
-        "---", f'arxiv: "{paper.arxiv_id}"', f'title: "{paper.title}"', f"primary: {paper.topic}",
-        f"secondary: [{', '.join(secondary)}]", f"created: {paper.day.isoformat()}", f"votes: {rng.randrange(3, 120)}",
-        "---", "", f"**TL;DR** {_fact(rng, paper)}；{_fact(rng, paper)}。", "",
-        f"- arXiv: https://arxiv.org/abs/{paper.arxiv_id}", f"- 卡片 #{number}", "",
-    ])
-    return f"organized/paper_cards/{number:04d}-{paper.arxiv_id.replace('.', '-')}.md", text.encode("utf-8")
-
-
-def _queue(rng: random.Random, pool: _Pool, days: list[dt.date]) -> bytes:
-    out = ["# Work Queue · 高价值待深度解读", "",
-           "> 每晚 22:00 由 radar 生成一次快照（新快照在上）。排序 = HF 票数 × 新鲜度 × 主题权重。", ""]
-    for day in reversed(days):
-        out += [f"## {day.isoformat()} 22:00", "", "| # | arXiv | 标题 | 主分类 | 副分类 | 备注 |", "|---|---|---|---|---|---|"]
-        for rank, paper in enumerate(pool.recent(rng, day, 15), 1):
-            note = rng.choice(["承接", f"HF {rng.randrange(10, 99)}▲", "新入队（无卡）", f"新卡 {rng.randrange(1500, 9999)}"])
-            out.append(f"| {rank} | {paper.arxiv_id} | {paper.title} | {paper.topic} | {rng.choice(TOPICS)} | {note} |")
-        out += ["", "无主分类 inference 新增。" if rng.random() < 0.5 else "", ""]
-    return "\n".join(out).encode("utf-8")
-
-
-def _knowledge(rng: random.Random, pool: _Pool, days: list[dt.date], anchors: int) -> tuple[bytes, int]:
-    """inference.md with `anchors` dated anchors (entries name one or two ids) and a References list."""
-    end = days[-1]
-    candidates = [p for d in days for p in pool.by_day[d]]
-    rng.shuffle(candidates)
-    # Inference papers first, so the body is mostly about the topic.
-    candidates.sort(key=lambda p: p.topic != "inference")
-    chosen, refs = candidates[:anchors], candidates[anchors : anchors + max(20, anchors // 20)]
-    subsections = [(major, number, title) for major, subs in _KNOWLEDGE_SECTIONS for number, title in subs]
-    by_sub: dict[str, list[str]] = {number: [] for _, number, _ in subsections}
-    written, k = 0, 0
-    while k < len(chosen):
-        paper = chosen[k]
-        anchored = min(end, paper.day + dt.timedelta(days=rng.randrange(1, 15)))
-        pair = chosen[k + 1] if rng.random() < 0.2 and k + 1 < len(chosen) else None
-        ids = f"arXiv:{paper.arxiv_id}" + (f"、arXiv:{pair.arxiv_id}" if pair else "")
-        line = f"- **{paper.name}**（{ids}）：{_fact(rng, paper)}；{_fact(rng, paper)}。[anchored {anchored.isoformat()}]"
-        by_sub[rng.choice(subsections)[1]].append(line)
-        step = 2 if pair else 1
-        written += step
-        k += step
-    updates = days[-6:][::-1]
-    out = ["# inference · 知识活文档（Living Doc）", "",
-           f"version: v{300 + len(days)} · updated: {end.isoformat()} 12:00 · citations: {written + len(refs)}", "",
-           "> 锚定规则：正文每条以 `[anchored YYYY-MM-DD]` 标注合入正文的日期（午间更新日）。", "",
-           "## 更新记录（近 6 次）", "", "| 午间更新 | 合入内容 | 引用数 |", "|---|---|---|"]
-    total = written + len(refs)
-    for n, day in enumerate(updates):
-        out.append(f"| {day.isoformat()} 12:00 | 合入前一晚 E1 增量（§{rng.choice(_SECTIONS)}） | {total - 3 * (n + 1)} → {total - 3 * n} |")
-    out += ["", "---", ""]
-    current_major = None
-    for major, number, title in subsections:
-        if major != current_major:
-            out += [f"## {major}", ""]
-            current_major = major
-        out += [f"### {number} {title}", "", *by_sub[number], ""]
-    out += ["---", "", "## References", "", "> 已引用、正文尚未展开。", ""]
-    out += [f"- arXiv:{p.arxiv_id} — {p.title}（cited {min(end, p.day + dt.timedelta(days=2)).isoformat()}）" for p in refs]
-    out.append("")
-    return "\n".join(out).encode("utf-8"), written
-
-
-def _write(root: Path, rel: str, data: bytes, mtime: float, info: WorkspaceInfo) -> None:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    os.utime(path, (mtime, mtime))
-    info.files += 1
-    info.bytes += len(data)
-
-
-def generate(
-    root: Path,
-    notes: int = 10_000,
-    seed: int = 1,
-    end: dt.date = DEFAULT_END,
-    days: int = 365,
-    notes_per_card: int = 10,
-    anchors: int = 3000,
-) -> WorkspaceInfo:
-    """Write a workspace of `notes` notes over the `days` dates ending at `end`; returns what was written."""
-    rng = random.Random(seed)
-    dates = [end - dt.timedelta(days=n) for n in range(days - 1, -1, -1)]
-    pool = _Pool(seed, dates[0] - dt.timedelta(days=130), end + dt.timedelta(days=3))
-    info = WorkspaceInfo(root=root, seed=seed, days=dates)
-    info.papers = pool.by_day
-    for serial in range(notes):
-        day = dates[serial * len(dates) // notes]  # evenly spread, in date order
-        rel, data, local = _note_file(rng, pool, day, serial)
-        _write(root, rel, data, local.timestamp(), info)
-        info.notes += 1
-        info.note_bytes += len(data)
-    cards = notes // notes_per_card
-    for k in range(cards):
-        day = dates[k * len(dates) // max(cards, 1)]
-        rel, data = _card(rng, rng.choice(pool.by_day[day]), 1000 + k)
-        _write(root, rel, data, dt.datetime.combine(day, dt.time(12), tzinfo=TZ).timestamp(), info)
-        info.cards += 1
-    noon = dt.datetime.combine(end, dt.time(22), tzinfo=TZ).timestamp()
-    _write(root, "organized/queue/work-queue.md", _queue(rng, pool, dates), noon, info)
-    knowledge, info.anchors = _knowledge(rng, pool, dates, anchors)
-    _write(root, "organized/knowledge/inference.md", knowledge, noon, info)
-    _write(root, "inbox/jay/.DS_Store", bytes(range(256)) * 4, noon, info)  # a binary non-note: an error row
-    return info
-
-
-def add_notes(root: Path, day: dt.date, count: int, seed: int = 1, info: WorkspaceInfo | None = None) -> list[str]:
-    """Write `count` new notes dated `day` (before its 22:20 cutoff); returns their relative paths."""
-    rng = random.Random(seed * 104729 + day.toordinal())
-    pool = _Pool(seed, day - dt.timedelta(days=130), day + dt.timedelta(days=3))
-    target = info or WorkspaceInfo(root=root, seed=seed, days=[day])
-    written = []
-    for k in range(count):
-        rel, data, _ = _note_file(rng, pool, day, 900_000 + k)
-        minutes = 7 * 60 + k * (15 * 60 - 1) // max(count, 1)  # 07:00 .. 21:59, before the cutoff
-        name = rel.rsplit("/", 1)
-        rel = f"{name[0]}/{day.isoformat()}T{minutes // 60:02d}{minutes % 60:02d}-new-{k}.md"
-        local = dt.datetime.combine(day, dt.time(minutes // 60, minutes % 60), tzinfo=TZ)
-        _write(root, rel, data or b"# empty\n", local.timestamp(), target)
-        written.append(rel)
-    return written
-
-
-def feed_bodies(day: dt.date, seed: int = 1, items: int = 50) -> tuple[bytes, bytes]:
-    """(HF Daily JSON answer, arXiv RSS listing) for `day`, naming papers of the generator's pool."""
-    pool = _Pool(seed, day - dt.timedelta(days=130), day + dt.timedelta(days=3))
-    rng = random.Random(seed + day.toordinal())
-    papers = rng.sample(pool.by_day[day] + pool.by_day[day - dt.timedelta(days=1)], min(items, 2 * PAPERS_PER_DAY))
-    hf = [{"paper": {"id": p.arxiv_id, "title": p.title, "summary": f"{_fact(rng, p)}. " * 8,
-                     "upvotes": rng.randrange(1, 150), "authors": [{"name": f"Author {k}"} for k in range(4)]},
-           "title": p.title} for p in papers]
-    pub = dt.datetime.combine(day, dt.time(0), tzinfo=ZoneInfo("America/New_York")).strftime("%a, %d %b %Y %H:%M:%S %z")
-    entries = "".join(
-        f"<item><title>{p.title}</title><link>https://arxiv.org/abs/{p.arxiv_id}</link>"
-        f"<description>arXiv:{p.arxiv_id}v1 Announce Type: new \nAbstract: {_fact(rng, p)}.</description>"
-        f"<guid isPermaLink=\"false\">oai:arXiv.org:{p.arxiv_id}v1</guid><category>cs.LG</category>"
-        f"<pubDate>{pub}</pubDate><arxiv:announce_type>new</arxiv:announce_type>"
-        f"<dc:creator>Author A, Author B</dc:creator></item>"
-        for p in papers
-    )
-    rss = (
-        '<?xml version="1.0" encoding="UTF-8"?><rss xmlns:arxiv="http://arxiv.org/schemas/atom" '
-        'xmlns:dc="http://purl.org/dc/elements/1.1/" version="2.0"><channel><title>cs.LG updates on arXiv.org</title>'
-        f"<link>http://rss.arxiv.org/rss/cs.LG</link><description>cs.LG</description><pubDate>{pub}</pubDate>"
-        f"{entries}</channel></rss>"
-    )
-    return json.dumps(hf, ensure_ascii=False).encode("utf-8"), rss.encode("utf-8")
+    return f"inbox/{author}/{name}", data, written

@@ -18,8 +18,8 @@ from sqlalchemy import Engine, text
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.stages import briefings as briefing_stage
+from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all
-from tests.orchestration.workspace_gen import make_workspace
 
 
 def _lock_waiters(engine: Engine) -> int:

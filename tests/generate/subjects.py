@@ -14,6 +14,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
+from tests.generate.documents import KNOWLEDGE, anchored, cited
+from tests.generate.files import write_file
+
 DAY = dt.date(2026, 11, 10)
 TOPIC = "inference"
 STYLES = ("##", "###", "bold", "numbered", "cjk")
@@ -59,16 +62,17 @@ def _note(title: str, style: str, entries: list[tuple[str, str]]) -> str:
 
 
 def _doc() -> str:
+    july = dt.date(2026, 7, 14)
     return (f"# {TOPIC} · 知识活文档\n\nversion: v1 · updated: {DAY - dt.timedelta(days=1)} 12:00 · citations: 10\n\n"
             "## §1 现状\n\n### §1.1 框架格局\n\n"
-            "- **vLLM**（arXiv:2309.06180）：PagedAttention，开源 serving 事实标准。[anchored 2026-07-14]\n"
-            "\n## References\n\n- arXiv:2401.08671 — DeepSpeed-FastGen（cited 2026-07-14）\n")
+            + anchored("vLLM", july, ["2309.06180"], "：PagedAttention，开源 serving 事实标准。") + "\n"
+            "\n## References\n\n" + cited("2401.08671", july, "DeepSpeed-FastGen") + "\n")
 
 
 def write_workspace(root: Path, style: str) -> None:
     """The evening's notes, every entry headed in `style`."""
     files = {
-        "organized/knowledge/inference.md": _doc(),
+        f"{KNOWLEDGE}/{TOPIC}.md": _doc(),
         ZH: _note("推理工程筛选", style, [
             ("条目#1 · Increment 1 - vLLM Tiered KV Cache Offloading",
              "- vLLM 的 tiered KV cache offloading 把冷 KV 分层放到 CPU 内存和本地 SSD，长上下文推理更省显存。\n"
@@ -107,6 +111,4 @@ def write_workspace(root: Path, style: str) -> None:
         ]),
     }
     for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_file(root, rel, text)

@@ -17,7 +17,7 @@ Contract: `make_workspace(root, spec)` writes, for the topics A and B of `spec.p
 - OWN_A / OWN_B: entries in one topic's vocabulary: that topic's only;
 - EARLIER (the day before, before the previous cutoff): A's, in a 48-hour `--since` window only.
 It returns the `Answers` (status per topic and paper, for the day's window and the 48-hour one) and
-writes them to `answers.json` at the root (outside inbox/ and organized/: never ingested).
+writes them as the workspace's answers file (tests/generate/files.py: never ingested).
 `spec` varies the language (zh/en), the heading style (# .. ####, **bold**, numbered), the form of
 the entry about several papers (table, list, prose) and, by its seed, the wording of the statements
 and the order of the entries. No randomness beyond the seed: the same spec gives the same bytes.
@@ -26,12 +26,20 @@ and the order of the entries. No randomness beyond the seed: the same spec gives
 from __future__ import annotations
 
 import datetime as dt
-import json
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tests.orchestration.workspace_gen import _knowledge as knowledge_document
+from tests.generate.documents import (
+    KNOWLEDGE,
+    QUEUE,
+    card,
+    card_path,
+    knowledge_document,
+    queue_row,
+    queue_snapshot,
+)
+from tests.generate.files import write_answers, write_file
 
 DAY = dt.date(2026, 10, 5)
 BEFORE = DAY - dt.timedelta(days=1)
@@ -204,24 +212,19 @@ def make_workspace(root: Path, spec: Spec) -> Answers:
         f"inbox/jay/{stamp}T1030-jay-reading.md": _note(spec, w["reading"], reading, rng),
         f"inbox/tom/{stamp}-0900-tom-radar.md": _note(spec, "Radar", [radar], rng),
         f"inbox/jay/{BEFORE.isoformat()}T1400-jay-reading.md": _note(spec, w["reading"], [earlier], rng),
-        f"organized/paper_cards/2001-{IDS['shared_card'].replace('.', '-')}.md": (
-            f'---\narxiv: "{IDS["shared_card"]}"\ntitle: "{NAMES["shared_card"]}"\nprimary: {a}\nsecondary: [{b}]\n'
-            f"created: {stamp}\n---\n\n**TL;DR** {about(a, b)}\n"),
-        "organized/queue/work-queue.md": (
-            f"# Work Queue\n\n## {stamp} 22:00\n\n| # | arXiv | 标题 | 主分类 | 副分类 | 备注 |\n|---|---|---|---|---|---|\n"
-            f"| 1 | {IDS['held']} | {NAMES['held']}: {_words(b, rng, 1)[0]} at scale | {a} | {b} | new |\n"),
-        f"organized/knowledge/{a}.md": knowledge_document(a, [
+        card_path(2001, IDS["shared_card"]): card(IDS["shared_card"], NAMES["shared_card"], a, [b], DAY,
+                                                  f"**TL;DR** {about(a, b)}\n"),
+        QUEUE: "\n".join(["# Work Queue", "", *queue_snapshot(DAY, [queue_row(
+            1, IDS["held"], f"{NAMES['held']}: {_words(b, rng, 1)[0]} at scale", a, b, "new")])]) + "\n",
+        f"{KNOWLEDGE}/{a}.md": knowledge_document(a, [
             (IDS["handed"], NAMES["handed"], DAY), (IDS["held"], NAMES["held"], DAY),
             (IDS["old_a"], "Old A", DAY - dt.timedelta(days=30))], None),
-        f"organized/knowledge/{b}.md": knowledge_document(b, [(IDS["old_b"], "Old B", DAY - dt.timedelta(days=30))], None),
+        f"{KNOWLEDGE}/{b}.md": knowledge_document(b, [(IDS["old_b"], "Old B", DAY - dt.timedelta(days=30))], None),
     }
     for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_file(root, rel, text)
     answers = _answers(a, b)
-    (root / "answers.json").write_text(json.dumps({"day": answers.day, "since": answers.since}, indent=1,
-                                                  sort_keys=True), encoding="utf-8")
+    write_answers(root, {"day": answers.day, "since": answers.since})
     return answers
 
 

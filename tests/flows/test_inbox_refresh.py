@@ -21,8 +21,8 @@ from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
 from tasks.model.windows import latest_closed_date
+from tests.generate.documents import knowledge_document
 from tests.helpers import point_flows_at
-from tests.orchestration.workspace_gen import _knowledge
 
 
 def _snapshot(root: Path) -> dict[str, tuple[bytes, int]]:
@@ -63,8 +63,8 @@ def test_a_late_note_republishes_its_closed_window_and_an_open_one_waits(
     inbox.mkdir(parents=True)
     knowledge = ws / "organized" / "knowledge"
     knowledge.mkdir(parents=True)
-    (knowledge / "inference.md").write_text(_knowledge("inference", [], None), encoding="utf-8")
-    (knowledge / "rag.md").write_text(_knowledge("rag", [], None), encoding="utf-8")
+    (knowledge / "inference.md").write_text(knowledge_document("inference", [], None), encoding="utf-8")
+    (knowledge / "rag.md").write_text(knowledge_document("rag", [], None), encoding="utf-8")
     closed = latest_closed_date(f"{schedules['inference'].minute} {schedules['inference'].hour} * * *",
                                 settings.timezone, now)
     _note(inbox, now - dt.timedelta(hours=5), "2611.01001")
@@ -88,7 +88,7 @@ def test_a_late_note_republishes_its_closed_window_and_an_open_one_waits(
     # Dated after inference's last cutoff: tonight's run briefs it; nothing is published now.
     early = _note(inbox, now - dt.timedelta(hours=2), "2611.01003")
     (inbox / "undated-alice-serving.md").write_text("# Alice\n\n- arXiv:2611.01004 vLLM serving\n", encoding="utf-8")
-    (knowledge / "inference.md").write_text(_knowledge("inference", [("2611.01001", "KV offload", closed)], None),
+    (knowledge / "inference.md").write_text(knowledge_document("inference", [("2611.01001", "KV offload", closed)], None),
                                             encoding="utf-8")
     quiet = asyncio.run(ingest_inbox_file(path=early, workspace=str(ws), paths=[
         "inbox/alice/undated-alice-serving.md", "organized/knowledge/inference.md"]))

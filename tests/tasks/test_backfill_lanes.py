@@ -38,9 +38,9 @@ from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.lanes import DateLanes, Turns
 from tasks.stages.derive import DerivedWindow
+from tests.flows.test_backfill import _snapshot, _verifications
+from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
-from tests.orchestration.test_backfill import _snapshot, _verifications
-from tests.orchestration.workspace_gen import DAYS, make_workspace
 
 
 def test_plan_derives_what_it_must_then_every_date() -> None:
