@@ -188,7 +188,7 @@ def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settin
         return load(session, topic, snapshot_id)
 
     monkeypatch.setattr(knowledge, "_load", counted)
-    knowledge.clear_cache()
+    monkeypatch.setattr(knowledge, "_cache", type(knowledge._cache)())  # an empty cache for this test only
     root = tmp_path / "ws"
     make_workspace(root)
     ref = ingest_all(settings, root)
