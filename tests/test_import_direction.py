@@ -47,10 +47,9 @@ def _module(path: Path) -> str:
 
 def _room(module: str) -> str:
     parts = module.split(".")
-    if parts[0] == "tasks" and len(parts) > 2 and f"tasks.{parts[1]}" in ROOMS:
+    # tasks/<room>/… and the room's package itself; a top-level tasks/*.py module is in room "tasks".
+    if parts[0] == "tasks" and len(parts) > 1 and f"tasks.{parts[1]}" in ROOMS:
         return f"tasks.{parts[1]}"
-    if parts[0] == "tasks" and len(parts) == 2 and f"tasks.{parts[1]}" in ROOMS:
-        return f"tasks.{parts[1]}"  # the package itself (tasks/config/__init__.py)
     return parts[0]
 
 

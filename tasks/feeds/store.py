@@ -127,8 +127,8 @@ def store_papers(session: Session, found: Iterable[ArxivMetadata], unknown: Iter
     written = 0
     rows: list[tuple[str, dict[str, Any]]] = [(meta.arxiv_id, {"status": "found", "title": meta.title}) for meta in found]
     rows += [(arxiv_id, {"status": "unknown"}) for arxiv_id in unknown]
-    for arxiv_id, values in rows:
-        values = {**values, "looked_up_at": func.now()}
+    for arxiv_id, looked_up in rows:
+        values = {**looked_up, "looked_up_at": func.now()}
         session.execute(insert(Paper).values(arxiv_id=arxiv_id, **values)
                         .on_conflict_do_update(index_elements=["arxiv_id"], set_=values))
         written += 1
