@@ -60,7 +60,9 @@ def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, lis
              L: Labels, cut: CutShort | None = None) -> str:
     headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
     # A source a cap or its time budget cut says so first: what follows is only what was read (or judged).
-    why = [*source.limits, *([cut_text(cut, L)] if cut else [])]
+    # A cut stored at ingest is worded like the evening's, in the briefing's language; a cap as stored.
+    stored = [cut_text(c, L) if (c := CutShort.read(w)) else w for w in source.limits]
+    why = [*stored, *([cut_text(cut, L)] if cut else [])]
     limited = L["src_limited"].format(what=L["list_sep"].join(why)) if why else ""
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")

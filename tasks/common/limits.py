@@ -10,6 +10,7 @@ dropped and the source says so, rather than stopping the run at the database.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -85,36 +86,38 @@ def limited(warnings: Iterable[object] | None) -> tuple[str, ...]:
 
 class Deadline:
     """A source's time budget, checked cooperatively by the loops that work on it (nothing is
-    interrupted from outside): `expired(where)` is True once the budget is spent, and the first
-    place it was found spent is kept for the warning (`cut_short`). The loops check it between
-    entries, from the second on, so every source keeps at least its first entry."""
+    interrupted from outside): `expired(step, entry)` is True once the budget is spent, and the first
+    place it was found spent is kept (`cut_short`). The loops check it between entries, from the
+    second on, so every source keeps at least its first entry."""
 
     def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
         self.clock = clock
         self.seconds = seconds
         self.end = None if seconds is None else clock() + seconds
-        self.where: str | None = None
+        self.where: tuple[str, int] | None = None  # (step, 0-based entry) where it was found spent
 
-    def expired(self, where: str) -> bool:
+    def expired(self, step: str, entry: int = 0) -> bool:
         if self.where is not None:
             return True
         if self.end is None or self.clock() < self.end:
             return False
-        self.where = where
+        self.where = (step, entry)
         return True
 
-    def cut_short(self, done: str) -> str | None:
-        """The warning for a source whose budget ran out (None if it did not): where, and what was done."""
+    def cut_short(self, done: int) -> CutShort | None:
+        """Where the budget ran out and how many entries were `done` by then (None if it did not)."""
         if self.where is None:
             return None
-        return f"{CUT_SHORT}over its {self.seconds:g} s budget at {self.where}; {done}"
+        step, entry = self.where
+        return CutShort(step, entry + 1, done, self.seconds or 0.0)
 
 
-# --- The evening's per-source budget: judging and verification (README, "The work budget") ---
+# --- The per-source budget of ingest, judging and verification (README, "The work budget") ---
+PARSING = "parsing"
 JUDGING = "judging"
 VERIFYING = "verifying"
 # Each loop that works through a source, and the stage it belongs to (its wording: the label tables).
-STEPS = {"papers": JUDGING, "engineering": JUDGING,
+STEPS = {"entries": PARSING, "rows": PARSING, "papers": JUDGING, "engineering": JUDGING,
          "hedges": VERIFYING, "numbers": VERIFYING, "promises": VERIFYING, "settlements": VERIFYING}
 # A unit of work: the source path it is charged to, and the position (0-based) of the entry it is about.
 Unit = tuple[str, int]
@@ -122,8 +125,11 @@ Unit = tuple[str, int]
 
 @dataclass(frozen=True)
 class CutShort:
-    """Where a source's evening budget ran out: in which step (of which stage), at which of its
-    entries (1-based, as the parse budget counts), and how many of its entries that step had done."""
+    """Where a source's budget ran out: in which step (of which stage), at which of its entries
+    (1-based), and how many of its entries that step had done.
+
+    A cut made at ingest is stored among the source's warnings as `warning()`, and read back by
+    `read` when a briefing words it in its own language: the two are one format, kept here."""
 
     step: str  # a key of STEPS
     at: int
@@ -133,6 +139,21 @@ class CutShort:
     @property
     def stage(self) -> str:
         return STEPS[self.step]
+
+    def warning(self) -> str:
+        return f"{CUT_SHORT}over its {self.seconds:g} s budget in step {self.step}, at entry {self.at}; done: {self.done}"
+
+    @classmethod
+    def read(cls, warning: str) -> CutShort | None:
+        """The cut a stored `warning()` says (None for any other warning)."""
+        m = _CUT_WARNING.fullmatch(warning)
+        if m is None or m["step"] not in STEPS:
+            return None
+        return cls(m["step"], int(m["at"]), int(m["done"]), float(m["seconds"]))
+
+
+_CUT_WARNING = re.compile(re.escape(CUT_SHORT) + r"over its (?P<seconds>[0-9.e+-]+) s budget in step (?P<step>\w+), "
+                          r"at entry (?P<at>\d+); done: (?P<done>\d+)")
 
 
 class SourceBudgets:

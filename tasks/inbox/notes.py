@@ -158,7 +158,7 @@ def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
             lines[j].strip() and not is_hr(lines[j]) for j in range(block.start, block.end) if j not in skip
         ):
             continue
-        if entries and deadline is not None and deadline.expired(f"entry {len(entries) + 1} of its parse"):
+        if entries and deadline is not None and deadline.expired("entries", len(entries)):
             break  # the source's time budget is spent: keep the entries parsed so far (at least one)
         entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked))
     title = heads[title_at][1] if title_at is not None else None

@@ -203,13 +203,15 @@ def _content(
         return
     lines = _Lines()
     for ordinal, extracted in enumerate(parsed.items):
-        if ordinal and deadline.expired(f"entry {ordinal + 1} of its rows"):
-            break  # the first entry is always kept: a source is never cut to nothing
+        # The first entry is always kept (a source is never cut to nothing), and so is every entry
+        # the parse made before the budget ran out there: only a budget still running is checked.
+        if ordinal and deadline.where is None and deadline.expired("rows", ordinal):
+            break
         started[0] = True
         lines.add(ordinal, extracted)
-    cut = deadline.cut_short(f"entries kept: {len(lines.items)}")
+    cut = deadline.cut_short(len(lines.items))
     if cut:
-        rows.source["warnings"].append(cut)
+        rows.source["warnings"].append(cut.warning())
     rows.items, rows.mentions, rows.queue = (
         "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
     rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items

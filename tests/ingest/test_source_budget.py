@@ -18,7 +18,9 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Source
-from tasks.common.limits import CUT_SHORT
+from tasks.briefing.labels import LABELS
+from tasks.briefing.sources import cut_text
+from tasks.common.limits import CUT_SHORT, CutShort
 from tasks.config.settings import Settings
 from tests.ingest.hostile import DAY, published, run_evening, sources
 
@@ -63,8 +65,9 @@ def test_a_source_over_its_budget_is_cut_short_and_named_and_the_run_goes_on(
 
     stored = sources(clean_db)
     huge = "inbox/amy/2026-10-09-1100-amy-huge.md"
-    cut = [w for w in stored[huge].warnings if w.startswith(CUT_SHORT)]
-    assert len(cut) == 1 and "budget" in cut[0] and "entries kept: 1" in cut[0], stored[huge].warnings
+    cut = [CutShort.read(w) for w in stored[huge].warnings if w.startswith(CUT_SHORT)]
+    assert len(cut) == 1 and cut[0] is not None, stored[huge].warnings
+    assert cut[0].stage == "parsing" and (cut[0].at, cut[0].done) == (2, 1)  # cut before its second entry
     assert stored[huge].error is None
     assert _counts(clean_db, huge) == (1, 1)  # its first entry and that entry's id; the rest never parsed
 
@@ -75,7 +78,8 @@ def test_a_source_over_its_budget_is_cut_short_and_named_and_the_run_goes_on(
 
     md, twin = published(tight, "inference", DAY)
     twin_text = json.dumps(twin, ensure_ascii=False)
-    assert huge in md and CUT_SHORT.strip() in md  # the briefing names the source and why it is partial
+    # The briefing names the source and why it is partial, in its own language (zh).
+    assert huge in md and cut_text(cut[0], LABELS["zh"]) in md and CUT_SHORT not in md
     for arxiv_id in NORMAL:
         assert arxiv_id in md and arxiv_id in twin_text, arxiv_id
     assert "2609.10002" not in md and "2609.10002" not in twin_text  # the cut entries are not judged
