@@ -246,10 +246,7 @@ class Verification(Base):
     claim: Mapped[str] = mapped_column(Text)
     raised_on: Mapped[dt.date] = mapped_column(Date)
     last_seen: Mapped[dt.date] = mapped_column(Date)
-    # Maintained by the staleness check for "today"; briefings compute it as of their own date.
-    status: Mapped[str] = mapped_column(String(16), default="pending")
-    resolved_on: Mapped[dt.date | None] = mapped_column(Date)
-    evidence: Mapped[str | None] = mapped_column(Text)
+    # How it stands (pending, stale, resolved) is never stored: it is read from its events as of a day.
 
     events: Mapped[list[VerificationEvent]] = relationship(back_populates="verification", cascade="all, delete-orphan")
 

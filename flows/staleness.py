@@ -1,6 +1,6 @@
 """Age pending verifications: derive each topic's verifications through a date (the derivation the
-briefings read), then mark those past `stale_after_days` stale as of it (the stage is
-`tasks.run.mark_stale`; this flow only sequences it per topic).
+briefings read), then report how they stand as of it and which turned stale that day (the stage is
+`tasks.run.report_staleness`; this flow only sequences it per topic).
 
 Async only so that the run ends with its work (see `flows/daily.py`); the tasks stay sync, and a
 Python caller runs it with `asyncio.run(...)`."""
@@ -24,8 +24,8 @@ async def check_staleness(
     topics: list[str] | None = None,
     workspace: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Set every verification's status as of `date` (default: today in the workspace's timezone)."""
+    """How every topic's verifications stand as of `date` (default: today in the workspace's timezone)."""
     settings, root = resolve_workspace(workspace)
     day = date or local_date(settings.timezone)
     ref = run.register_workspace(settings, Path(root))
-    return [run.mark_stale(settings, ref, topic, day) for topic in run.topics_for(settings, Path(ref.root), topics)]
+    return [run.report_staleness(settings, ref, topic, day) for topic in run.topics_for(settings, Path(ref.root), topics)]

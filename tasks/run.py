@@ -27,7 +27,7 @@ from tasks.stages.topics import (
     topics_for,
     window_of,
 )
-from tasks.stages.verifications import derive_verifications, mark_stale
+from tasks.stages.verifications import derive_verifications, report_staleness
 from tasks.stages.workspace import (
     ANALYZE_AFTER_FILES,
     INGEST_BATCH_FILES,
@@ -56,7 +56,7 @@ __all__ = [
     "ingest_batch",
     "ingest_one",
     "known_topic_names",
-    "mark_stale",
+    "report_staleness",
     "refresh_sites",
     "register_workspace",
     "render_briefing",

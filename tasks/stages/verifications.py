@@ -14,7 +14,7 @@ from tasks.config.topics import Topic
 from tasks.stages.derive import Derivation, derive_through
 from tasks.stages.topics import known_topic_names, topics_for
 from tasks.stages.workspace import WorkspaceRef
-from tasks.verify.store import refresh_status
+from tasks.verify.store import staleness_report
 
 
 def derive_verifications(
@@ -28,12 +28,12 @@ def derive_verifications(
         return derive_through(session, ref.id, topic, names, day, keep, settings.source_budget_seconds)
 
 
-def mark_stale(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:
-    """Derive the topic's verifications through `day`, then set each one's `status` column to its
-    state as of `day` (pending, stale past Settings.stale_after_days, or resolved); returns counts
-    and the keys that just turned stale."""
+def report_staleness(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:
+    """Derive the topic's verifications through `day`, then count how they stand as of `day`
+    (pending, stale past Settings.stale_after_days, or resolved) and name those that turned stale
+    on `day` (`tasks.verify.store.staleness_report`)."""
     if isinstance(topic, str):
         (topic,) = topics_for(settings, Path(ref.root), [topic])
     derive_verifications(settings, ref, topic, day)
     with session_scope(get_engine(settings)) as session:
-        return refresh_status(session, ref.id, topic.name, day, settings.stale_after_days)
+        return staleness_report(session, ref.id, topic.name, day, settings.stale_after_days)

@@ -1,5 +1,5 @@
-"""Verifications in Postgres: record a window's observations idempotently, read them as of a day,
-and keep the `status` column (the "today" view) up to date. Which windows are recorded, and in
+"""Verifications in Postgres: record a window's observations idempotently, and read them (and how
+they stand) as of a day. Which windows are recorded, and in
 what order, is `tasks.stages.derive`'s business."""
 
 from __future__ import annotations
@@ -101,8 +101,8 @@ def _verification_ids(
 ) -> dict[str, int]:
     """The id of each observation's verification, inserting those not stored yet (first observation wins)."""
     rows = [{"workspace_id": workspace_id, "topic": topic, "key": obs.key, "kind": obs.kind, "subject": obs.subject,
-             "claim": str(obs.detail.get("text", ""))[:2000], "raised_on": obs.day, "last_seen": obs.day,
-             "status": "pending"} for obs in ordered]
+             "claim": str(obs.detail.get("text", ""))[:2000], "raised_on": obs.day, "last_seen": obs.day}
+            for obs in ordered]
     if rows:
         session.execute(insert(_VERIFICATIONS).on_conflict_do_nothing(constraint="uq_verifications_key"), rows)
     keys = sorted({obs.key for obs in ordered})
@@ -131,24 +131,19 @@ def _said(session: Session, vids: list[int]) -> dict[int, set[tuple[dt.date, str
     return said
 
 
-def refresh_status(session: Session, workspace_id: int, topic: str, day: dt.date, stale_after_days: int) -> dict[str, Any]:
-    """Set status/resolved_on/evidence of every verification of the topic to their values as of `day`."""
+def staleness_report(session: Session, workspace_id: int, topic: str, day: dt.date, stale_after_days: int) -> dict[str, Any]:
+    """How the topic's verifications stand as of `day` (pending, stale, resolved; `not_yet`: raised
+    only after it), and the keys that turned stale on `day` itself. Read from the events alone, so
+    a report for any date is the same whatever ran before; nothing is written."""
     counts = {"pending": 0, "stale": 0, "resolved": 0, "not_yet": 0}
-    changed: list[str] = []
-    rows = {v.key: v for v in session.execute(
-        select(Verification).where(Verification.workspace_id == workspace_id, Verification.topic == topic)
-        .with_for_update()
-    ).scalars()}
+    newly_stale: list[str] = []
     for item in load_tracked(session, workspace_id, topic, day):
         view = status_as_of(item, day, stale_after_days)
-        row = rows.get(item.key)
-        if view is None or row is None:
+        if view is None:
             counts["not_yet"] += 1
             continue
         counts[view.status] += 1
-        values = (view.status, view.resolved_on, view.evidence)
-        if (row.status, row.resolved_on, row.evidence) != values:
-            row.status, row.resolved_on, row.evidence = values
-            changed.append(item.key)
-    return {"topic": topic, "day": day.isoformat(), **counts, "changed": len(changed), "newly_stale": sorted(
-        k for k in changed if rows[k].status == "stale")}
+        before = status_as_of(item, day - dt.timedelta(days=1), stale_after_days)
+        if view.status == "stale" and (before is None or before.status != "stale"):
+            newly_stale.append(item.key)
+    return {"topic": topic, "day": day.isoformat(), **counts, "newly_stale": sorted(newly_stale)}

@@ -59,6 +59,6 @@ def test_check_staleness_under_prefect_equals_the_direct_stage(
         get_settings.cache_clear()
     truncate_all(clean_db)
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    direct = [run.mark_stale(settings, ref, "inference", day)]
+    direct = [run.report_staleness(settings, ref, "inference", day)]
     assert flowed == direct
     assert flowed[0]  # a summary with counts, not an empty result

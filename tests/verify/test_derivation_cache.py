@@ -5,7 +5,7 @@ windows, kept valid by fingerprints.
   deriving again (through that date or an earlier one) writes nothing;
 - a note added later and dated on day k drops and re-derives from day k's window on, never earlier;
   an arXiv lookup made later re-derives from the window of its time;
-- the staleness check derives through its day first, so the status column never depends on which
+- the staleness check derives through its day first, so its report never depends on which
   evenings were run;
 - what is stored after any of this equals what a fresh database derives (natural keys).
 """
@@ -67,7 +67,7 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
         conn.execute(insert(Paper).values(arxiv_id=gen.PAPER, status="unknown", looked_up_at=looked_up))
     lookup = run.derive_verifications(settings, ref, topic, gen.day_of(6))
     assert lookup.dropped_from == gen.day_of(5)
-    stale = run.mark_stale(settings, ref, topic, gen.day_of(6))
+    stale = run.report_staleness(settings, ref, topic, gen.day_of(6))
     assert stale["stale"] + stale["pending"] + stale["resolved"] >= 1
     after = _stored(clean_db)
 

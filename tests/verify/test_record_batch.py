@@ -31,8 +31,7 @@ def plain_record(
         new_id = session.execute(
             insert(Verification)
             .values(workspace_id=workspace_id, topic=topic, key=obs.key, kind=obs.kind, subject=obs.subject,
-                    claim=str(obs.detail.get("text", ""))[:2000], raised_on=obs.day, last_seen=obs.day,
-                    status="pending")
+                    claim=str(obs.detail.get("text", ""))[:2000], raised_on=obs.day, last_seen=obs.day)
             .on_conflict_do_nothing(constraint="uq_verifications_key").returning(Verification.id)
         ).scalar_one_or_none()
         if new_id is not None:
