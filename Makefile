@@ -63,7 +63,7 @@ bench-profile: $(STAMP) ## the benchmarks again, each timed part profiled with p
 
 lint: $(STAMP) ## ruff and mypy
 	$(BIN)/ruff check .
-	$(BIN)/mypy predigest db tasks flows
+	$(BIN)/mypy predigest db tasks flows benchmarks
 
 format: $(STAMP) ## ruff format and import sorting
 	$(BIN)/ruff check --fix --select I .

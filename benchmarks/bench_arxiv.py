@@ -51,10 +51,10 @@ def _atom(ids: list[str]) -> bytes:
 def _replay() -> Any:
     from tasks.feeds.http import HttpResponse, ReplayHttpClient
 
-    def answer(url: str, params: Any) -> HttpResponse:
+    def answer(_url: str, params: Any) -> HttpResponse:
         return HttpResponse(200, _atom(params.get("id_list", "").split(",")), {"content-type": "application/atom+xml"})
 
-    return ReplayHttpClient({(lambda url, params: "export.arxiv.org/api/query" in url): answer})
+    return ReplayHttpClient({(lambda url, _params: "export.arxiv.org/api/query" in url): answer})
 
 
 def bench_arxiv(dbs: Databases) -> Result:

@@ -55,11 +55,11 @@ def replayed_feeds(day: dt.date, seed: int) -> Iterator[Any]:
 
     hf, rss = feed_bodies(day, seed)
     client = ReplayHttpClient({
-        (lambda url, params: url.startswith(HF_DAILY_API)): Recorded(body=hf, headers={"content-type": "application/json"}),
-        (lambda url, params: "rss.arxiv.org" in url or "export.arxiv.org/rss" in url): Recorded(body=rss),
+        (lambda url, _params: url.startswith(HF_DAILY_API)): Recorded(body=hf, headers={"content-type": "application/json"}),
+        (lambda url, _params: "rss.arxiv.org" in url or "export.arxiv.org/rss" in url): Recorded(body=rss),
     })
     original = clients.http_client
-    clients.http_client = lambda settings: client
+    clients.http_client = lambda *_args, **_kwargs: client
     try:
         yield client
     finally:
@@ -91,14 +91,16 @@ def daily_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
     return results
 
 
-def feeds_prefect(settings: Any, root: Path, day: dt.date) -> None:
+def feeds_prefect(_settings: Any, root: Path, day: dt.date) -> None:
+    """poll_feeds as a flow (it resolves its own settings from the workspace)."""
     from flows.feeds import poll_feeds
 
     asyncio.run(poll_feeds(date=day, sources=["hf_daily", "arxiv"], categories=[CATEGORY], workspace=str(root),
                            lookup=False))
 
 
-def daily_prefect(settings: Any, root: Path, day: dt.date) -> list[Any]:
+def daily_prefect(_settings: Any, root: Path, day: dt.date) -> list[Any]:
+    """daily_briefing as a flow (it resolves its own settings from the workspace)."""
     from flows.daily import daily_briefing
 
     return asyncio.run(daily_briefing(date=day, topics=[TOPIC], workspace=str(root)))

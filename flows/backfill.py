@@ -65,13 +65,11 @@ def briefing_for_date(
     topics: list[str] | None = None,
     workspace: str | None = None,
     force: bool = False,
-    record_verifications: bool = True,
     lang: Lang | None = None,
 ) -> list[BriefingResult]:
     """Publish each topic's briefing for `date` (in `lang`) from what is already ingested (no scan),
     as the evening run would: verifications derived through `date` (nothing to do when the calling
-    backfill derived them; `record_verifications` is kept for callers and no longer needed), then
-    the briefing. Topics whose schedule has no briefing that date are left out."""
+    backfill derived them), then the briefing. Topics whose schedule has no briefing that date are left out."""
     settings, root = resolve_workspace(workspace, lang)
     ref = run.register_workspace(settings, Path(root))
     results = []

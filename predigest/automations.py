@@ -172,7 +172,7 @@ def register_automations(settings: Settings) -> list[str]:
 
 def register(env: Mapping[str, str], repo: Path) -> str:
     """Register the automations on the server named by `env` (a subprocess with that environment)."""
-    done = subprocess.run([sys.executable, "-m", "predigest.automations"], env=dict(env), cwd=repo,
+    done = subprocess.run([sys.executable, "-m", "predigest.automations"], env=dict(env), cwd=repo, check=False,
                           capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]

@@ -54,7 +54,7 @@ def _embedded(home: Path, action: str, configured_url: str | None) -> int:
     return 0
 
 
-def cmd_status(args: argparse.Namespace) -> int:
+def cmd_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - a subcommand handler: func(args)
     """What runs under PREDIGEST_HOME: the embedded PostgreSQL and the kept Prefect server (starts nothing)."""
     from predigest import local_api
     from predigest.orchestrate import settings_for
@@ -116,7 +116,7 @@ def cmd_up(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_down(args: argparse.Namespace) -> int:
+def cmd_down(args: argparse.Namespace) -> int:  # noqa: ARG001 - a subcommand handler: func(args)
     """Stop what `predigest up` or a one-off command started (by the pid files under <home>/run: the
     Prefect server, workers, watcher), then the embedded PostgreSQL."""
     from db.engine import stop_embedded

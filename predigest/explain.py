@@ -87,7 +87,6 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
 
     ref = run.register_workspace(settings, workspace)
     run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
-    known = run.known_topic_names(settings, workspace)
     L = LABELS.get(settings.lang, LABELS["zh"])
     lines = SourceLines(workspace)
     wanted = [_canonical(i) for i in ids]
@@ -96,7 +95,7 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
         window = run.window_of(topic, day or _today(topic.timezone), since)
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
-        papers = [p for p in judge_window(data, topic, known) if not wanted or p.arxiv_id in wanted]
+        papers = [p for p in judge_window(data, topic) if not wanted or p.arxiv_id in wanted]
         out.append({
             "topic": topic.name, "date": window.date.isoformat(),
             "window": {"start": window.start_local.isoformat(), "end": window.cutoff_local.isoformat(),

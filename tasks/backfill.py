@@ -182,7 +182,7 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
     try:
         with session_scope(get_engine(settings)) as session:
             # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
-            collected = [(ctx.topics[name], collect_and_judge(session, ref.id, ctx.topics[name], ctx.known,
+            collected = [(ctx.topics[name], collect_and_judge(session, ref.id, ctx.topics[name],
                                                               steps.get(name) or DerivedWindow(window.date, window, ""),
                                                               settings.source_budget_seconds))
                          for name, window in job.windows]

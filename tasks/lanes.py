@@ -15,7 +15,11 @@ from types import TracebackType
 
 from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, Turns, run_job
 
-_worker: tuple[BackfillContext, Turns] | None = None
+
+class _Worker:
+    """This worker process's backfill and turns, set by the pool's initializer (`_init_worker`)."""
+
+    state: tuple[BackfillContext, Turns] | None = None
 
 
 def lanes_for(max_concurrency: int) -> int:
@@ -24,8 +28,7 @@ def lanes_for(max_concurrency: int) -> int:
 
 
 def _init_worker(ctx: BackfillContext, turns: Turns) -> None:
-    global _worker
-    _worker = (ctx, turns)
+    _Worker.state = (ctx, turns)
     _fewer_full_collections()
 
 
@@ -45,8 +48,9 @@ def _ready() -> None:
 
 
 def _run_in_worker(job: DateJob) -> JobOutcome:
-    assert _worker is not None, "worker not initialised"
-    return run_job(_worker[0], job, _worker[1])
+    state = _Worker.state
+    assert state is not None, "worker not initialised"
+    return run_job(state[0], job, state[1])
 
 
 class DateLanes:

@@ -174,7 +174,7 @@ def brief_date(
     flow_run: FlowRun = run_deployment(  # type: ignore[assignment]  # sync call in a sync task
         child_deployment,
         parameters={"date": day.isoformat(), "topics": topics, "workspace": workspace, "force": force,
-                    "lang": settings.lang, "record_verifications": False},
+                    "lang": settings.lang},
         flow_run_name=f"briefing {day.isoformat()}",
         idempotency_key=key,
         timeout=None,

@@ -59,7 +59,7 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
 
 
 def judge_evening(
-    data: WindowData, topic: Topic, known_topics: list[str], budgets: SourceBudgets | None = None,
+    data: WindowData, topic: Topic, budgets: SourceBudgets | None = None,
 ) -> list[Paper]:
     """Everything the window's briefing judges, once: `judge_window`'s papers, then its engineering
     increments (against the document's names as of the day), each placed in a section.
@@ -69,7 +69,7 @@ def judge_evening(
     then by the verification of the same window."""
     budgets = budgets or unbounded()
     day = data.window.cutoff_local.date()
-    papers = judge_window(data, topic, known_topics, budgets)
+    papers = judge_window(data, topic, budgets)
     doc = data.knowledge
     undated_count = doc is not None and (doc.updated_at is None or doc.updated_at <= data.window.end)
     sections = doc_sections(doc.sections if doc else (), day, undated_count, topic.judgment)
@@ -93,7 +93,7 @@ def build_content(
     """
     budgets = budgets or unbounded()
     day = data.window.cutoff_local.date()
-    papers = list(judged) if judged is not None else judge_evening(data, topic, known_topics, budgets)
+    papers = list(judged) if judged is not None else judge_evening(data, topic, budgets)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
     items = one_per_subject(listed(tracked, day, stale_after_days), markers_of(topic.judgment))

@@ -193,7 +193,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
            text: str, key_points: str | None, hedges: str | None, numbers: str | None, extra: str | None,
-           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
+           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(str(k) for k in _json(key_points)), tuple(_json(hedges)), tuple(_json(numbers)), when,
@@ -230,12 +230,12 @@ def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[Men
     ordered = sorted(found, key=lambda m: (by_id[m.item_id].entry.path, by_id[m.item_id].entry.ordinal, m.id))
     out = []
     for _, item_id, arxiv_id, raw, malformed, context in ordered:
-        if arxiv_id is not None and not issued_by(arxiv_id, day):
-            arxiv_id, malformed = None, True
+        unissued = arxiv_id is not None and not issued_by(arxiv_id, day)  # read as malformed, without its id
         e = by_id[item_id].entry
         out.append(MentionView(
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
-            heading=e.heading, title=e.title, arxiv_id=arxiv_id, raw=raw, malformed=malformed, context=context,
+            heading=e.heading, title=e.title, arxiv_id=None if unissued else arxiv_id, raw=raw,
+            malformed=True if unissued else malformed, context=context,
             item_time=by_id[item_id].time, key_points=e.key_points, hedges=e.hedges,
         ))
     return out

@@ -69,7 +69,7 @@ def _first_named(paper: tuple[str, list[MentionView]]) -> Unit:
 
 
 def judge_window(
-    data: WindowData, topic: Topic, known_topics: list[str], budgets: SourceBudgets | None = None,
+    data: WindowData, topic: Topic, budgets: SourceBudgets | None = None,
 ) -> list[Paper]:
     """One Paper per canonical id mentioned in the window, sorted by status then first appearance.
 

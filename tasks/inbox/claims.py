@@ -156,7 +156,7 @@ def key_points(text: str, rows: list[str], code: list[bool]) -> list[str]:
     `rows`/`code` are the body lines and their code flags; `text` is "\\n".join(rows).
     """
     if True in code:
-        return _key_points_with_code(text, rows, code)
+        return _key_points_with_code(rows, code)
     lined = "\n" + text  # every row, the first too, now follows a "\n": one regex finds all items
     found = [(m, len(m.group(1))) for m in _ITEM_ROWS.finditer(lined)]  # (item, its indent)
     if not found:
@@ -187,7 +187,7 @@ def key_points(text: str, rows: list[str], code: list[bool]) -> list[str]:
     return points
 
 
-def _key_points_with_code(text: str, rows: list[str], code: list[bool]) -> list[str]:
+def _key_points_with_code(rows: list[str], code: list[bool]) -> list[str]:
     """key_points() for a body with fenced code, whose list-like lines are not items."""
     items = [(t, m) for t, line in enumerate(rows) if not code[t] and (m := ITEM.match(line))]
     if not items:

@@ -19,7 +19,6 @@ from tasks.cards.parse import ParsedCard, parse_card
 from tasks.common.guard import describe, guarded
 from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
 from tasks.common.text import clamp_text
-from tasks.config.topics import Topic
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
@@ -94,7 +93,7 @@ class ReadFile(Protocol):
 class RowBuilder:
     """Parses new file versions into rows (CPU only: runs in this process or in a worker process)."""
 
-    def __init__(self, workspace_id: int, timezone: str, topics: Sequence[Topic], budget: float | None = None):
+    def __init__(self, workspace_id: int, timezone: str, budget: float | None = None):
         self.workspace_id = workspace_id
         self.tz = ZoneInfo(timezone)
         self.budget = budget  # seconds per source (Settings.source_budget_seconds); None: unbounded
@@ -273,13 +272,15 @@ class BuiltFile:
     data: bytes = b""
 
 
-_WORKER_BUILDER: RowBuilder | None = None
+class _Worker:
+    """This worker process's builder, made by the pool's initializer (`init_worker`)."""
+
+    builder: RowBuilder | None = None
 
 
-def init_worker(workspace_id: int, timezone: str, topics: Sequence[Topic], budget: float | None = None) -> None:
+def init_worker(workspace_id: int, timezone: str, budget: float | None = None) -> None:
     """Initializer of a process pool that builds rows (`build_files`)."""
-    global _WORKER_BUILDER
-    _WORKER_BUILDER = RowBuilder(workspace_id, timezone, topics, budget)
+    _Worker.builder = RowBuilder(workspace_id, timezone, budget)
 
 
 def build_files(files: Sequence[WorkspaceFile]) -> list[BuiltFile]:
@@ -289,12 +290,13 @@ def build_files(files: Sequence[WorkspaceFile]) -> list[BuiltFile]:
     that out and drops its rows): files handed to `ingest_batch` have changed, nearly all of them,
     so reading each file once, here, beats reading it in the writer and shipping the bytes over.
     """
-    assert _WORKER_BUILDER is not None, "init_worker did not run in this process"
+    builder = _Worker.builder
+    assert builder is not None, "init_worker did not run in this process"
     out = []
     for wf in files:
         data, error = read_file(wf)
         digest = sha256(data)
-        rows = _WORKER_BUILDER.build_one(wf, data, digest, error)
+        rows = builder.build_one(wf, data, digest, error)
         out.append(BuiltFile(digest, error, rows, data if rows is None else b""))
     return out
 

@@ -209,12 +209,13 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     zh = bool(_CJK.search(text))
     log_at: int | None = None  # where the change log starts in `out`
     for i, raw in enumerate(doc.lines):
+        written = raw
         if i == doc.header:
-            raw, header_changed = header_line(raw, merge_at, after), True
+            written, header_changed = header_line(raw, merge_at, after), True
         if log is not None and i == log[0]:
             log_at = len(out)
         if i not in removed:  # a promoted reference's line leaves; what goes after it stays
-            out.append(raw)
+            out.append(written)
         if log is not None and i == log[0] + 1:  # the row goes under the table's separator line
             out.append(changelog_row(log[2], merge_at, briefing_date, merged, before, after, parsed.version,
                                      zh) + nl)

@@ -63,12 +63,11 @@ def destinations(settings: Settings) -> list[Destination]:
         out.append(Destination(f"webhook {parts.netloc}", urlunsplit((scheme, *parts[1:])), html=False))
     for url in settings.notify_urls:
         # Apprise reads Slack's webhook URL as it is, but Feishu's only as feishu://<token>.
-        if feishu := _FEISHU_HOOK.fullmatch(url):
-            url = f"feishu://{feishu[1]}"
-        parts = urlsplit(url)
+        target = f"feishu://{feishu[1]}" if (feishu := _FEISHU_HOOK.fullmatch(url)) else url
+        parts = urlsplit(target)
         # Only an http(s) host is safe to log: in slack://…, feishu://… the "host" is the secret token.
         name = f"{parts.scheme}://{parts.hostname}" if parts.scheme in ("http", "https") else f"{parts.scheme}://…"
-        out.append(Destination(name, url, html=False))
+        out.append(Destination(name, target, html=False))
     if settings.smtp_host and settings.email_to:
         secure = settings.smtp_security != "none"
         auth = ""

@@ -54,7 +54,7 @@ def arxiv_url(arxiv_id: str | None) -> str | None:
     return arxiv_abs_url(quote(arxiv_id, safe="/."))
 
 
-def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:
+def _filter_attribute(tag: str, attribute: str, value: str) -> str | None:  # noqa: ARG001 - nh3's attribute_filter signature
     if attribute == "href":
         return safe_url(value, MAIL_SCHEMES)  # a note may link to an address
     return value

@@ -95,7 +95,7 @@ class LocalStore:
         except FileNotFoundError:
             return None
 
-    def put(self, key: str, data: bytes, content_type: str) -> None:
+    def put(self, key: str, data: bytes, content_type: str) -> None:  # noqa: ARG002 - ObjectStore.put; a file has no content type (a web server derives it from the name)
         """Write atomically: a temp file in the target directory, fsync, then os.replace."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)

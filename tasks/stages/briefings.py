@@ -92,7 +92,7 @@ def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window:
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
         budgets = SourceBudgets(settings.source_budget_seconds)
-        judged = Judged(data, judge_evening(data, topic, known, budgets), budgets)
+        judged = Judged(data, judge_evening(data, topic, budgets), budgets)
     return render_collected(settings, ref, topic, judged.data, known,
                             density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
 
@@ -106,7 +106,7 @@ def render_collected(
     `judge_evening` papers; `budgets`: the sources' time they were judged and verified with (none:
     a fresh one of Settings.source_budget_seconds)."""
     budgets = budgets or SourceBudgets(settings.source_budget_seconds)
-    papers = judged if judged is not None else judge_evening(data, topic, known, budgets)
+    papers = judged if judged is not None else judge_evening(data, topic, budgets)
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)
         if scheduled_window(topic, data.window.date) != data.window:

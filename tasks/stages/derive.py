@@ -118,13 +118,12 @@ def drop_from(session: Session, workspace_id: int, topic: str, day: dt.date) -> 
 
 
 def collect_and_judge(
-    session: Session, workspace_id: int, topic: Topic, known: list[str], step: DerivedWindow,
-    budget: float | None = None,
+    session: Session, workspace_id: int, topic: Topic, step: DerivedWindow, budget: float | None = None,
 ) -> Judged:
     """The window collected and judged, each source within `budget` seconds (Settings.source_budget_seconds)."""
     data = collect_window(session, workspace_id, topic.name, step.window)
     budgets = SourceBudgets(budget)
-    return Judged(data, judge_evening(data, topic, known, budgets), budgets)
+    return Judged(data, judge_evening(data, topic, budgets), budgets)
 
 
 def record_window(
@@ -167,7 +166,7 @@ def derive_through(
     drop_from(session, workspace_id, topic.name, first_bad)
     out.dropped_from = first_bad
     for step in steps:
-        judged = collect_and_judge(session, workspace_id, topic, known, step, budget)
+        judged = collect_and_judge(session, workspace_id, topic, step, budget)
         out.derived.append(record_window(session, workspace_id, topic, known, step, judged))
         if step.day in keep:
             out.judged[step.day] = judged

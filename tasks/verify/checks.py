@@ -133,7 +133,7 @@ def observe_conflicts(ctx: Context) -> None:
     groups = {path: by_subject_unit(rs) for path, rs in by_path.items()}
     found: dict[str, tuple[str, list[tuple[Reading, Reading]]]] = {}
     for pa, pb in _pairs(groups, {r.path for r in readings if r.in_window}):
-        for a, b in grouped_conflicts(by_path[pa], by_path[pb], groups[pa], groups[pb]):
+        for a, b in grouped_conflicts(by_path[pa], groups[pa], groups[pb]):
             metric = sorted(a.metrics & b.metrics)[0]
             key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
             found.setdefault(key, (subject, []))[1].append((a, b))

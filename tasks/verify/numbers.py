@@ -119,10 +119,11 @@ def by_subject_unit(readings: list[Reading]) -> dict[tuple[str, str], list[Readi
 
 
 def grouped_conflicts(
-    ours: list[Reading], theirs: list[Reading], our_groups: dict[tuple[str, str], list[Reading]],
+    ours: list[Reading], our_groups: dict[tuple[str, str], list[Reading]],
     their_groups: dict[tuple[str, str], list[Reading]],
 ) -> list[tuple[Reading, Reading]]:
-    """`conflicts(ours, theirs)`, reading each number only against its own (subject, unit) group.
+    """`conflicts(ours, theirs)`, reading each number only against its own (subject, unit) group
+    (`their_groups`: `by_subject_unit(theirs)`).
 
     A reading outside a's group is never comparable with a, so the pairs, and their order (ours
     in order, then theirs in order), are those of `conflicts`.

@@ -123,7 +123,7 @@ def _sorted(m: Markers, units: list[str]) -> tuple[list[str], list[str], list[st
             if label.match(plain) and (hedged or label is m.phenomenon_label):
                 rest = strip_labels(m, label.sub("", plain, count=1))
                 if rest and not rest.startswith("§"):
-                    part += sentences(rest)
+                    part.extend(sentences(rest))
                 hedged = hedged or label is m.phenomenon_label  # a briefing's own "现象：…" line states the doubt
                 break
         else:

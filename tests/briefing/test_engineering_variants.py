@@ -35,7 +35,6 @@ from tasks.judge.relevance import Verdict
 from tasks.judge.sections import doc_names, doc_sections
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
-from tasks.stages.topics import known_topic_names
 from tasks.verify.names import normalise
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
@@ -208,12 +207,11 @@ def _increments(settings: Settings, root: Path, held: list[str] | None) -> tuple
     ref = ingest_all(settings, root)
     (topic,) = run.topics_for(settings, root, ["inference"])
     window = run.window_of(topic, dt.date.fromisoformat(DAY))
-    known = known_topic_names(settings, root)
     with session_scope(get_engine(settings)) as session:
         data = collect_window(session, ref.id, topic.name, window)
     assert data.knowledge is not None
     names = doc_names(doc_sections(data.knowledge.sections, window.date, True, topic.judgment)) if held is None else held
-    return engineering_increments(data, topic, names, judge_window(data, topic, known)), data, topic
+    return engineering_increments(data, topic, names, judge_window(data, topic)), data, topic
 
 
 def _match(ours: str, theirs: str) -> bool:

@@ -89,7 +89,7 @@ def _window(settings: Settings, root: Path) -> tuple[WindowData, Topic]:
 def _content(data: WindowData, topic: Topic, budgets: SourceBudgets | None = None) -> BriefingContent:
     """The briefing's content with the window's own verifications, observed once (as the stages do)."""
     budgets = budgets or SourceBudgets(None)
-    papers = judge_evening(data, topic, ["inference"], budgets)
+    papers = judge_evening(data, topic, budgets)
     tracked = observed(data, papers, topic, ["inference"], (), budgets)
     return build_content(data, topic, ["inference"], tracked, judged=papers, budgets=budgets)
 
@@ -140,7 +140,7 @@ def test_a_source_over_its_budget_while_verifying_keeps_what_its_first_entries_r
     tmp_path: Path, settings: Settings, clean_db: Engine
 ) -> None:
     data, topic = _window(settings, tmp_path / "ws")
-    papers = judge_window(data, topic, ["inference"])
+    papers = judge_window(data, topic)
     # The checks read the small source's 2 entries 4 times (hedges, numbers, promises, settlements): 8 units.
     budgets = SourceBudgets(10, clock=Tick())
     observations = observe_window(data, papers, topic, ["inference"], (), budgets)
@@ -165,7 +165,7 @@ def test_the_stages_charge_a_window_s_verification_once(
 ) -> None:
     data, topic = _window(settings, tmp_path / "ws")
     once = SourceBudgets(None)
-    observe_window(data, judge_evening(data, topic, ["inference"], once), topic, ["inference"], (), once)
+    observe_window(data, judge_evening(data, topic, once), topic, ["inference"], (), once)
 
     spent: list[SourceBudgets] = []
 

@@ -62,7 +62,7 @@ def _window(notes: dict[str, list[tuple[str, str, tuple[str, ...]]]], broken: st
 
 def _render(data: WindowData, lang: str) -> tuple[str, str]:
     known = ["inference", "rag"]
-    papers = judge_evening(data, TOPIC, known)  # its verifications observed once, as the stages do
+    papers = judge_evening(data, TOPIC)  # its verifications observed once, as the stages do
     content = build_content(data, TOPIC, known, observed(data, papers, TOPIC, known, ()), judged=papers)
     return render_markdown(content, lang), render_json(content, lang)
 

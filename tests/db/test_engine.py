@@ -68,7 +68,7 @@ def _resolve_in_subprocess(home: Path) -> str:
     env |= {"PREDIGEST_HOME": str(home), "PYTHONPATH": str(ROOT)}
     code = "from db.engine import resolve_database_url as r; from tasks.config.settings import Settings as S; print(r(S(_env_file=None)))"
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, cwd=home.parent, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code], env=env, cwd=home.parent, capture_output=True, text=True, timeout=120, check=False
     )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip().splitlines()[-1]

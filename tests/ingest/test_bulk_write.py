@@ -47,7 +47,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _per_file(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
     """The reference: what `ingest_file` did before the bulk path, one transaction per file."""
-    builder = RowBuilder(ref.id, settings.timezone, run.all_topics(settings, Path(ref.root)))
+    builder = RowBuilder(ref.id, settings.timezone)
     engine = make_engine(settings.database_url or "", pool_size=1)
     out = []
     try:

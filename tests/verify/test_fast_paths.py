@@ -114,7 +114,7 @@ def test_grouped_conflicts_are_the_plain_conflicts() -> None:
     seen = 0
     for _ in range(400):
         ours, theirs = _readings(rng, "a.md", rng.randrange(0, 8), True), _readings(rng, "b.md", rng.randrange(0, 8), False)
-        found = grouped_conflicts(ours, theirs, by_subject_unit(ours), by_subject_unit(theirs))
+        found = grouped_conflicts(ours, by_subject_unit(ours), by_subject_unit(theirs))
         assert found == conflicts(ours, theirs)
         seen += bool(found)
     assert seen > 20
