@@ -94,6 +94,6 @@ def test_same_topic_and_date_are_serialised(
     with clean_db.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM briefings")).scalar_one() == 1
     out = tmp_path / "published" / "briefings" / "inference"
-    markdown, json_text = real_render(settings, ref, topic, window)
+    markdown, json_text = run.render_briefing(settings, ref, topic, window)
     assert (out / "2026-10-05.md").read_bytes() == markdown.encode("utf-8")
     assert (out / "2026-10-05.json").read_bytes() == json_text.encode("utf-8")
