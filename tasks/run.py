@@ -17,7 +17,6 @@ from tasks.stages.briefings import (
     failed_briefing,
     refresh_sites,
     render_briefing,
-    render_collected,
 )
 from tasks.stages.refresh import briefings_to_refresh, stored_times
 from tasks.stages.topics import (
@@ -62,7 +61,6 @@ __all__ = [
     "refresh_sites",
     "register_workspace",
     "render_briefing",
-    "render_collected",
     "scheduled_window",
     "stored_times",
     "topics_for",

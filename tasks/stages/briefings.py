@@ -6,6 +6,9 @@ that date (`tasks.stages.verifications`); the window it renders is collected and
 shared with that derivation when the derivation had to collect it too. Its section 三 is what the
 derivation stored for the window, read back, never observed again; only a window the derivation
 does not store (not its topic's scheduled one) is observed here, once.
+The stage builds the briefing's content model (`briefing_content`, `collected_content`);
+`assemble_and_publish` renders it once (`tasks.publish.rendered`) into every object it publishes,
+and its result carries the summary the run page's artifact and the notifications are made from.
 """
 
 from __future__ import annotations
@@ -85,12 +88,8 @@ def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) ->
 
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
     """Markdown and JSON of one briefing as of the window's cutoff, verifications derived through its date."""
-    return _texts(briefing_content(settings, ref, topic, window), settings.lang)
-
-
-def _texts(content: BriefingContent, lang: str) -> tuple[str, str]:
-    published = rendered(content, lang)
-    return published.markdown, published.json_text
+    briefing = rendered(briefing_content(settings, ref, topic, window), settings.lang)
+    return briefing.markdown, briefing.json_text
 
 
 def briefing_content(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> BriefingContent:
@@ -107,14 +106,6 @@ def briefing_content(settings: Settings, ref: WorkspaceRef, topic: Topic, window
         judged = Judged(data, judge_evening(data, topic, known, budgets), budgets)
     return collected_content(settings, ref, topic, judged.data, known,
                              density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
-
-
-def render_collected(
-    settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule,
-    judged: Sequence[Paper] | None = None, budgets: SourceBudgets | None = None,
-) -> tuple[str, str]:
-    """`render_briefing` from a window collected earlier (`collected_content`, rendered)."""
-    return _texts(collected_content(settings, ref, topic, data, known, rule, judged, budgets), settings.lang)
 
 
 def collected_content(
