@@ -3,11 +3,11 @@
 `announce` is called by the thin Prefect task and flow wrappers (daily, backfill, UI runs) with the
 results of publishing. Each briefing is logged as "published" or "unchanged" with its keys; each
 published one gets a markdown artifact (title, density, NET-new ids, keys of its page and feed) and
-is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set); both render
-from the summary the result carries (what the run rendered it from), never from the twin read back. Unchanged
-briefings get neither an artifact nor a notification. A backfill run in one flow (its dates in
-lanes, not child runs) gets one table artifact instead, a row per date and topic
-(`announce_backfill`): a year is 365 artifacts otherwise, each a round trip the API server
+is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set); both are
+made from the summary the result carries (`BriefingResult.summary`, of the view the run rendered),
+never from the twin read back. Unchanged briefings get neither an artifact nor a notification.
+A backfill run in one flow (its dates in lanes, not child runs) gets one table artifact instead, a
+row per date and topic (`announce_backfill`): a year is 365 artifacts otherwise, each a round trip the API server
 serves while the lanes compete with it for the cores. Daily runs also emit
 `predigest.briefing.published` or `.unchanged` per briefing (see predigest/automations.py). Outside a Prefect run nothing is created.
 """

@@ -119,7 +119,9 @@ def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, d
             date = dt.date.fromisoformat(parts[1])
         except ValueError:
             continue
-        if briefing_keys(topic, date, lang)[1] == key and (summary := stored_summary(store, topic, date, lang)) is not None:
+        if briefing_keys(topic, date, lang)[1] != key:
+            continue
+        if (summary := stored_summary(store, topic, date, lang)) is not None:
             out[parts[1]] = summary
     return out
 
