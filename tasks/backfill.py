@@ -11,7 +11,7 @@ Contract:
 - `run_job` collects and judges each topic's window once, records what it observes
   (`tasks.stages.derive.record_window`) when the window must be derived, then assembles and
   publishes the briefing from the same window (`tasks.run.assemble_and_publish` with
-  `render_collected`): the bytes of `tasks.run.render_briefing` of that date on any database.
+  `collected_content`): the bytes of `tasks.run.render_briefing` of that date on any database.
   It publishes the markdown, JSON twin, index.json entry and the date's page, not its topic's
   site (index page, feed, site.json, site index), which covers every date: rewriting it per date
   made a backfill O(dates²).
@@ -208,10 +208,10 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
 
 
 def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> run.BriefingResult:
-    render = functools.partial(run.render_collected, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
-                               ctx.rules[topic.name], judged.papers, judged.budgets)
+    content = functools.partial(run.collected_content, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
+                                ctx.rules[topic.name], judged.papers, judged.budgets)
     # The topic's site is left to `refresh_sites`, once for the whole range.
-    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, render=render,
+    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, content=content,
                                     site=False)
 
 

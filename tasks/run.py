@@ -13,10 +13,10 @@ from tasks.stages.briefings import (
     BriefingResult,
     assemble_and_publish,
     brief,
+    collected_content,
     failed_briefing,
     refresh_sites,
     render_briefing,
-    render_collected,
 )
 from tasks.stages.refresh import briefings_to_refresh, stored_times
 from tasks.stages.topics import (
@@ -49,6 +49,7 @@ __all__ = [
     "assemble_and_publish",
     "brief",
     "briefings_to_refresh",
+    "collected_content",
     "failed_briefing",
     "density_rule_for",
     "derive_verifications",
@@ -60,7 +61,6 @@ __all__ = [
     "refresh_sites",
     "register_workspace",
     "render_briefing",
-    "render_collected",
     "scheduled_window",
     "stored_times",
     "topics_for",

@@ -148,17 +148,32 @@ def _source(s: SourceCheck, lang: str, tz: str) -> dict[str, Any]:
     }
 
 
+def briefing_view(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
+    """The briefing's published value in `lang`: `briefing_dict` with every string defanged, keys in
+    sorted order and tuples as lists, so it equals the JSON twin parsed back, order included. The
+    twin is this value written out (`twin_text`); the page, the site, the artifact and the
+    notification render from it (tasks.publish.rendered), never from the twin read back."""
+    view: dict[str, Any] = _plain(briefing_dict(content, lang))
+    return view
+
+
+def twin_text(view: dict[str, Any]) -> str:
+    """The JSON twin of a `briefing_view`: deterministic JSON text (sorted keys, UTF-8, trailing newline)."""
+    return json_text(view) + "\n"
+
+
 def render_json(content: BriefingContent, lang: str = "zh") -> str:
     """Deterministic JSON text (sorted keys, UTF-8, trailing newline), worded in `lang`."""
-    return json_text(_defanged(briefing_dict(content, lang))) + "\n"
+    return twin_text(briefing_view(content, lang))
 
 
-def _defanged(value: Any) -> Any:
-    """Every string of the document with dangerous link schemes broken (`tasks.common.urls.defang_plain`)."""
+def _plain(value: Any) -> Any:
+    """Every string of the document with dangerous link schemes broken (`tasks.common.urls.defang_plain`),
+    every dict's keys sorted, every tuple a list: the value JSON text parses back to."""
     if isinstance(value, str):
         return defang_plain(value) if ":" in value else value
     if isinstance(value, dict):
-        return {k: _defanged(v) for k, v in value.items()}
+        return {k: _plain(value[k]) for k in sorted(value)}
     if isinstance(value, list | tuple):
-        return [_defanged(v) for v in value]
+        return [_plain(v) for v in value]
     return value

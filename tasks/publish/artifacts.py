@@ -3,10 +3,11 @@
 `announce` is called by the thin Prefect task and flow wrappers (daily, backfill, UI runs) with the
 results of publishing. Each briefing is logged as "published" or "unchanged" with its keys; each
 published one gets a markdown artifact (title, density, NET-new ids, keys of its page and feed) and
-is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set). Unchanged
-briefings get neither an artifact nor a notification. A backfill run in one flow (its dates in
-lanes, not child runs) gets one table artifact instead, a row per date and topic
-(`announce_backfill`): a year is 365 artifacts otherwise, each a round trip the API server
+is handed to `tasks.publish.notify` (backfills only when `notify_backfill` is set); both are
+made from the summary the result carries (`BriefingResult.summary`, of the view the run rendered),
+never from the twin read back. Unchanged briefings get neither an artifact nor a notification.
+A backfill run in one flow (its dates in lanes, not child runs) gets one table artifact instead, a
+row per date and topic (`announce_backfill`): a year is 365 artifacts otherwise, each a round trip the API server
 serves while the lanes compete with it for the cores. Daily runs also emit
 `predigest.briefing.published` or `.unchanged` per briefing (see predigest/automations.py). Outside a Prefect run nothing is created.
 """
@@ -14,10 +15,9 @@ serves while the lanes compete with it for the cores. Daily runs also emit
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
@@ -26,7 +26,7 @@ from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys, site_keys
 from tasks.publish.notify import notify_published
-from tasks.publish.pages import date_summary, labels_for, statement
+from tasks.publish.pages import labels_for, statement
 from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore, store_for
 
@@ -50,6 +50,8 @@ class Published(Protocol):
     def content_hash(self) -> str: ...
     @property
     def written(self) -> bool: ...
+    @property
+    def summary(self) -> Mapping[str, Any] | None: ...  # what it published (`date_summary`); None when it failed
 
 
 def artifact_key(topic: str, date: dt.date) -> str:
@@ -63,12 +65,11 @@ def public_url(settings: Settings, store: ObjectStore, key: str) -> str:
     return f"{base.rstrip('/')}/{key}" if base else store.url_for(key)
 
 
-def artifact_markdown(doc: dict[str, Any], keys: dict[str, str], lang: str) -> str:
-    """The run page's note on one published briefing."""
+def artifact_markdown(topic: str, summary: Mapping[str, Any], keys: dict[str, str], lang: str) -> str:
+    """The run page's note on one published briefing, from its summary (`tasks.publish.pages.date_summary`)."""
     lang, L, density = labels_for(lang)
-    summary = date_summary(doc)
     return _ENV.get_template("artifact.md").render(
-        title=L["title"].format(topic=doc["topic"], date=doc["date"]), doc=doc, L=L, D=density,
+        title=L["title"].format(topic=topic, date=summary["date"]), summary=summary, L=L, D=density,
         statement=statement(summary, lang), net_new=[p for p in summary["increments"] if p["status"] == "net_new"],
         keys=keys,
     )
@@ -105,17 +106,16 @@ def announce(settings: Settings, results: Iterable[Published], *, backfill: bool
             _emit(result, state, keys)
         if not result.written or not (artifact or notify):
             continue
-        raw = store.get(json_key)
-        if raw is None:
-            logger.warning("%s %s: the JSON twin %s is missing; no artifact or notification", result.topic,
-                           result.date.isoformat(), store.url_for(json_key))
+        summary = result.summary
+        if summary is None:
+            logger.warning("%s %s: nothing says what was published; no artifact or notification", result.topic,
+                           result.date.isoformat())
             continue
-        doc = json.loads(raw.decode("utf-8"))
         if artifact:
-            _create_artifact(result, artifact_markdown(doc, keys, settings.lang), logger)
+            _create_artifact(result, artifact_markdown(result.topic, summary, keys, settings.lang), logger)
         if not notify:
             continue
-        outcome = notify_published(settings, store, result.topic, result.date, result.content_hash, doc,
+        outcome = notify_published(settings, store, result.topic, result.date, result.content_hash, summary,
                                    public_url(settings, store, site["page"]), public_url(settings, store, site["feed"]))
         for destination, how in outcome.items():
             logger.info("%s %s notification to %s: %s", result.topic, result.date.isoformat(), destination, how)

@@ -26,7 +26,7 @@ from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
 from tasks.model.keys import notification_key
-from tasks.publish.pages import ENV, date_summary, labels_for, statement
+from tasks.publish.pages import ENV, labels_for, statement
 from tasks.publish.publish import JSON_CONTENT_TYPE
 from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore
@@ -81,13 +81,13 @@ def destinations(settings: Settings) -> list[Destination]:
     return out
 
 
-def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: str) -> Message:
-    """The announcement of one briefing: title, plain text, HTML (Jinja2, autoescaped) and the facts."""
+def build_message(topic: str, summary: Mapping[str, Any], lang: str, page_url: str, feed_url: str) -> Message:
+    """The announcement of one briefing from its summary (`tasks.publish.pages.date_summary`): title,
+    plain text, HTML (Jinja2, autoescaped) and the facts."""
     lang, L, density = labels_for(lang)
-    summary = date_summary(doc)
     net_new = [p for p in summary["increments"] if p["status"] == "net_new"]
-    title = clean_text(L["published"].format(topic=doc["topic"], date=doc["date"],
-                                             density=density.get(str(doc["density"]), str(doc["density"])),
+    title = clean_text(L["published"].format(topic=topic, date=summary["date"],
+                                             density=density.get(str(summary["density"]), str(summary["density"])),
                                              net_new=len(net_new)))
     lines = [statement(summary, lang), ""]
     lines += [f"- {clean_text(p['title'])}" + (f" (arXiv:{p['arxiv_id']})" if p["arxiv_id"] else "")
@@ -97,7 +97,7 @@ def build_message(doc: Mapping[str, Any], lang: str, page_url: str, feed_url: st
                                                         statement=statement(summary, lang), title=title,
                                                         page_url=safe_url(page_url), feed_url=safe_url(feed_url),
                                                         page_location=page_url)
-    facts = {"topic": str(doc["topic"]), "date": str(doc["date"]), "density": str(doc["density"]),
+    facts = {"topic": str(topic), "date": str(summary["date"]), "density": str(summary["density"]),
              "net_new": ",".join(str(p["arxiv_id"] or p["title"]) for p in net_new), "page": page_url, "feed": feed_url}
     if summary.get("feed_problems"):  # a broken feed is told apart from a quiet day wherever the message goes
         facts["feed_problems"] = clean_text(feed_problems_text(summary["feed_problems"], L))
@@ -140,9 +140,10 @@ def deliver(destination: Destination, message: Message, attempts: int, backoff: 
 
 def notify_published(
     settings: Settings, store: ObjectStore, topic: str, date: dt.date, content_hash: str,
-    doc: Mapping[str, Any], page_url: str, feed_url: str,
+    summary: Mapping[str, Any], page_url: str, feed_url: str,
 ) -> dict[str, str]:
-    """Announce one published briefing to every destination not told about this content yet.
+    """Announce one published briefing (from its summary, `date_summary`) to every destination not
+    told about this content yet.
 
     Returns destination name -> "sent", "already sent" or "failed"; never raises for a delivery.
     """
@@ -150,7 +151,7 @@ def notify_published(
     targets = destinations(settings)
     if not targets:
         return outcome
-    message = build_message(doc, settings.lang, page_url, feed_url)
+    message = build_message(topic, summary, settings.lang, page_url, feed_url)
     for destination in targets:
         key = marker_key(topic, date, content_hash, destination)
         if store.head_sha256(key) is not None:

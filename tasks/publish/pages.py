@@ -1,8 +1,9 @@
 """HTML pages of the static site, rendered by Jinja2 (autoescape on) from a briefing's content.
 
-The content is the briefing's JSON twin as a dict (`tasks.briefing.render_json.briefing_dict` of
-the content model), so the page says exactly what the JSON says, and the index pages and feed can be
-rebuilt from what is stored for every date. Templates are package data under `templates/`; every
+The content is the briefing's view (`tasks.briefing.render_json.briefing_view` of the content
+model, made once per briefing by `tasks.publish.rendered`), the value its JSON twin is written from,
+so the page says exactly what the JSON says; the index pages and feed take each date's summary
+(`date_summary` of the view), which can be rebuilt from what is stored for every date. Templates are package data under `templates/`; every
 text from a workspace reaches them as a plain value (escaped) or through `note_html` (sanitised).
 """
 
@@ -62,7 +63,8 @@ OPTIONAL_SUMMARY_FIELDS = frozenset({"feed_problems"})  # in a summary only when
 
 
 def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
-    """What the topic's index page and feed need of one briefing, taken from its JSON twin."""
+    """What the topic's index page and feed, the artifact and the notifications need of one
+    briefing, taken from its view (equal to its JSON twin parsed back)."""
     increments = doc.get("increments") or []
     outcomes = Counter(str(s.get("outcome") or "") for s in doc.get("sources") or [])
     return {

@@ -129,7 +129,7 @@ def write_briefing(
     lang: str = DEFAULT_LANG,
     index: bool = True,
 ) -> PublishedBriefing:
-    """`publish_briefing` for a caller that has parsed the twin already (`parse_twin`); `index=False`
+    """`publish_briefing` for a caller whose twin is JSON already (rendered from its view); `index=False`
     leaves the index to the caller, who merges the entry once everything it points at is stored."""
     markdown_key, json_key = briefing_keys(topic, date, lang)
     markdown_bytes = markdown.encode("utf-8")

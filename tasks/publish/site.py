@@ -11,12 +11,18 @@ These are the default language's; each other language has its own site beside it
 the language before the suffix (`<date>.en.html`, `atom.en.xml`, `index.en.html`): every key is built
 by `tasks.model.keys`.
 
-`publish_with_site` writes a briefing and its page, then (unless `site=False`) refreshes its topic's
-site with that date's summary (`publish_site`). The topic's site covers every date, so refreshing it
-costs O(dates) and a backfill refreshing it per date would cost O(dates²): a backfill publishes its
-dates with `site=False`, then calls `refresh_site` once for all of them, which takes each date's
-summary from its stored JSON twin (the bytes `publish_site` was given) and so writes the same bytes
-as refreshing date by date. Both go through one refresh (`_write_site`).
+`publish_with_site` writes a briefing (`tasks.publish.rendered.RenderedBriefing`: its markdown, its
+JSON twin, and the view and summary the twin is written from) and its page, then (unless
+`site=False`) refreshes its topic's site with that date's summary (`publish_site`). Everything this
+briefing's objects say comes from its rendering; the twin just stored is never read back.
+The topic's site covers every date, most published by earlier runs: their summaries come from
+site.json, or from their stored JSON twins when it is missing or unreadable (`stored_summary`, the
+one reader of published briefings, with `read_summaries` over it). Refreshing the site costs
+O(dates), so a backfill refreshing it per date would cost O(dates²): a backfill publishes its
+dates with `site=False` (its lanes may be other processes), then calls `refresh_site` once for all
+of them, which takes each date's summary from its stored twin (`stored_summary`: the summary of
+the very view it was written from) and so writes the same bytes as refreshing date by date. Both
+go through one refresh (`_write_site`).
 Each object is written only when its bytes change (`put_if_changed`), so republishing unchanged
 content rewrites nothing. Callers serialise publishing across workers (the advisory index lock of
 tasks.stages.briefings; `_SITE_LOCK` only serialises the threads of one process).
@@ -52,12 +58,12 @@ from tasks.publish.pages import (
 from tasks.publish.publish import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
-    parse_twin,
     put_if_changed,
     read_index,
     update_index,
     write_briefing,
 )
+from tasks.publish.rendered import RenderedBriefing
 from tasks.publish.storage import ObjectStore
 
 log = logging.getLogger(__name__)
@@ -87,8 +93,12 @@ class PublishedSite:
         return self.briefing.markdown_written or self.briefing.json_written or self.page_written
 
 
-def _twin_summary(store: ObjectStore, topic: str, key: str) -> dict[str, Any] | None:
-    """The summary of the JSON twin stored under `key`; None when there is none or it is unreadable."""
+def stored_summary(store: ObjectStore, topic: str, date: dt.date, lang: str) -> dict[str, Any] | None:
+    """The summary (`date_summary`) of the briefing of `topic` on `date` in `lang` as published,
+    read from its stored JSON twin; None when there is none or it is unreadable. The one place a
+    published briefing is read back: only for dates a site lists that this process did not just
+    render (published by an earlier run, or by another lane of a backfill)."""
+    key = briefing_keys(topic, date, lang)[1]
     raw = store.get(key)
     if raw is None:
         return None
@@ -106,10 +116,12 @@ def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, d
         if parts is None or parts[0] != topic or parts[2] != lang:
             continue
         try:
-            canonical = briefing_keys(topic, dt.date.fromisoformat(parts[1]), lang)[1] == key
+            date = dt.date.fromisoformat(parts[1])
         except ValueError:
-            canonical = False
-        if canonical and (summary := _twin_summary(store, topic, key)) is not None:
+            continue
+        if briefing_keys(topic, date, lang)[1] != key:
+            continue
+        if (summary := stored_summary(store, topic, date, lang)) is not None:
             out[parts[1]] = summary
     return out
 
@@ -171,47 +183,46 @@ def refresh_site(
         # of us refreshes last has read the newest twin.
         fresh = {}
         for date in dates:
-            summary = _twin_summary(store, topic, briefing_keys(topic, date, lang)[1])
+            summary = stored_summary(store, topic, date, lang)
             if summary is not None:
                 fresh[date.isoformat()] = summary
         return _write_site(store, topic, fresh, lang, site_url)
 
 
 def _write_page(
-    store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None,
+    store: ObjectStore, briefing: RenderedBriefing, lang: str, site_url: str | None,
 ) -> tuple[dict[str, str], bool]:
-    keys = site_keys(topic, date, lang)
-    return keys, put_if_changed(store, keys["page"], render_page(doc, lang, site_url), HTML_CONTENT_TYPE)
+    keys = site_keys(briefing.topic, briefing.date, lang)
+    return keys, put_if_changed(store, keys["page"], render_page(briefing.view, lang, site_url), HTML_CONTENT_TYPE)
 
 
 def publish_site(
-    store: ObjectStore, topic: str, date: dt.date, doc: Mapping[str, Any], lang: str, site_url: str | None = None,
+    store: ObjectStore, briefing: RenderedBriefing, lang: str, site_url: str | None = None,
 ) -> tuple[dict[str, str], dict[str, bool]]:
     """Write the page of one briefing and refresh its topic's index page, feed and the site index
-    with its summary (`doc`, its JSON twin as a dict: the twin just stored need not be read back)."""
-    keys, page = _write_page(store, topic, date, doc, lang, site_url)
+    with its summary."""
+    keys, page = _write_page(store, briefing, lang, site_url)
     with _SITE_LOCK:
-        written = _write_site(store, topic, {date.isoformat(): date_summary(doc)}, lang, site_url)
+        written = _write_site(store, briefing.topic, {briefing.date.isoformat(): briefing.summary}, lang, site_url)
     return keys, {"page": page, **written}
 
 
 def publish_with_site(
-    store: ObjectStore, topic: str, date: dt.date, markdown: str, json_text: str, lang: str = "zh",
-    site_url: str | None = None, site: bool = True,
+    store: ObjectStore, briefing: RenderedBriefing, lang: str = "zh", site_url: str | None = None, site: bool = True,
 ) -> PublishedSite:
     """`publish_briefing` (markdown, JSON twin, index.json), then the briefing's page and its topic's site.
 
     `site=False` writes the page only and leaves the topic's site (site.json, index page, feed, site
     index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
-    doc = parse_twin(topic, date, json_text)
-    briefing = write_briefing(store, topic, date, markdown, json_text, lang, index=False)
+    published = write_briefing(store, briefing.topic, briefing.date, briefing.markdown, briefing.json_text, lang,
+                               index=False)
     if site:
-        keys, written = publish_site(store, topic, date, doc, lang, site_url)
+        keys, written = publish_site(store, briefing, lang, site_url)
     else:
-        keys, page = _write_page(store, topic, date, doc, lang, site_url)
+        keys, page = _write_page(store, briefing, lang, site_url)
         written = {"page": page, "topic_index": False, "feed": False, "site_index": False}
     # The index last: a publish cut short by the store (S3 retries exhausted) never leaves an entry
     # whose markdown, twin or page is missing; the re-run writes what is missing, then the entry.
-    update_index(store, [briefing.index_entry()])
-    return PublishedSite(briefing, keys["page"], keys["feed"], keys["topic_index"], written["page"],
+    update_index(store, [published.index_entry()])
+    return PublishedSite(published, keys["page"], keys["feed"], keys["topic_index"], written["page"],
                          written["feed"], written["topic_index"], written["site_index"])

@@ -6,16 +6,19 @@ that date (`tasks.stages.verifications`); the window it renders is collected and
 shared with that derivation when the derivation had to collect it too. Its section 三 is what the
 derivation stored for the window, read back, never observed again; only a window the derivation
 does not store (not its topic's scheduled one) is observed here, once.
+The stage builds the briefing's content model (`briefing_content`, `collected_content`);
+`assemble_and_publish` renders it once (`tasks.publish.rendered`) into every object it publishes,
+and its result carries the summary the run page's artifact and the notifications are made from.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
@@ -25,14 +28,12 @@ from db.engine import get_engine, session_scope
 from db.models import Briefing
 from tasks.briefing.assemble import build_content, judge_evening
 from tasks.briefing.collect import add_lookups, collect_window
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
 from tasks.common.guard import guarded
 from tasks.common.limits import SourceBudgets
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
-from tasks.model.briefing import Paper
+from tasks.model.briefing import BriefingContent, Paper
 from tasks.model.window import WindowData
 from tasks.model.windows import Window
 from tasks.publish.proposal import make_proposal, publish_proposal
@@ -42,6 +43,7 @@ from tasks.publish.publish import (
     PublishedBriefing,
     update_index,
 )
+from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import ObjectStore, store_for
 from tasks.stages.derive import Judged, copy_window
@@ -66,6 +68,9 @@ class BriefingResult:
     html_url: str = ""
     feed_url: str = ""
     error: str | None = None  # set when the topic's briefing failed (nothing published for it)
+    # What it published (`tasks.publish.pages.date_summary` of its view): what the run page's
+    # artifact and the notifications say of it.
+    summary: dict[str, Any] | None = None
 
 
 def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) -> BriefingResult:
@@ -83,6 +88,12 @@ def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) ->
 
 def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> tuple[str, str]:
     """Markdown and JSON of one briefing as of the window's cutoff, verifications derived through its date."""
+    briefing = rendered(briefing_content(settings, ref, topic, window), settings.lang)
+    return briefing.markdown, briefing.json_text
+
+
+def briefing_content(settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window) -> BriefingContent:
+    """The content model of one briefing as of the window's cutoff, verifications derived through its date."""
     known = known_topic_names(settings, Path(ref.root))
     scheduled = scheduled_window(topic, window.date) == window
     derivation = derive_verifications(settings, ref, topic, window.date, keep=[window.date] if scheduled else [],
@@ -93,15 +104,15 @@ def render_briefing(settings: Settings, ref: WorkspaceRef, topic: Topic, window:
             data = collect_window(session, ref.id, topic.name, window)
         budgets = SourceBudgets(settings.source_budget_seconds)
         judged = Judged(data, judge_evening(data, topic, budgets), budgets)
-    return render_collected(settings, ref, topic, judged.data, known,
-                            density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
+    return collected_content(settings, ref, topic, judged.data, known,
+                             density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
 
 
-def render_collected(
+def collected_content(
     settings: Settings, ref: WorkspaceRef, topic: Topic, data: WindowData, known: list[str], rule: DensityRule,
     judged: Sequence[Paper] | None = None, budgets: SourceBudgets | None = None,
-) -> tuple[str, str]:
-    """`render_briefing` from a window collected earlier, once the topic's verifications are derived
+) -> BriefingContent:
+    """`briefing_content` from a window collected earlier, once the topic's verifications are derived
     through its date (they are read now, this window's included). `judged`: the window's
     `judge_evening` papers; `budgets`: the sources' time they were judged and verified with (none:
     a fresh one of Settings.source_budget_seconds)."""
@@ -113,8 +124,7 @@ def render_collected(
             data = copy_window(data)  # the lookups the observation reads are added to a copy
             add_lookups(session, data, lookup_subjects(tracked))
             tracked = observed(data, papers, topic, known, tracked, budgets)
-    content = build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers, budgets)
-    return render_markdown(content, settings.lang), render_json(content, settings.lang)
+    return build_content(data, topic, known, tracked, settings.stale_after_days, rule, papers, budgets)
 
 
 def brief(settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date,
@@ -131,13 +141,14 @@ def _lock_index(session: Session) -> None:
 
 def assemble_and_publish(
     settings: Settings, ref: WorkspaceRef, topic: Topic, window: Window, force: bool = False,
-    render: Callable[[], tuple[str, str]] | None = None, site: bool = True,
+    content: Callable[[], BriefingContent] | None = None, site: bool = True,
 ) -> BriefingResult:
     """Assemble one briefing and publish it; concurrent runs of the same (topic, date) are serialised.
 
     `force` rewrites the objects and bumps `published_at` even when nothing changed (the row is
-    updated in place, never duplicated). `render` (default: `render_briefing` of the window) is
-    called while the row lock is held. `site=False` leaves the topic's site (index page, feed,
+    updated in place, never duplicated). `content` (default: `briefing_content` of the window) is
+    called while the row lock is held; the briefing is rendered once from what it returns, and
+    every object published (and the result's summary) comes from that rendering. `site=False` leaves the topic's site (index page, feed,
     site.json, site index) to a later `refresh_sites` (a backfill: once, not per date); the
     briefing's own page is written either way.
     """
@@ -156,19 +167,19 @@ def assemble_and_publish(
                 Briefing.workspace_id == ref.id, Briefing.topic == topic.name, Briefing.date == window.date
             ).with_for_update()
         ).scalar_one()
-        markdown, json_text = render() if render is not None else render_briefing(settings, ref, topic, window)
+        model = content() if content is not None else briefing_content(settings, ref, topic, window)
+        briefing = rendered(model, settings.lang)
         _lock_index(session)
-        published_site = publish_with_site(store, topic.name, window.date, markdown, json_text, settings.lang,
-                                           settings.site_url, site=site)
+        published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
         published: PublishedBriefing = published_site.briefing
         proposed = guarded(f"{topic.name} {window.date} merge proposal", publish_merge_proposal, store,
-                           Path(ref.root), topic.name, window.date, json_text)
+                           Path(ref.root), topic.name, window.date, briefing.view)
         if proposed.failure is not None:  # the briefing stands; its proposal waits for `predigest merge`
             log.warning("no merge proposal for %s %s: %s", topic.name, window.date, proposed.failure.error)
         written = published_site.written
         if force and not written:
-            store.put(published.markdown_key, markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
-            store.put(published.json_key, json_text.encode("utf-8"), JSON_CONTENT_TYPE)
+            store.put(published.markdown_key, briefing.markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
+            store.put(published.json_key, briefing.json_text.encode("utf-8"), JSON_CONTENT_TYPE)
             written = True
         if (force or row.content_hash != published.content_hash or row.window_start != window.start
                 or row.cutoff != window.end or row.markdown_key != published.markdown_key):
@@ -178,12 +189,14 @@ def assemble_and_publish(
             row.published_at = func.now()
     return BriefingResult(topic.name, window.date, store.url_for(published.markdown_key),
                           store.url_for(published.json_key), published.content_hash, written,
-                          store.url_for(published_site.page_key), store.url_for(published_site.feed_key))
+                          store.url_for(published_site.page_key), store.url_for(published_site.feed_key),
+                          summary=briefing.summary)
 
 
-def publish_merge_proposal(store: ObjectStore, root: Path, topic: str, day: dt.date, json_text: str) -> bool:
-    """The briefing's noon merge proposal against the workspace's document now (none if nothing to merge)."""
-    proposal = make_proposal(json.loads(json_text), root)
+def publish_merge_proposal(store: ObjectStore, root: Path, topic: str, day: dt.date, view: Mapping[str, Any]) -> bool:
+    """The briefing's noon merge proposal (from its view) against the workspace's document now (none
+    if nothing to merge)."""
+    proposal = make_proposal(view, root)
     return proposal is not None and publish_proposal(store, topic, day, proposal)
 
 

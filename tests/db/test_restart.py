@@ -88,8 +88,8 @@ def test_a_restart_mid_run_is_retried_and_publishes_what_a_clean_run_does(
     # transaction, which holds the row lock while it renders: both lose their connection.
     monkeypatch.setattr(workspace, "ingest_files", _restart_once(server, calls, "ingest", workspace.ingest_files,
                                                                       session_arg=True))
-    monkeypatch.setattr(briefings, "render_briefing",
-                        _restart_once(server, calls, "brief", briefings.render_briefing))
+    monkeypatch.setattr(briefings, "briefing_content",
+                        _restart_once(server, calls, "brief", briefings.briefing_content))
     faulted = _run(monkeypatch, _settings(faulted_dir, faulted_url))
 
     assert calls == ["ingest", "ingest", "brief", "brief"], "each stage lost its connection and was redone"

@@ -34,6 +34,7 @@ from tasks.feeds.arxiv_rss import ARXIV_TZ
 from tasks.feeds.health import day_start
 from tasks.feeds.http import Recorded, ReplayHttpClient
 from tasks.publish.notify import notify_published
+from tasks.publish.pages import date_summary
 from tasks.publish.storage import LocalStore
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 from tests.publish.hooks import serve_hooks
@@ -190,7 +191,8 @@ def test_the_density_statement_and_the_notification_name_the_problem(
 
     with serve_hooks() as hooks:
         told = settings.model_copy(update={"notify_webhooks": [hooks.url], "notify_backoff_seconds": 0, "lang": "en"})
-        outcome = notify_published(told, LocalStore(tmp_path / "pub"), topic.name, BRIEFING_DAY, "h1", docs["en"],
+        outcome = notify_published(told, LocalStore(tmp_path / "pub"), topic.name, BRIEFING_DAY, "h1",
+                                   date_summary(docs["en"]),
                                    "https://example.org/page", "https://example.org/atom.xml")
     assert list(outcome.values()) == ["sent"]
     (body,) = hooks.bodies

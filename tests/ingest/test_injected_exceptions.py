@@ -74,8 +74,8 @@ FILE_STAGES = [
 TOPIC_STAGES = [  # where each stage is looked up when a topic is briefed (tasks/stages)
     ("tasks.stages.briefings", "window_of"), ("tasks.stages.derive", "collect_window"),
     ("tasks.stages.derive", "observe_window"), ("tasks.stages.derive", "judge_evening"),
-    ("tasks.stages.briefings", "build_content"), ("tasks.stages.briefings", "render_markdown"),
-    ("tasks.stages.briefings", "render_json"), ("tasks.stages.briefings", "publish_with_site"),
+    ("tasks.stages.briefings", "build_content"), ("tasks.publish.rendered", "render_markdown"),
+    ("tasks.publish.rendered", "briefing_view"), ("tasks.stages.briefings", "publish_with_site"),
 ]
 
 

@@ -4,14 +4,14 @@ real markdown and JSON renderers, with caller-chosen text in every place a works
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
 from tasks.judge.density import DensityRule, density_report
 from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck, StatusAsOf
+from tasks.publish.rendered import rendered
 from tasks.publish.site import PublishedSite, publish_with_site
 from tasks.publish.storage import ObjectStore
 
@@ -59,8 +59,7 @@ def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arx
 def publish_content(store: ObjectStore, content: BriefingContent, lang: str = "zh",
                     site_url: str | None = None) -> PublishedSite:
     """Render the content as the daily run does and publish it with its site."""
-    return publish_with_site(store, content.topic, content.date, render_markdown(content, lang), render_json(content),
-                             lang, site_url)
+    return publish_with_site(store, rendered(content, lang), lang, site_url)
 
 
 @dataclass(frozen=True)
@@ -71,9 +70,11 @@ class Result:
     date: dt.date
     content_hash: str
     written: bool
+    summary: Mapping[str, Any] | None = None
 
 
 def publish_result(store: ObjectStore, content: BriefingContent) -> Result:
     """Publish `content` with its site and report it as a run would."""
-    published = publish_content(store, content)
-    return Result(content.topic, content.date, published.briefing.content_hash, published.written)
+    briefing = rendered(content, "zh")
+    published = publish_with_site(store, briefing, "zh")
+    return Result(content.topic, content.date, published.briefing.content_hash, published.written, briefing.summary)

@@ -112,6 +112,18 @@ def test_one_message_per_published_briefing_and_none_when_unchanged(
     assert len(webhook.bodies) == 3 and len(inbox.messages) == 3
 
 
+def test_a_message_says_what_the_run_rendered_not_what_the_store_holds(
+    tmp_path: Path, webhook: Hooks, smtp: tuple[_Inbox, int]
+) -> None:
+    _, port = smtp
+    settings = _settings(tmp_path, webhook, port)
+    published = _publish(settings, DAY, net_new=3)
+    for twin in (tmp_root(settings) / "briefings").rglob("2026-*.json"):
+        twin.unlink()  # the message comes from the result's summary: the twins are never read back
+    announce(settings, [published])
+    assert [(b["date"], b["net_new"]) for b in webhook.bodies] == [("2026-10-09", "2610.01000,2610.01001,2610.01002")]
+
+
 def test_a_failing_endpoint_is_retried_logged_and_harmless(
     tmp_path: Path, webhook: Hooks, smtp: tuple[_Inbox, int], caplog: pytest.LogCaptureFixture
 ) -> None:

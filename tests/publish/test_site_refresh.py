@@ -24,9 +24,8 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks import run
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
 from tasks.config.settings import Settings
+from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
 from tests.flows.test_backfill import _snapshot
@@ -45,8 +44,7 @@ def _contents(topic: str = "inference") -> list[Any]:
 
 def _without_site(store: LocalStore, contents: list[Any]) -> None:
     for content in contents:
-        publish_with_site(store, content.topic, content.date, render_markdown(content, "zh"), render_json(content),
-                          "zh", site=False)
+        publish_with_site(store, rendered(content, "zh"), "zh", site=False)
 
 
 def test_one_refresh_equals_publishing_date_by_date(tmp_path: Path) -> None:
@@ -137,14 +135,14 @@ def test_a_failed_date_leaves_the_site_listing_every_date_that_published(
     point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
-    render = run.render_collected
+    collected = run.collected_content
 
-    def failing(settings: Settings, ref: Any, topic: Any, data: Any, *args: Any) -> tuple[str, str]:
+    def failing(settings: Settings, ref: Any, topic: Any, data: Any, *args: Any) -> Any:
         if topic.name == "rag" and data.window.date == DAYS[3]:
             raise RuntimeError("injected: rag cannot be rendered on the fourth day")
-        return render(settings, ref, topic, data, *args)
+        return collected(settings, ref, topic, data, *args)
 
-    monkeypatch.setattr(run, "render_collected", failing)  # tasks.backfill renders through tasks.run
+    monkeypatch.setattr(run, "collected_content", failing)  # tasks.backfill builds its content through tasks.run
     with pytest.raises(RuntimeError, match="injected"):
         backfill_briefings(start=DAYS[0], end=DAYS[-1], workspace=str(ws), max_concurrency=1)
 

@@ -47,14 +47,14 @@ def test_same_topic_and_date_are_serialised(
     (topic,) = run.topics_for(settings, ws, ["inference"])
     window = run.window_of(topic, dt.date(2026, 10, 5))
 
-    real_render = run.render_briefing
+    real_render = briefing_stage.briefing_content  # what assemble_and_publish builds under the row lock
     gate = threading.Event()
     in_render = 0
     max_in_render = 0
     entered = threading.Event()
     guard = threading.Lock()
 
-    def render(*args: object, **kwargs: object) -> tuple[str, str]:
+    def render(*args: object, **kwargs: object) -> object:
         nonlocal in_render, max_in_render
         with guard:
             in_render += 1
@@ -67,7 +67,7 @@ def test_same_topic_and_date_are_serialised(
             with guard:
                 in_render -= 1
 
-    monkeypatch.setattr(briefing_stage, "render_briefing", render)
+    monkeypatch.setattr(briefing_stage, "briefing_content", render)
     results: dict[str, run.BriefingResult] = {}
     errors: list[BaseException] = []
 
@@ -94,6 +94,6 @@ def test_same_topic_and_date_are_serialised(
     with clean_db.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM briefings")).scalar_one() == 1
     out = tmp_path / "published" / "briefings" / "inference"
-    markdown, json_text = real_render(settings, ref, topic, window)
+    markdown, json_text = run.render_briefing(settings, ref, topic, window)
     assert (out / "2026-10-05.md").read_bytes() == markdown.encode("utf-8")
     assert (out / "2026-10-05.json").read_bytes() == json_text.encode("utf-8")
