@@ -240,7 +240,7 @@ def test_the_scan_and_the_row_builder_never_raise_and_never_leave_the_workspace(
         _make(root, outside, entries)
         try:
             files = scan_workspace(Path(os.fsdecode(root)))
-            builder = RowBuilder(1, "Asia/Shanghai", [Topic("inference", "Asia/Shanghai", "20 22 * * *")])
+            builder = RowBuilder(1, "Asia/Shanghai", Topic("inference", "Asia/Shanghai", "20 22 * * *").judgment)
             for wf in files:
                 assert not has_bad_chars(wf.path) and "\n" not in wf.path
                 assert wf.problem or wf.kind != "other", wf
