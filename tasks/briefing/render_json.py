@@ -106,7 +106,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         "density": content.density,
         "density_rule": (rule_text(report.numbers, L) or report.rule) if report else None,
         "density_numbers": dict(report.numbers) if report else None,
-        "credibility_rule": credibility_rule(L),
+        "credibility_rule": credibility_rule(L, content.judgment),
         "density_score": report.score if report else None,
         "counts": {
             status: sum(1 for p in content.papers if p.status == status)

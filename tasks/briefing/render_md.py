@@ -204,7 +204,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     out += ["", L["s1"], "", L["s1_head"]]
     rows = [(s, s.texts(lang)) for s in c.sources]
     out += [f"| {_cell(s.path)} | {_cell(t.summary)} | {_cell(t.credibility)} |" for s, t in rows]
-    out += ["", credibility_rule(L)]
+    out += ["", credibility_rule(L, c.judgment)]
     out += ["", L["s2"].format(n=len(c.increments)), ""]
     if not c.increments:
         out.append(L["s2_none"])

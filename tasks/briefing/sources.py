@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
 from tasks.common.limits import CutShort
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
 from tasks.inbox.outline import listed
 from tasks.judge.relevance import Verdict, judge_context
@@ -37,10 +37,9 @@ def credibility_text(r: Rating, L: Labels) -> str:
     return L["cred_kind"].format(stars="⭐" * r.stars, kind=L[f"ck_{r.kind or 'unknown'}"], checks=checks)
 
 
-def credibility_rule(L: Labels, rule: CredibilityRule | None = None) -> str:
-    """The rule line under section 一, from the rule's numbers (the packaged ones unless given: the
-    renderers do not carry the run's judgment yet)."""
-    rule = rule or CredibilityRule.of(default_judgment())
+def credibility_rule(L: Labels, j: Judgment) -> str:
+    """The rule line under section 一, from the numbers of the run's judgment `j` (`[credibility]`)."""
+    rule = CredibilityRule.of(j)
     bases = L["list_sep"].join(L["cred_base"].format(kind=L[f"ck_{k}"], stars="⭐" * rule.base(k))
                                for k in ("official", "firsthand", "digest", "repost", "unknown"))
     checks = L["list_sep"].join([

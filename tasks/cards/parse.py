@@ -14,11 +14,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.frontmatter import FrontMatterValue, split_front_matter
 from tasks.common.limits import parse_count
-from tasks.config.judgment import packaged_config
+from tasks.config.judgment import Judgment, default_judgment
 
 
 class ParseError(ValueError):
@@ -40,17 +41,33 @@ class ParsedCard:
     warnings: tuple[str, ...] = ()
 
 
-# Placeholders people write for "no category".
-_WORDS = packaged_config()["cards"]
-_EMPTY_CATEGORY = frozenset(_WORDS["empty_category"])
 _CATEGORY_SEPARATORS = re.compile(r"[,，、;；/|]")
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
-# `**TL;DR**`, `**TL;DR:**`, `TL;DR:`, `TLDR：` at the start of a line, rest of line kept.
-_TLDR = "(?:" + "|".join(map(re.escape, _WORDS["tldr"])) + ")"
-_TLDR_INLINE = re.compile(
-    rf"^\s*(?:\*\*|__)?\s*{_TLDR}\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I
-)
-_TLDR_HEADING = re.compile(rf"^\s*#{{1,6}}\s*{_TLDR}\b.*$", re.I)
+
+
+@dataclass(frozen=True, eq=False)
+class CardWords:
+    """A judgment's `[cards]` words, compiled (`card_words`): the placeholders people write for "no
+    category", and the markers of a card's TL;DR (`**TL;DR**`, `**TL;DR:**`, `TL;DR:`, `TLDR：` at
+    the start of a line, rest of line kept; or a TL;DR heading)."""
+
+    empty_category: frozenset[str]
+    tldr_inline: re.Pattern[str]
+    tldr_heading: re.Pattern[str]
+
+
+@lru_cache(maxsize=8)
+def card_words(j: Judgment | None = None) -> CardWords:
+    """`j`'s card words (the run's judgment; None: the packaged one), compiled once per judgment."""
+    j = j if j is not None else default_judgment()
+    tldr = "(?:" + "|".join(map(re.escape, j.words("cards", "tldr"))) + ")"
+    return CardWords(
+        frozenset(j.words("cards", "empty_category")),
+        re.compile(rf"^\s*(?:\*\*|__)?\s*{tldr}\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I),
+        re.compile(rf"^\s*#{{1,6}}\s*{tldr}\b.*$", re.I),
+    )
+
+
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 
 
@@ -58,13 +75,13 @@ _HEADING = re.compile(r"^\s*#{1,6}\s")
 MAX_CATEGORY_CHARS = 64
 
 
-def normalize_category(value: str) -> str | None:
-    """Lower-case and strip a category; None for empty placeholders such as `—`."""
+def normalize_category(value: str, words: CardWords) -> str | None:
+    """Lower-case and strip a category; None for empty placeholders such as `—` (`words`)."""
     cleaned = value.strip().strip("`*\"'").strip().lower()
-    return None if cleaned in _EMPTY_CATEGORY else cleaned[:MAX_CATEGORY_CHARS]
+    return None if cleaned in words.empty_category else cleaned[:MAX_CATEGORY_CHARS]
 
 
-def split_categories(value: FrontMatterValue | None) -> tuple[str, ...]:
+def split_categories(value: FrontMatterValue | None, words: CardWords) -> tuple[str, ...]:
     """Categories from a list or a separated string, normalised, empties dropped, order kept."""
     if value is None:
         return ()
@@ -72,7 +89,7 @@ def split_categories(value: FrontMatterValue | None) -> tuple[str, ...]:
     out: list[str] = []
     for part in parts:
         for piece in _CATEGORY_SEPARATORS.split(part):
-            cat = normalize_category(piece)
+            cat = normalize_category(piece, words)
             if cat is not None and cat not in out:
                 out.append(cat)
     return tuple(out)
@@ -151,13 +168,13 @@ def _paragraph(lines: list[str], start: int) -> str | None:
     return " ".join(collected) or None
 
 
-def extract_tldr(body: str) -> str | None:
+def extract_tldr(body: str, words: CardWords) -> str | None:
     """TL;DR paragraph of a card body, or its first paragraph when no TL;DR marker exists."""
     lines = body.split("\n")
     for i, line in enumerate(lines):
-        if _TLDR_HEADING.match(line):
+        if words.tldr_heading.match(line):
             return _paragraph(lines, i + 1)
-        m = _TLDR_INLINE.match(line)
+        m = words.tldr_inline.match(line)
         if m:
             rest = m.group("rest").strip()
             if not rest:
@@ -170,9 +187,10 @@ def extract_tldr(body: str) -> str | None:
     return None
 
 
-def parse_card(text: str, file_name: str | None = None) -> ParsedCard:
+def parse_card(text: str, file_name: str | None = None, words: CardWords | None = None) -> ParsedCard:
     """Parse a paper card; raise ParseError only when it has neither front matter nor any arXiv id
-    (in its text or, when given, its file name)."""
+    (in its text or, when given, its file name). `words`: the run's `[cards]` words (`card_words`)."""
+    words = words if words is not None else card_words()
     fields, body = split_front_matter(text)
     warnings: list[str] = []
 
@@ -203,7 +221,7 @@ def parse_card(text: str, file_name: str | None = None) -> ParsedCard:
             warnings.append("title: missing")
 
     primary_raw = _as_text(fields.get("primary"))
-    primary = normalize_category(primary_raw) if primary_raw is not None else None
+    primary = normalize_category(primary_raw, words) if primary_raw is not None else None
     if primary is None:
         warnings.append("primary: missing")
 
@@ -216,9 +234,9 @@ def parse_card(text: str, file_name: str | None = None) -> ParsedCard:
         raw_arxiv=raw_arxiv,
         title=title,
         primary=primary,
-        secondary=split_categories(fields.get("secondary")),
+        secondary=split_categories(fields.get("secondary"), words),
         created=created,
         votes=_parse_votes(_as_text(fields.get("votes")), warnings),
-        tldr=extract_tldr(body),
+        tldr=extract_tldr(body, words),
         warnings=tuple(warnings),
     )

@@ -3,7 +3,8 @@
 Packaged defaults, then a workspace's `predigest-judgment.toml`, then PREDIGEST_JUDGMENT_FILE:
 tables merge key by key, and a list in an override replaces the packaged list. The loaded
 configuration is immutable and compares (and hashes) by its content digest, so judging code can
-cache compiled patterns per configuration.
+cache compiled patterns per configuration. It also carries the run's briefing language: the
+sentences judging writes (`[wording.<lang>]`) are that language's.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 WORKSPACE_JUDGMENT_FILE = "predigest-judgment.toml"
+DEFAULT_LANG = "zh"  # the language of the packaged sentences every other language falls back to
 
 
 @dataclass(frozen=True)
@@ -31,11 +33,13 @@ class TopicTerms:
 
 @dataclass(frozen=True, eq=False)
 class Judgment:
-    """One judgment configuration, plus every known topic's names and vocabulary."""
+    """One judgment configuration, plus every known topic's names and vocabulary and the language
+    its sentences are written in."""
 
     config: dict[str, Any] = field(repr=False)
     topics: tuple[TopicTerms, ...] = field(default=(), repr=False)
     digest: str = ""
+    lang: str = DEFAULT_LANG
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Judgment) and other.digest == self.digest
@@ -50,20 +54,23 @@ class Judgment:
         return tuple(str(w) for w in self.config.get(table, {}).get(name, ()))
 
     def wording(self, name: str, **values: object) -> str:
-        """A sentence judging writes (`[wording] name`), its {placeholders} filled from `values`."""
-        return str(self.config["wording"][name]).format(**values)
+        """A sentence judging writes, in the judgment's language (`[wording.<lang>] name`, else the
+        default language's), its {placeholders} filled from `values`."""
+        table = self.config["wording"]
+        words = table.get(self.lang) or table[DEFAULT_LANG]
+        return str(words.get(name, table[DEFAULT_LANG][name])).format(**values)
 
     @property
     def density(self) -> dict[str, Any]:
         return dict(self.config.get("density", {}))
 
     def with_topics(self, topics: tuple[TopicTerms, ...]) -> Judgment:
-        return make_judgment(self.config, topics)
+        return make_judgment(self.config, topics, self.lang)
 
 
-def make_judgment(config: dict[str, Any], topics: tuple[TopicTerms, ...] = ()) -> Judgment:
-    blob = json.dumps([config, [[t.name, t.names, t.terms] for t in topics]], sort_keys=True, ensure_ascii=False)
-    return Judgment(config, topics, hashlib.sha256(blob.encode()).hexdigest()[:16])
+def make_judgment(config: dict[str, Any], topics: tuple[TopicTerms, ...] = (), lang: str = DEFAULT_LANG) -> Judgment:
+    blob = json.dumps([config, [[t.name, t.names, t.terms] for t in topics], lang], sort_keys=True, ensure_ascii=False)
+    return Judgment(config, topics, hashlib.sha256(blob.encode()).hexdigest()[:16], lang)
 
 
 def merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:

@@ -174,7 +174,8 @@ def judgment_for(settings: Settings, workspace: Path, config: dict[str, Any] | N
     """The workspace's judgment configuration, knowing every configured or discovered topic."""
     config = config if config is not None else load_topic_config(settings, workspace)
     names = sorted(set(all_topic_names(config)) | set(discover_topics(workspace)) | set(settings.topics))
-    return make_judgment(load_config(workspace, settings.judgment_file), tuple(topic_terms(n, config) for n in names))
+    return make_judgment(load_config(workspace, settings.judgment_file), tuple(topic_terms(n, config) for n in names),
+                         settings.lang)
 
 
 def all_topic_names(config: dict[str, Any]) -> list[str]:

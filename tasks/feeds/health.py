@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.feeds.model import FeedSnapshot, body_sha256
 
 # The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
@@ -51,11 +51,16 @@ class FeedHealthRule:
     stale_days: Mapping[str, int]
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any] | None = None) -> FeedHealthRule:
-        """The rule from a `[feed_health]` table (default: the packaged one)."""
-        table = dict(values if values is not None else default_judgment().config.get("feed_health", {}))
+    def from_mapping(cls, values: Mapping[str, Any]) -> FeedHealthRule:
+        """The rule from a `[feed_health]` table (the run's merged judgment's)."""
+        table = dict(values)
         return cls(int(table["history"]), int(table["min_history"]), float(table["truncated_ratio"]),
                    {str(k): int(v) for k, v in dict(table.get("stale_days", {})).items()})
+
+    @classmethod
+    def of(cls, j: Judgment) -> FeedHealthRule:
+        """The rule of the judgment `j` (its `[feed_health]`)."""
+        return cls.from_mapping(j.config["feed_health"])
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ def store_feed(settings: Settings, workspace_id: int, snapshot: FeedSnapshot) ->
 
 
 def _store(settings: Settings, workspace_id: int, snapshot: FeedSnapshot) -> IngestOutcome:
-    rule = FeedHealthRule.from_mapping(load_config(settings.workspace, settings.judgment_file).get("feed_health"))
+    rule = FeedHealthRule.from_mapping(load_config(settings.workspace, settings.judgment_file)["feed_health"])
     with session_scope(get_engine(settings)) as session:
         return store_snapshot(session, workspace_id, snapshot, dt.datetime.now(dt.UTC), rule)
 

@@ -35,21 +35,21 @@ def _context(item: FeedItem) -> str:
 
 
 def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, now: dt.datetime,
-                   health: FeedHealthRule | None = None) -> IngestOutcome:
+                   health: FeedHealthRule) -> IngestOutcome:
     """Write a snapshot once per (uri, body sha256); its items carry upvotes, announce type and categories,
     and it its facts (`tasks.feeds.health.snapshot_facts`); then its feed's problems are re-judged
-    from the stored set (`tasks.feeds.marks`), this one's and those of the days it is history for.
+    from the stored set (`tasks.feeds.marks`), this one's and those of the days it is history for, by
+    `health` (the run's `[feed_health]`).
 
     A stale listing is stored for the day it was fetched for, under its body's hash with that day
     (the same old listing served again on another day is that day's problem too), and without its
     entries: they are an earlier day's, and counted today they would make a broken day look normal.
     Staleness is the snapshot's own fact, so where it is stored never depends on the other snapshots."""
-    rule = health or FeedHealthRule.from_mapping()
     facts = snapshot_facts(snapshot)
     if facts is not None:
         lock_feed(session, workspace_id, snapshot.kind, snapshot.uri)
     stale = facts is not None and snapshot.requested_day is not None and snapshot.day is not None \
-        and is_stale(snapshot.kind, snapshot.day, snapshot.requested_day, rule)
+        and is_stale(snapshot.kind, snapshot.day, snapshot.requested_day, health)
     identity = stale_identity(snapshot) if stale else snapshot.fetched_body_sha256
     existing = session.execute(
         select(Source.id, Source.error).where(
@@ -101,7 +101,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
         )]
         session.add(item)
     if facts is not None:
-        rejudge_feed(session, workspace_id, snapshot.kind, snapshot.uri, rule)
+        rejudge_feed(session, workspace_id, snapshot.kind, snapshot.uri, health)
     return IngestOutcome(snapshot.uri, source_id, "new", snapshot.error)
 
 

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import sentence_at, unwrap
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment, default_judgment
 from tasks.inbox.segment import ITEM, is_table
 
 _VOTE = re.compile(r"[▲★]\s?\d[\d,]*\s*[·:：—–|-]*\s*")
@@ -65,8 +65,12 @@ def hedge_markers(words: tuple[str, ...]) -> HedgeMarkers:
     return HedgeMarkers(order, pattern, scan, {m.lower(): m for m in dict.fromkeys(words)})
 
 
-# The note parser runs at ingest, which does not carry the run's judgment yet: it reads the packaged lists.
-PACKAGED_HEDGES = hedge_markers(default_judgment().words("markers", "hedge") + default_judgment().words("markers", "hedge_parser"))
+def note_hedges(j: Judgment | None = None) -> HedgeMarkers:
+    """The hedge markers of `j` (the ingest run's judgment; None: the packaged one), compiled once per list."""
+    j = j if j is not None else default_judgment()
+    return hedge_markers(j.words("markers", "hedge") + j.words("markers", "hedge_parser"))
+
+
 _NON_WORD = re.compile(r"[\W_]")
 URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
 # An item row after its "\n" (a literal first character lets the engine jump from line to line),
@@ -114,7 +118,7 @@ def _content(line: str) -> str:
     return plain(line[m.end():] if m else line.strip().lstrip(">").strip())
 
 
-def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers = PACKAGED_HEDGES) -> list[dict[str, str]]:
+def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers) -> list[dict[str, str]]:
     """Hedge markers (`words`) in the non-code rows, each with the sentence, item or row it hedges."""
     out: list[dict[str, str]] = []
     marked: list[tuple[int, list[str]]] = []  # (row, its markers in order), rows ascending

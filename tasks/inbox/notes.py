@@ -86,7 +86,7 @@ def _within(hits: list[int], a: int, b: int) -> bool:
 
 
 def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip: range, offset: int,
-           hedged: list[int], linked: list[int]) -> Entry:
+           hedged: list[int], linked: list[int], hedge_words: claims.HedgeMarkers) -> Entry:
     """An entry from its block. `hedged`/`linked`: lines that may hold a hedge marker / link (see _parse)."""
     a, b = block.start, block.end
     idx: Sequence[int]  # line index of each body line
@@ -132,12 +132,12 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
         key_points=claims.key_points(text, body, flags), numbers=find_numbers(scanned, row_code, found, by_line),
-        hedges=claims.hedges(scanned, rows, row_code) if _within(hedged, block.head, b) else [],
+        hedges=claims.hedges(scanned, rows, row_code, hedge_words) if _within(hedged, block.head, b) else [],
         links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions,
     )
 
 
-def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
+def _parse(text: str, deadline: Deadline | None, hedge_words: claims.HedgeMarkers) -> ParsedNote:
     text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
@@ -150,7 +150,7 @@ def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
     # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
     # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.
-    hedged, linked = lines_with(body, claims.PACKAGED_HEDGES.scan), lines_with(body, claims.URL)
+    hedged, linked = lines_with(body, hedge_words.scan), lines_with(body, claims.URL)
     entries: list[Entry] = []
     for block in segment(lines, body, code, hr, heads, skip):
         # An empty preamble or gap is not an entry (a headed block always is).
@@ -160,7 +160,7 @@ def _parse(text: str, deadline: Deadline | None = None) -> ParsedNote:
             continue
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
             break  # the source's time budget is spent: keep the entries parsed so far (at least one)
-        entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked))
+        entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked, hedge_words))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.
@@ -175,11 +175,12 @@ def _whole(body: str, offset: int) -> Entry:
     return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions)
 
 
-def parse_note(text: str, deadline: Deadline | None = None) -> ParsedNote:
+def parse_note(text: str, deadline: Deadline | None = None, hedge_words: claims.HedgeMarkers | None = None) -> ParsedNote:
     """Parse a note's text (any line endings) into front matter, title and entries; never raises.
-    Once `deadline` has expired no further entry is parsed (the caller says so on the source)."""
+    Once `deadline` has expired no further entry is parsed (the caller says so on the source).
+    `hedge_words`: the ingest run's hedge markers (`claims.note_hedges` of its judgment)."""
     try:
-        return _parse(text, deadline)
+        return _parse(text, deadline, hedge_words if hedge_words is not None else claims.note_hedges())
     except Exception:  # noqa: BLE001 - a note must never stop a run; keep its ids rather than nothing
         try:
             mentions = [MentionRef(m.raw, m.canonical, m.version, m.malformed, text) for m in find_ids(text)]

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from tasks.common.guard import describe
 from tasks.common.text import clamp_text
-from tasks.ingest.rows import CATEGORY_CHARS, parse_by_kind, snapshot_fields, source_header
+from tasks.ingest.rows import CATEGORY_CHARS, IngestWords, parse_by_kind, snapshot_fields, source_header
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.write import IngestOutcome
 
@@ -27,7 +27,7 @@ UTC = dt.UTC
 
 def ingest_file_orm(
     session: Session, workspace_id: int, wf: WorkspaceFile, data: bytes, digest: str, error: str | None,
-    tz: ZoneInfo,
+    tz: ZoneInfo, words: IngestWords,
 ) -> IngestOutcome:
     """Store one new file version through the ORM, one entry at a time (keeps partial rows of a failed parse)."""
     source, text_ = source_header(workspace_id, wf, data, digest, error, tz)
@@ -52,7 +52,7 @@ def ingest_file_orm(
     if text_ is not None and error is None:
         before = list(source["warnings"])
         try:
-            error = _store_content(session, source_id, wf, text_, tz, source)
+            error = _store_content(session, source_id, wf, text_, tz, source, words)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             error = f"parse failed: {describe(exc)}"
         if error:
@@ -64,9 +64,10 @@ def ingest_file_orm(
 
 def _store_content(
     session: Session, source_id: int, wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any],
+    words: IngestWords,
 ) -> str | None:
     """Parse by kind (`rows.parse_by_kind`) and store items, mentions and kind-specific rows; returns an error or None."""
-    parsed = parse_by_kind(wf, text_, tz, source)
+    parsed = parse_by_kind(wf, text_, tz, source, words)
     card, doc = parsed.card, parsed.knowledge
     if card is not None:
         session.add(PaperCard(

@@ -12,13 +12,16 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
-from tasks.cards.parse import ParsedCard, parse_card
+from tasks.cards.parse import CardWords, ParsedCard, card_words, parse_card
 from tasks.common.guard import describe, guarded
 from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
 from tasks.common.text import clamp_text
+from tasks.config.judgment import Judgment
+from tasks.inbox.claims import HedgeMarkers, note_hedges
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
@@ -34,14 +37,15 @@ from tasks.ingest.source_row import (
     source_header,
 )
 from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
+from tasks.knowledge.header import DocumentWords, document_words
 from tasks.knowledge.parse import ParsedKnowledge, parse_knowledge
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import parse_queue
 
 __all__ = [
-    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "RowBuilder",
-    "ParsedContent", "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "init_worker",
-    "parse_by_kind", "read_file", "sha256", "snapshot_fields", "source_header",
+    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "IngestWords", "RowBuilder",
+    "ParsedContent", "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "ingest_words",
+    "init_worker", "parse_by_kind", "read_file", "sha256", "snapshot_fields", "source_header",
 ]
 
 UTC = dt.UTC
@@ -90,12 +94,31 @@ class ReadFile(Protocol):
     def error(self) -> str | None: ...
 
 
-class RowBuilder:
-    """Parses new file versions into rows (CPU only: runs in this process or in a worker process)."""
+@dataclass(frozen=True)
+class IngestWords:
+    """The words the parsers read at ingest, from the ingest run's merged judgment (packaged, the
+    workspace's `predigest-judgment.toml`, PREDIGEST_JUDGMENT_FILE): a note's hedge markers, a
+    card's (and the queue's) `[cards]` words, the knowledge document's `[knowledge]` words."""
 
-    def __init__(self, workspace_id: int, timezone: str, budget: float | None = None):
+    hedges: HedgeMarkers
+    cards: CardWords
+    document: DocumentWords
+
+
+@lru_cache(maxsize=8)
+def ingest_words(j: Judgment | None = None) -> IngestWords:
+    """`j`'s ingest words, compiled once per judgment (None: the packaged judgment, for tools and tests)."""
+    return IngestWords(note_hedges(j), card_words(j), document_words(j))
+
+
+class RowBuilder:
+    """Parses new file versions into rows (CPU only: runs in this process or in a worker process),
+    with the words of `judgment`, the ingest run's (`tasks.config.topics.judgment_for`)."""
+
+    def __init__(self, workspace_id: int, timezone: str, judgment: Judgment | None, budget: float | None = None):
         self.workspace_id = workspace_id
         self.tz = ZoneInfo(timezone)
+        self.words = ingest_words(judgment)
         self.budget = budget  # seconds per source (Settings.source_budget_seconds); None: unbounded
 
     def build(self, files: Sequence[ReadFile]) -> list[FileRows | None]:
@@ -119,7 +142,7 @@ class RowBuilder:
             return rows
         started = [False]
         try:
-            _content(rows, wf, text_, self.tz, started, deadline)
+            _content(rows, wf, text_, self.tz, started, self.words, deadline)
         except Exception as exc:  # a parser bug must not lose the file or stop the run
             if started[0]:
                 return None
@@ -139,28 +162,28 @@ class ParsedContent:
     header_time: dt.datetime | None = None
 
 
-def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any],
+def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any], words: IngestWords,
                   deadline: Deadline | None = None) -> ParsedContent:
     """Parse a file version by its kind, its warnings added to the `source` row; the one parse both
-    the bulk path (here) and the per-file path (`tasks.ingest.orm`) store. Past `deadline` a note's
+    the bulk path (here) and the per-file path (`tasks.ingest.orm`) store, with the run's `words`. Past `deadline` a note's
     entries are parsed no further (`note_items`)."""
     if wf.kind == "knowledge":
-        doc = parse_knowledge(text_, tz)
+        doc = parse_knowledge(text_, tz, words.document)
         add_warnings(source, doc.warnings)
         return ParsedContent(knowledge=doc, header_time=doc.updated_at)
     out = ParsedContent()
     if wf.kind == "paper_card":
-        out.card = parse_card(text_, wf.path.rsplit("/", 1)[-1])
+        out.card = parse_card(text_, wf.path.rsplit("/", 1)[-1], words.cards)
         add_warnings(source, out.card.warnings)
         items = list(card_items(out.card, tz.key))
         out.header_time = local_midnight(out.card.created, tz.key) if out.card.created else None
     elif wf.kind == "work_queue":
-        snapshots = parse_queue(text_, tz)
+        snapshots = parse_queue(text_, tz, words.cards)
         add_warnings(source, [w for s in snapshots for w in s.warnings])
         items = list(queue_items(snapshots))
         out.header_time = max(s.at for s in snapshots) if snapshots else None
     else:
-        items = list(note_items(text_, deadline))
+        items = list(note_items(text_, deadline, words.hedges))
     out.items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
     return out
 
@@ -176,12 +199,13 @@ def snapshot_fields(doc: ParsedKnowledge, topic: str) -> dict[str, Any]:
 
 
 def _content(
-    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool], deadline: Deadline | None = None,
+    rows: FileRows, wf: WorkspaceFile, text_: str, tz: ZoneInfo, started: list[bool], words: IngestWords,
+    deadline: Deadline | None = None,
 ) -> None:
     """Parse by kind into `rows` (the bulk path; `tasks.ingest.orm` the per-file one); `started` flags the first row made.
     Past `deadline`, no further entry is parsed or written, and the source says where it was cut short."""
     deadline = deadline or Deadline(None)
-    parsed = parse_by_kind(wf, text_, tz, rows.source, deadline)
+    parsed = parse_by_kind(wf, text_, tz, rows.source, words, deadline)
     if parsed.header_time is not None:
         rows.source.update(observed_at=parsed.header_time, time_basis="header")
     card, doc = parsed.card, parsed.knowledge
@@ -278,9 +302,9 @@ class _Worker:
     builder: RowBuilder | None = None
 
 
-def init_worker(workspace_id: int, timezone: str, budget: float | None = None) -> None:
+def init_worker(workspace_id: int, timezone: str, judgment: Judgment | None, budget: float | None = None) -> None:
     """Initializer of a process pool that builds rows (`build_files`)."""
-    _Worker.builder = RowBuilder(workspace_id, timezone, budget)
+    _Worker.builder = RowBuilder(workspace_id, timezone, judgment, budget)
 
 
 def build_files(files: Sequence[WorkspaceFile]) -> list[BuiltFile]:

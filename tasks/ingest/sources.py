@@ -10,6 +10,7 @@ from typing import Any
 from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
+from tasks.inbox.claims import HedgeMarkers
 from tasks.inbox.notes import parse_note
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
@@ -40,9 +41,11 @@ class ExtractedItem:
     extra: dict[str, Any] = field(default_factory=dict)  # the note's front matter, on its first entry
 
 
-def note_items(text: str, deadline: Deadline | None = None) -> Iterator[ExtractedItem]:
-    """One item per entry of a note, in order (those parsed before `deadline` expired)."""
-    note = parse_note(text, deadline)
+def note_items(text: str, deadline: Deadline | None = None,
+               hedges: HedgeMarkers | None = None) -> Iterator[ExtractedItem]:
+    """One item per entry of a note, in order (those parsed before `deadline` expired); `hedges`:
+    the ingest run's hedge markers (`tasks.ingest.rows.IngestWords`)."""
+    note = parse_note(text, deadline, hedges)
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,

@@ -26,6 +26,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Source, Workspace
 from tasks.common.guard import guarded
+from tasks.config.judgment import Judgment
 from tasks.ingest.orm import ingest_file_orm
 from tasks.ingest.rows import (
     MAX_SOURCE_BYTES,
@@ -57,21 +58,24 @@ def get_workspace_id(session: Session, root: str) -> int:
 
 
 def ingest_file(
-    session: Session, workspace_id: int, wf: WorkspaceFile, timezone: str, budget: float | None = None,
+    session: Session, workspace_id: int, wf: WorkspaceFile, timezone: str, judgment: Judgment | None = None,
+    budget: float | None = None,
 ) -> IngestOutcome:
-    """Ingest one file; a file whose (path, sha256) is already stored writes nothing. `budget`:
-    seconds its parse may take before it is cut short (`RowBuilder`)."""
-    return ingest_files(session, workspace_id, [wf], timezone, budget)[0]
+    """Ingest one file; a file whose (path, sha256) is already stored writes nothing. `judgment`:
+    the run's (whose words the parsers read; None: the packaged one); `budget`: seconds its parse
+    may take before it is cut short (`RowBuilder`)."""
+    return ingest_files(session, workspace_id, [wf], timezone, judgment, budget)[0]
 
 
 def ingest_files(
-    session: Session, workspace_id: int, files: Sequence[WorkspaceFile], timezone: str, budget: float | None = None,
+    session: Session, workspace_id: int, files: Sequence[WorkspaceFile], timezone: str,
+    judgment: Judgment | None = None, budget: float | None = None,
 ) -> list[IngestOutcome]:
     """Ingest files in the session's transaction, in order; what `ingest_file` would do for each in turn."""
     if len({wf.path for wf in files}) != len(files):
         # The same path twice: the second must see what the first wrote, so one at a time.
-        return [ingest_files(session, workspace_id, [wf], timezone, budget)[0] for wf in files]
-    builder = RowBuilder(workspace_id, timezone, budget)
+        return [ingest_files(session, workspace_id, [wf], timezone, judgment, budget)[0] for wf in files]
+    builder = RowBuilder(workspace_id, timezone, judgment, budget)
     planned = plan_files(session, workspace_id, files)
     rows = builder.build([p for p in planned if p.existing is None])
     return write_planned(session, workspace_id, planned, rows, builder)
@@ -135,7 +139,7 @@ def write_planned(
             outcomes.update(write_new(session, workspace_id, pending))
             pending = []
             outcomes[index] = ingest_file_orm(session, workspace_id, p.wf, p.data, p.digest, p.error,
-                                              builder.tz)
+                                              builder.tz, builder.words)
             continue
         pending.append((index, built))
     outcomes.update(write_new(session, workspace_id, pending))

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import Judgment
 from tasks.model.briefing import DensityReport
 
 LEVELS = ("high", "medium", "medium-low", "low")
@@ -24,7 +24,7 @@ LEVELS = ("high", "medium", "medium-low", "low")
 
 @dataclass(frozen=True)
 class DensityRule:
-    """Thresholds on the score and the weight of each kind of increment (`DensityRule.default()`)."""
+    """Thresholds on the score and the weight of each kind of increment (`DensityRule.of(judgment)`)."""
 
     high: float
     medium: float
@@ -34,16 +34,17 @@ class DensityRule:
     deepening_weight: float
 
     @classmethod
-    def from_mapping(cls, values: Mapping[str, Any] | None, base: Mapping[str, Any] | None = None) -> DensityRule:
-        """A rule from a TOML table over `base` (default: the packaged `[density]`)."""
+    def from_mapping(cls, values: Mapping[str, Any] | None, base: Mapping[str, Any]) -> DensityRule:
+        """A rule from a TOML table (a topic's `density`) over `base` (the run's judgment's `[density]`)."""
         names = {f.name for f in fields(cls)}
-        merged = {**(base if base is not None else default_judgment().density), **(values or {})}
+        merged = {**base, **(values or {})}
         picked = {k.replace("-", "_"): float(v) for k, v in merged.items() if k.replace("-", "_") in names}
         return cls(**picked)
 
     @classmethod
-    def default(cls) -> DensityRule:
-        return cls.from_mapping(None)
+    def of(cls, j: Judgment) -> DensityRule:
+        """The rule of the judgment `j` (its `[density]`)."""
+        return cls.from_mapping(None, j.density)
 
     def score(self, net_new: int, adjacent: int = 0, engineering: int = 0, deepening: int = 0) -> float:
         return round(net_new + self.engineering_weight * engineering + self.adjacent_weight * adjacent
@@ -60,10 +61,8 @@ class DensityRule:
                 f"≥{self.high:g} high, ≥{self.medium:g} medium, ≥{self.medium_low:g} medium-low, else low")
 
 
-def density_of(net_new: int, adjacent: int = 0, engineering: int = 0, rule: DensityRule | None = None,
-               deepening: int = 0) -> str:
-    """high / medium / medium-low / low from the day's counts."""
-    rule = rule or DensityRule.default()
+def density_of(rule: DensityRule, net_new: int, adjacent: int = 0, engineering: int = 0, deepening: int = 0) -> str:
+    """high / medium / medium-low / low from the day's counts, by `rule`."""
     score = rule.score(net_new, adjacent, engineering, deepening)
     if score >= rule.high:
         return "high"
@@ -87,7 +86,7 @@ def density_report(
     for _, outcome in outcomes:
         tally[outcome] = tally.get(outcome, 0) + 1
     return DensityReport(
-        level=density_of(net_new, adjacent, engineering, rule, deepening),
+        level=density_of(rule, net_new, adjacent, engineering, deepening),
         score=rule.score(net_new, adjacent, engineering, deepening),
         rule=rule.describe(), net_new=net_new, engineering=engineering, adjacent=adjacent,
         anchored=counts.get("already_anchored", 0), reference_only=counts.get("reference_list_only", 0),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
+from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -43,10 +44,10 @@ def term_hits(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     return vocabulary(terms).hits(text)
 
 
-def declared_owners(text: str, known_topics: Iterable[str], topic: Topic | None = None) -> set[str]:
-    """Topics a source declares as the owner in `text` (only names of known topics count)."""
+def declared_owners(text: str, known_topics: Iterable[str], judgment: Judgment) -> set[str]:
+    """Topics a source declares as the owner in `text` (only names of known topics count), by the
+    run's `judgment` (`[statements] owner`)."""
     known = tuple(known_topics)
-    judgment = topic.judgment if topic is not None else Topic("", "", "").judgment
     said = topic_statements(text, judgment.words("statements", "owner"), judgment, tuple((n, n) for n in known))
     return {name.lower() for name, _ in said if name.lower() in {k.lower() for k in known}}
 

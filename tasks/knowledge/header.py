@@ -9,20 +9,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from tasks.common.limits import parse_count
 from tasks.common.tables import split_table_row
-from tasks.config.judgment import packaged_config
+from tasks.config.judgment import Judgment, default_judgment
 
 _DATETIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[ T]+(\d{1,2}):(\d{2}))?")
 _HEADER_SPLIT = re.compile(r"\s*(?:·|\||;|,(?=\s*[A-Za-z_]+\s*[:：]))\s*")
 _ARROW = re.compile(r"→|->|=>|⟶|➜|➔")
-# The document's words (judgment.toml `[knowledge]`, packaged: the parser runs at ingest).
-_WORDS = packaged_config()["knowledge"]
-_CL_COLUMNS = {key: frozenset(_WORDS[f"changelog_{key}"]) for key in ("at", "summary", "citations", "version")}
-# The heading of the document's reference list ("## References", "## 参考文献").
-REFERENCES = re.compile("^(" + "|".join(map(re.escape, _WORDS["references"])) + r")\b", re.I)
 _VERSION = re.compile(r"[vV]?\d+(?:\.\d+)*[a-z]?")
 
 
@@ -35,6 +31,25 @@ class ChangelogRow:
     citations_before: int | None
     citations_after: int | None  # a lone number (`448`) is the count after the update
     version: str | None = None  # the document's version after the update, when the log has a version column
+
+
+@dataclass(frozen=True, eq=False)
+class DocumentWords:
+    """A judgment's `[knowledge]` words, compiled (`document_words`): the heading of the document's
+    reference list ("## References", "## 参考文献") and the change log's column names."""
+
+    references: re.Pattern[str]
+    changelog_columns: dict[str, frozenset[str]]
+
+
+@lru_cache(maxsize=8)
+def document_words(j: Judgment | None = None) -> DocumentWords:
+    """`j`'s document words (the run's judgment; None: the packaged one), compiled once per judgment."""
+    j = j if j is not None else default_judgment()
+    return DocumentWords(
+        re.compile("^(" + "|".join(map(re.escape, j.words("knowledge", "references"))) + r")\b", re.I),
+        {key: frozenset(j.words("knowledge", f"changelog_{key}")) for key in ("at", "summary", "citations", "version")},
+    )
 
 
 def local_to_utc(value: str, tz: ZoneInfo) -> datetime | None:
@@ -96,7 +111,7 @@ def parse_header(line: str, tz: ZoneInfo, out: Header, warnings: list[str]) -> N
         out.seen = True
 
 
-def changelog_columns(table: list[str]) -> dict[str, int | None] | None:
+def changelog_columns(table: list[str], words: DocumentWords) -> dict[str, int | None] | None:
     """Column index of each change-log field (at, summary, citations, version) when `table` (its
     lines, header first) is the change log: a time column plus a summary or citations column."""
     if len(table) < 2 or not re.fullmatch(r"[\s|:\-]+", table[1]):
@@ -104,16 +119,16 @@ def changelog_columns(table: list[str]) -> dict[str, int | None] | None:
     headers = [re.sub(r"[\s*`]", "", h).lower() for h in split_table_row(table[0])]
     cols = {
         key: next((i for i, h in enumerate(headers) if h in names), None)
-        for key, names in _CL_COLUMNS.items()
+        for key, names in words.changelog_columns.items()
     }
     if cols["at"] is None or (cols["summary"] is None and cols["citations"] is None):
         return None
     return cols
 
 
-def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str]) -> list[ChangelogRow]:
+def parse_changelog(table: list[str], tz: ZoneInfo, warnings: list[str], words: DocumentWords) -> list[ChangelogRow]:
     """Rows of `table` when its columns name a change log (time plus summary or citations), else []."""
-    cols = changelog_columns(table)
+    cols = changelog_columns(table, words)
     if cols is None:
         return []  # not the change log (e.g. the §0 numbering map)
     rows: list[ChangelogRow] = []

@@ -30,6 +30,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from tasks.common.arxiv_ids import find_ids
+from tasks.knowledge.header import DocumentWords, document_words
 from tasks.knowledge.merge_doc import (
     DocLines,
     EntryStyle,
@@ -119,16 +120,19 @@ def _ids(doc: DocLines, start: int, end: int) -> set[str]:
 # records), a pure function of the text, and keyed by the whole text, so a changed document is
 # parsed again.
 @lru_cache(maxsize=8)
-def _parsed(text: str) -> ParsedKnowledge:
-    return parse_knowledge(text, ZoneInfo("UTC"))
+def _parsed(text: str, words: DocumentWords) -> ParsedKnowledge:
+    return parse_knowledge(text, ZoneInfo("UTC"), words)
 
 
 def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
-            path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = ()) -> Proposal:
-    """The document with `increments` merged at `merge_at` (aware; its wall clock is the document's)."""
+            path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = (),
+            words: DocumentWords | None = None) -> Proposal:
+    """The document with `increments` merged at `merge_at` (aware; its wall clock is the document's).
+    `words`: the run's `[knowledge]` words (`document_words`)."""
+    words = words if words is not None else document_words()
     # Only ids, dates and the header's count are read here; no time needs the document's timezone.
-    parsed = _parsed(text)
-    doc = scan(text)
+    parsed = _parsed(text, words)
+    doc = scan(text, words)
     nl = newline_of(doc.lines)
     day = merge_at.date().isoformat()
     body_dates: dict[str, dt.date | None] = {}

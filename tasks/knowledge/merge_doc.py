@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 
-from tasks.knowledge.header import REFERENCES, changelog_columns
+from tasks.knowledge.header import DocumentWords, changelog_columns
 from tasks.model.merge import MergeIncrement
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
@@ -64,6 +64,7 @@ class DocLines:
     headings: list[Heading]
     header: int | None  # index of the `version · updated · citations` line
     tables: list[tuple[int, int]]  # (first, end) line indexes of each table outside fenced code
+    words: DocumentWords  # the run's `[knowledge]` words
 
     def section_end(self, heading: Heading) -> int:
         """Index of the first line after `heading`'s own text (the next heading of any level, or the end)."""
@@ -84,13 +85,13 @@ class DocLines:
     def changelog(self) -> tuple[int, int, dict[str, int | None]] | None:
         """(first, end, columns) of the change-log table."""
         for first, end in self.tables:
-            cols = changelog_columns([body(line) for line in self.lines[first:end]])
+            cols = changelog_columns([body(line) for line in self.lines[first:end]], self.words)
             if cols is not None:
                 return first, end, cols
         return None
 
 
-def scan(text: str) -> DocLines:
+def scan(text: str, words: DocumentWords) -> DocLines:
     lines = split_lines(text)
     headings: list[Heading] = []
     stack: list[tuple[int, str, str]] = []  # level, number, title of the enclosing headings
@@ -119,12 +120,12 @@ def scan(text: str) -> DocLines:
             numbered = [k for k, s in enumerate(stack) if s[1]]
             start = numbered[-1] if numbered else len(stack) - 1
             label = " › ".join(f"{n} {t}".strip() for _, n, t in stack[start:])
-            headings.append(Heading(i, level, text_, number, label, bool(REFERENCES.match(text_))))
+            headings.append(Heading(i, level, text_, number, label, bool(words.references.match(text_))))
             continue
         if (header is None and _HEADER_KEY.search(line) and not _BULLET.match(line)
                 and not line.lstrip().startswith(">") and not _RULE.match(line)):
             header = i
-    return DocLines(lines, headings, header, tables)
+    return DocLines(lines, headings, header, tables, words)
 
 
 @dataclass(frozen=True)

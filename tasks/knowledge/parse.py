@@ -27,8 +27,8 @@ from zoneinfo import ZoneInfo
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.decode import normalise_newlines
-from tasks.knowledge.header import REFERENCES, Header, parse_changelog, parse_header
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
+from tasks.knowledge.header import DocumentWords, Header, document_words, parse_changelog, parse_header
 
 
 @dataclass(frozen=True)
@@ -170,8 +170,10 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
     return tuple(anchors)
 
 
-def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
-    """Parse a knowledge document; see the module docstring for the rules."""
+def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None) -> ParsedKnowledge:
+    """Parse a knowledge document; see the module docstring for the rules. `words`: the run's
+    `[knowledge]` words (`document_words`)."""
+    words = words if words is not None else document_words()
     lines = normalise_newlines(text).split("\n")
     warnings: list[str] = []
     header = Header()
@@ -212,7 +214,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             title = heading_text if title is None and level == 1 else title
             if ref_level is not None and level <= ref_level:
                 ref_level = None
-            if ref_level is None and REFERENCES.match(heading_text):
+            if ref_level is None and words.references.match(heading_text):
                 ref_level = level
             stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
             current, open_bullets = None, []
@@ -241,7 +243,7 @@ def parse_knowledge(text: str, tz: ZoneInfo) -> ParsedKnowledge:
             open_bullets = []
 
     anchors = _anchors(entries, warnings)
-    changelog = [row for table in tables for row in parse_changelog(table, tz, warnings)]
+    changelog = [row for table in tables for row in parse_changelog(table, tz, warnings, words)]
     changelog.sort(key=lambda r: r.at, reverse=True)
     sections = tuple(Section(n, t, h, lv, "\n".join(body).strip()) for n, t, h, lv, body in raw_sections)
     if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):

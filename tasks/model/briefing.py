@@ -6,6 +6,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from tasks.config.judgment import Judgment, default_judgment
+
 # Statuses whose ids a briefing lists as citable, whichever rendering.
 CITABLE = ("net_new", "adjacent", "already_anchored", "reference_list_only")
 
@@ -229,6 +231,8 @@ class BriefingContent:
     # Files seen by the cutoff that have no date that can exist (path, why): listed, in no window.
     undated: list[tuple[str, str]] = field(default_factory=list)
     undated_count: int = 0
+    # The run's judgment (the topic's): the numbers the renderers state, e.g. the credibility rule.
+    judgment: Judgment = field(default_factory=default_judgment, compare=False, repr=False)
 
     def with_status(self, *statuses: str) -> list[Paper]:
         return [p for p in self.papers if p.status in statuses]

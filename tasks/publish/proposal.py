@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tasks.knowledge.header import DocumentWords
 from tasks.knowledge.merge import Proposal, propose
 from tasks.model.keys import proposal_keys
 from tasks.model.merge import MERGED_STATUSES, MergeIncrement
@@ -55,15 +56,16 @@ def twin_merge(doc: Mapping[str, Any]) -> TwinMerge:
 
 
 def make_proposal(doc: Mapping[str, Any], workspace: Path, only: Collection[str] = (),
-                  skip: Collection[str] = ()) -> Proposal | None:
+                  skip: Collection[str] = (), words: DocumentWords | None = None) -> Proposal | None:
     """The proposal of a twin against the workspace's document now; None when the twin merges nothing.
+    `words`: the run's `[knowledge]` words (`document_words`; None: the packaged ones).
     Raises OSError or UnicodeDecodeError when the document cannot be read as UTF-8 text."""
     merge = twin_merge(doc)
     if merge.merge_at is None or not merge.increments:
         return None
     text = read_document(workspace / merge.path)
     return propose(text, merge.increments, merge.merge_at, briefing_date=dt.date.fromisoformat(doc["date"]),
-                   path=merge.path, only=only, skip=skip)
+                   path=merge.path, only=only, skip=skip, words=words)
 
 
 def read_document(path: Path) -> str:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
+from tasks.cards.parse import CardWords, card_words, normalize_category, split_categories
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
-from tasks.cards.parse import normalize_category, split_categories
 from tasks.common.arxiv_ids import canonicalize, find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.common.guard import guarded
@@ -83,7 +83,7 @@ def _text(cell: str | None) -> str | None:
     return cell.strip() or None
 
 
-def _parse_row(cells: list[str], columns: dict[str, int], line: str, warnings: list[str]) -> QueueRow:
+def _parse_row(cells: list[str], columns: dict[str, int], line: str, warnings: list[str], words: CardWords) -> QueueRow:
     def cell(key: str) -> str | None:
         idx = columns.get(key)
         return cells[idx] if idx is not None and idx < len(cells) else None
@@ -106,8 +106,8 @@ def _parse_row(cells: list[str], columns: dict[str, int], line: str, warnings: l
         raw_id=raw_id,
         arxiv_id=arxiv_id,
         title=_text(cell("title")),
-        primary=normalize_category(primary_cell) if primary_cell is not None else None,
-        secondary=split_categories(cell("secondary")),
+        primary=normalize_category(primary_cell, words) if primary_cell is not None else None,
+        secondary=split_categories(cell("secondary"), words),
         note=_text(cell("note")),
         line=line,
     )
@@ -132,7 +132,7 @@ def _continues_table(lines: list[str], i: int, warnings: list[str]) -> bool:
     return False
 
 
-def _parse_tables(lines: list[str], warnings: list[str]) -> tuple[list[QueueRow], bool]:
+def _parse_tables(lines: list[str], warnings: list[str], words: CardWords) -> tuple[list[QueueRow], bool]:
     """Rows of every table in a snapshot section, and whether any table was seen."""
     rows: list[QueueRow] = []
     seen_table = False
@@ -156,7 +156,7 @@ def _parse_tables(lines: list[str], warnings: list[str]) -> tuple[list[QueueRow]
             cells = split_table_row(lines[i])
             if len(cells) != len(headers):
                 warnings.append(f"row has {len(cells)} cells, header has {len(headers)}: {lines[i].strip()}")
-            row = guarded(lines[i], _parse_row, cells, columns, lines[i], warnings)
+            row = guarded(lines[i], _parse_row, cells, columns, lines[i], warnings, words)
             if row.value is not None:
                 rows.append(row.value)
             elif row.failure is not None:  # one broken row costs that row, not the snapshot
@@ -180,8 +180,10 @@ def _snapshot_time(m: re.Match[str], tz: ZoneInfo) -> datetime | None:
         return None
 
 
-def parse_queue(text: str, tz: ZoneInfo) -> list[QueueSnapshot]:
-    """All dated snapshots in the queue, newest first; times are the headings' wall clock in `tz`, as UTC."""
+def parse_queue(text: str, tz: ZoneInfo, words: CardWords | None = None) -> list[QueueSnapshot]:
+    """All dated snapshots in the queue, newest first; times are the headings' wall clock in `tz`, as UTC.
+    `words`: the run's `[cards]` words (a category placeholder; `card_words`)."""
+    words = words if words is not None else card_words()
     lines = normalise_newlines(text).split("\n")
     sections: list[tuple[datetime, str, list[str]]] = []
     current: list[str] | None = None
@@ -205,7 +207,7 @@ def parse_queue(text: str, tz: ZoneInfo) -> list[QueueSnapshot]:
     any_table = False
     for at, heading_text, body in sections:
         warnings: list[str] = []
-        rows, seen = _parse_tables(body, warnings)
+        rows, seen = _parse_tables(body, warnings, words)
         any_table = any_table or seen
         if not seen:
             warnings.append("snapshot without a table")

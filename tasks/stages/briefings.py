@@ -33,6 +33,7 @@ from tasks.common.limits import SourceBudgets
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
+from tasks.knowledge.header import document_words
 from tasks.model.briefing import BriefingContent, Paper
 from tasks.model.window import WindowData
 from tasks.model.windows import Window
@@ -173,7 +174,7 @@ def assemble_and_publish(
         published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
         published: PublishedBriefing = published_site.briefing
         proposed = guarded(f"{topic.name} {window.date} merge proposal", publish_merge_proposal, store,
-                           Path(ref.root), topic.name, window.date, briefing.view)
+                           Path(ref.root), topic, window.date, briefing.view)
         if proposed.failure is not None:  # the briefing stands; its proposal waits for `predigest merge`
             log.warning("no merge proposal for %s %s: %s", topic.name, window.date, proposed.failure.error)
         written = published_site.written
@@ -193,11 +194,11 @@ def assemble_and_publish(
                           summary=briefing.summary)
 
 
-def publish_merge_proposal(store: ObjectStore, root: Path, topic: str, day: dt.date, view: Mapping[str, Any]) -> bool:
+def publish_merge_proposal(store: ObjectStore, root: Path, topic: Topic, day: dt.date, view: Mapping[str, Any]) -> bool:
     """The briefing's noon merge proposal (from its view) against the workspace's document now (none
-    if nothing to merge)."""
-    proposal = make_proposal(view, root)
-    return proposal is not None and publish_proposal(store, topic, day, proposal)
+    if nothing to merge), read with the topic's `[knowledge]` words."""
+    proposal = make_proposal(view, root, words=document_words(topic.judgment))
+    return proposal is not None and publish_proposal(store, topic.name, day, proposal)
 
 
 def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.date]) -> None:

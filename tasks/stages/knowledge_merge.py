@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tasks.config.settings import Settings
+from tasks.config.topics import judgment_for
+from tasks.knowledge.header import document_words
 from tasks.knowledge.merge import Proposal, sha256_text
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.proposal import (
@@ -60,7 +62,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
                                        f"`predigest run --date {day.isoformat()}` first")
     twin = json.loads(raw.decode("utf-8"))
     try:
-        proposal = make_proposal(twin, workspace, only, skip)
+        proposal = make_proposal(twin, workspace, only, skip, document_words(judgment_for(settings, workspace)))
     except (OSError, UnicodeDecodeError) as exc:
         return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
     if proposal is None:

@@ -17,7 +17,9 @@ from zoneinfo import ZoneInfo
 from db.engine import ensure_schema, get_engine, refresh_statistics, session_scope
 from db.retry import is_disconnect
 from tasks.common.guard import describe
+from tasks.config.judgment import Judgment
 from tasks.config.settings import Settings
+from tasks.config.topics import judgment_for
 from tasks.ingest.changes import changed_files, current_versions
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
@@ -70,8 +72,9 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
 
 def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
     """Ingest one file in its own transaction."""
+    judgment = judgment_for(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        return ingest_file(session, ref.id, wf, settings.timezone, settings.source_budget_seconds)
+        return ingest_file(session, ref.id, wf, settings.timezone, judgment, settings.source_budget_seconds)
 
 
 def ingest_batch(
@@ -88,6 +91,7 @@ def ingest_batch(
     with the error (`record_refused`) and no entries. Only an error that even that cannot store is
     raised, once every file has been tried.
     """
+    judgment = judgment_for(settings, Path(ref.root))  # the words every file is parsed with, resolved once
     engine = get_engine(settings)
     batches = [list(files[start : start + batch_size]) for start in range(0, len(files), batch_size)]
     outcomes: list[IngestOutcome] = []
@@ -97,7 +101,7 @@ def ingest_batch(
         for wf in batch:
             try:
                 with session_scope(engine) as session:
-                    outcomes.append(ingest_file(session, ref.id, wf, settings.timezone,
+                    outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, judgment,
                                                 settings.source_budget_seconds))
             except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
                 if is_disconnect(exc):
@@ -108,14 +112,14 @@ def ingest_batch(
         for batch in batches:
             try:
                 with session_scope(engine) as session:
-                    outcomes += ingest_files(session, ref.id, batch, settings.timezone,
+                    outcomes += ingest_files(session, ref.id, batch, settings.timezone, judgment,
                                              settings.source_budget_seconds)
             except Exception as exc:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 if is_disconnect(exc):
                     raise
                 one_by_one(batch)
     else:
-        _ingest_pipelined(settings, ref, batches, workers, outcomes, one_by_one)
+        _ingest_pipelined(settings, ref, batches, workers, judgment, outcomes, one_by_one)
     if sum(o.status == "new" for o in outcomes) >= ANALYZE_AFTER_FILES:
         refresh_statistics(engine, INGESTED_TABLES)
     if failures:
@@ -146,7 +150,7 @@ INGESTED_TABLES = ("sources", "items", "mentions", "paper_cards", "queue_entries
 
 
 def _ingest_pipelined(
-    settings: Settings, ref: WorkspaceRef, batches: list[list[WorkspaceFile]], workers: int,
+    settings: Settings, ref: WorkspaceRef, batches: list[list[WorkspaceFile]], workers: int, judgment: Judgment,
     outcomes: list[IngestOutcome], one_by_one: Callable[[list[WorkspaceFile]], None],
 ) -> None:
     """Read, hash and parse each batch in the worker processes; look up and write it here, in order.
@@ -155,10 +159,10 @@ def _ingest_pipelined(
     PostgreSQL) only looks up stored versions, takes ids and streams bytes.
     """
     engine = get_engine(settings)
-    builder = RowBuilder(ref.id, settings.timezone, settings.source_budget_seconds)
+    builder = RowBuilder(ref.id, settings.timezone, judgment, settings.source_budget_seconds)
     context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(ref.id, settings.timezone, settings.source_budget_seconds)) as pool:
+                             initargs=(ref.id, settings.timezone, judgment, settings.source_budget_seconds)) as pool:
 
         def submit(batch: list[WorkspaceFile]) -> list[Future[list[BuiltFile]]]:
             step = max(1, -(-len(batch) // (4 * workers)))  # a few chunks per worker per batch

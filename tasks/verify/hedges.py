@@ -129,7 +129,7 @@ def observe_hedges(ctx: Context) -> None:
             # A heading that says "待核实" over a body hedges nothing of its own; an entry that is
             # only its heading (a list item read as one) hedges with it.
             headed = text in (entry.title or "", heading) and bool(entry.text.strip()) and text not in entry.text
-            if not text or headed or names_nothing(text) or found(ctx.markers, ctx.markers.settle, text):
+            if not text or headed or names_nothing(ctx.markers, text) or found(ctx.markers, ctx.markers.settle, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
             about = str(hedge.get("about") or "")  # what the hedging heading names
             subject = _subject(ctx, entry, f"{about}：{text}" if about else text)

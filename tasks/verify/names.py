@@ -14,11 +14,12 @@ from rapidfuzz import fuzz
 
 from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import default_judgment
-from tasks.verify.markers import markers_of, strip_labels
+from tasks.verify.markers import Markers, markers_of, strip_labels
 
 # Name matching still reads the packaged words (`[names] stop / common`, `[markers]
-# generic_title_regex`, hedges and labels): its pure functions are called from every stage without
-# the run's judgment, so a workspace override of these lists does not reach them yet.
+# generic_title_regex` in `is_generic`): its pure functions are called from every stage without
+# the run's judgment, so a workspace override of these lists does not reach them yet
+# (`names_nothing` takes the run's markers).
 _PACKAGED = markers_of(default_judgment())
 STOP_WORDS = _PACKAGED.stop_words
 COMMON_WORDS = _PACKAGED.common_words
@@ -79,14 +80,15 @@ def is_generic(title: str | None) -> bool:
 _CONFIG_KEY = re.compile(r"^(?:--?[a-z][\w.-]*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|[\w.-]+=\S*)$")
 
 
-def names_nothing(title: str | None) -> bool:
+def names_nothing(m: Markers, title: str | None) -> bool:
     """A heading or phrase that cannot be a pending item's subject: nothing but the note's labels
     and markers ("⚠️ T2 待核实", "Needs verification", "未解决"), a section heading ("五、摘要"),
-    or a configuration key."""
-    rest = strip_labels(_PACKAGED, title or "")
-    if not rest or is_generic(rest) or any(_CONFIG_KEY.match(t.strip("`* ")) for t in (rest, title or "")):
+    or a configuration key; the labels, markers and section headings are the run's (`m`)."""
+    rest = strip_labels(m, title or "")
+    if not rest or m.generic_title.match(rest.strip(" #*·:：")) or any(
+            _CONFIG_KEY.match(t.strip("`* ")) for t in (rest, title or "")):
         return True
-    return not distinctive(_PACKAGED.hedge.sub(" ", rest))
+    return not distinctive(m.hedge.sub(" ", rest))
 
 
 def is_name(text: str) -> bool:

@@ -116,7 +116,7 @@ def _ascii_name(text: str) -> bool:
 
 
 def _names(m: Markers, text: str, people: frozenset[str]) -> bool:
-    if names_nothing(text) or is_generic(text) or only_scaffolding(m, text, people):
+    if names_nothing(m, text) or is_generic(text) or only_scaffolding(m, text, people):
         return False
     scaffolding = _vocabulary(m).scaffolding
     kept = " ".join(t for t in re.split(r"\s+", m.hedge.sub(" ", text)) if t)
@@ -148,7 +148,7 @@ def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> s
         return None
     for hit in _TOKEN.finditer(m.hedge.sub(" ", rest)):
         token = hit.group(0)
-        if head_token(token) and not only_scaffolding(m, token, group) and not names_nothing(token):
+        if head_token(token) and not only_scaffolding(m, token, group) and not names_nothing(m, token):
             return token
     return None
 

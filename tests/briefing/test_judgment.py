@@ -30,6 +30,8 @@ from tasks.judge.sections import SectionIndex, doc_names, doc_sections, hinted_n
 from tasks.model.briefing import Paper
 from tests.helpers import ingest_all
 
+DENSITY = DensityRule.of(default_judgment())
+
 DAY = dt.date(2026, 11, 3)
 DOC = """# inference · 知识活文档
 
@@ -185,15 +187,15 @@ def test_ranking_rule() -> None:
 
 
 def test_density_rule_is_documented_and_configurable(tmp_path: Path, settings: Settings) -> None:
-    assert [density_of(n) for n in (5, 3, 1, 0)] == ["high", "medium", "medium-low", "low"]
-    assert density_of(4, engineering=7) == "high" and density_of(2, adjacent=6) == "medium-low"
-    strict = DensityRule.from_mapping({"high": 8, "medium": 4, "engineering_weight": 0})
-    assert density_of(6, engineering=4, rule=strict) == "medium"
+    assert [density_of(DENSITY, n) for n in (5, 3, 1, 0)] == ["high", "medium", "medium-low", "low"]
+    assert density_of(DENSITY, 4, engineering=7) == "high" and density_of(DENSITY, 2, adjacent=6) == "medium-low"
+    strict = DensityRule.from_mapping({"high": 8, "medium": 4, "engineering_weight": 0}, default_judgment().density)
+    assert density_of(strict, 6, engineering=4) == "medium"
     report = density_report({"net_new": 3, "adjacent": 2}, [("a.md", "increments"), ("b.md", "confirmatory"),
-                                                           ("c.md", "error")], DensityRule.default())
+                                                           ("c.md", "error")], DENSITY)
     assert report.level == "medium" and report.empty == ("b.md",) and report.errors == ("c.md",)
     assert "≥5 high" in report.rule
     (tmp_path / "organized" / "knowledge").mkdir(parents=True)
     (tmp_path / "predigest-topics.toml").write_text("[topics.inference.density]\nhigh = 8\n", encoding="utf-8")
     assert run.density_rule_for(settings, tmp_path, "inference").high == 8
-    assert run.density_rule_for(settings, tmp_path, "rag") == DensityRule.default()
+    assert run.density_rule_for(settings, tmp_path, "rag") == DENSITY

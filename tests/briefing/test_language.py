@@ -19,12 +19,11 @@ import re
 import pytest
 
 from tasks.briefing.assemble import build_content, judge_evening
-from tasks.briefing.credibility import CredibilityRule
 from tasks.briefing.labels import EN, LABELS, ZH, rule_text
 from tasks.briefing.render_json import render_json
 from tasks.briefing.render_md import render_markdown
 from tasks.briefing.sources import credibility_rule
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
 from tasks.judge.density import DensityRule
@@ -137,16 +136,16 @@ def test_a_chinese_window_rendered_in_zh_has_no_english_fixed_wording() -> None:
 @pytest.mark.parametrize("lang", sorted(LABELS))
 def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
     L = LABELS[lang]
-    rule = DensityRule.default()
-    changed = DensityRule.from_mapping({"engineering_weight": 0.4, "high": 7})
+    rule = DensityRule.of(default_judgment())
+    changed = DensityRule.from_mapping({"engineering_weight": 0.4, "high": 7}, rule.numbers())
     assert "0.4" not in rule_text(rule.numbers(), L) and "0.4" in rule_text(changed.numbers(), L)
     assert "7" in rule_text(changed.numbers(), L)
-    base = CredibilityRule.of(default_judgment())
-    harsher = CredibilityRule(**{**base.__dict__, "repost": 2, "malformed_penalty": 2})
+    base = default_judgment()
+    harsher = make_judgment(merge(base.config, {"credibility": {"repost": 2, "malformed_penalty": 2}}))
     assert credibility_rule(L, harsher) != credibility_rule(L, base)
     assert "−2" in credibility_rule(L, harsher) and "−2" not in credibility_rule(L, base)
     # A briefing dropped into the inbox must not read as rating itself through its rule line.
-    assert markers_of(default_judgment()).stars.findall(credibility_rule(L)) == []
+    assert markers_of(base).stars.findall(credibility_rule(L, base)) == []
 
 
 def test_every_reason_is_worded_in_both_languages() -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tasks.cards.parse import ParseError, parse_card, split_categories
+from tasks.cards.parse import ParseError, card_words, parse_card, split_categories
 from tasks.common.frontmatter import split_front_matter
 
 CARDS = Path(__file__).resolve().parents[2] / "examples" / "workspace" / "organized" / "paper_cards"
@@ -92,7 +92,7 @@ def test_categories_are_lowercased_and_split_on_cjk_separators() -> None:
     assert parsed.arxiv_id == "2610.04646"
     assert parsed.primary == "inference"
     assert parsed.secondary == ("kv-cache", "serving", "edge")
-    assert split_categories(["A, b", "—", "a"]) == ("a", "b")
+    assert split_categories(["A, b", "—", "a"], card_words()) == ("a", "b")
 
 
 def test_front_matter_without_arxiv_falls_back_to_first_valid_body_id() -> None:

@@ -117,3 +117,11 @@ def test_an_added_repost_word_rates_the_note_a_repost(settings: Settings, clean_
     assert rating(after)["kind"] == "repost"
     assert rating(after)["stars"] == packaged_config()["credibility"]["repost"]
     assert "⭐" * packaged_config()["credibility"]["repost"] in markdown
+
+
+def test_changed_credibility_numbers_reword_the_rule_line(settings: Settings, clean_db: Engine, tmp_path: Path) -> None:
+    note = "# Inference notes\n\n## Tiered KV cache offloading in vLLM\n\n- vLLM 0.12 spills the KV cache to CPU memory.\n"
+    (before, _), (after, markdown) = _both(settings, clean_db, tmp_path, note,
+                                           "[credibility]\nmalformed_penalty = 3\n")
+    assert "−3" not in before["credibility_rule"]
+    assert "−3" in after["credibility_rule"] and after["credibility_rule"] in markdown

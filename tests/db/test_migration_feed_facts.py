@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from db.engine import make_engine, upgrade_database
 from db.models import Source
+from tasks.config.judgment import default_judgment
 from tasks.feeds.health import FeedHealthRule, day_start
 from tasks.feeds.model import FeedSnapshot
 from tasks.feeds.store import store_snapshot
@@ -62,7 +63,7 @@ def test_facts_are_backfilled_and_the_next_snapshot_rejudges(database_factory: C
         with Session(engine) as session, session.begin():
             store_snapshot(session, ws, FeedSnapshot(URI, "arxiv_feed", MONDAY + dt.timedelta(days=1), "f" * 64, (),
                                                      requested_day=MONDAY + dt.timedelta(days=1)),
-                           dt.datetime.now(dt.UTC), FeedHealthRule.from_mapping())
+                           dt.datetime.now(dt.UTC), FeedHealthRule.of(default_judgment()))
         with engine.connect() as conn:
             mark = conn.execute(select(Source.feed_problem).where(Source.id == stale)).scalar_one()
         assert mark["problem"] == "stale" and (mark["history"], mark["usual"]) == (4, 30)

@@ -33,6 +33,7 @@ from sqlalchemy import Engine, select
 from db.engine import get_engine, session_scope
 from db.models import Source
 from tasks import run
+from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.health import Facts, FeedHealthRule, judge_feed, local_day
@@ -42,7 +43,7 @@ from tests.helpers import SAMPLE_WORKSPACE
 URI = "https://rss.arxiv.org/rss/cs.DC"
 FIRST = dt.date(2026, 10, 5)  # a Monday; US daylight time ends on 2026-11-01, inside the span
 SPAN = 49  # days: seven of each weekday
-STALE_DAYS = FeedHealthRule.from_mapping().stale_days["arxiv_feed"]
+STALE_DAYS = FeedHealthRule.of(default_judgment()).stale_days["arxiv_feed"]
 Spec = tuple[int, int, int]  # (day offset fetched for, entries, listing age in days)
 
 
@@ -145,7 +146,7 @@ def test_a_snapshot_stored_before_its_history_is_judged_when_the_history_arrives
 
 
 def test_judge_feed_gives_the_same_marks_for_any_input_order() -> None:
-    rule = FeedHealthRule.from_mapping()
+    rule = FeedHealthRule.of(default_judgment())
     rng = random.Random(7)
     for _ in range(200):
         facts = [Facts(i, f"{rng.random():.6f}", FIRST + dt.timedelta(days=d), rng.choice([0, 2, 25, 30, 35]),

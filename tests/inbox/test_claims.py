@@ -210,13 +210,13 @@ def test_hedge_scan_is_hedge() -> None:
     rng = random.Random(13)
     for _ in range(3000):
         text = _text(rng, 30, newlines=True)
-        hits = [m.span() for m in claims.PACKAGED_HEDGES.pattern.finditer(text)]
-        assert [m.span() for m in claims.PACKAGED_HEDGES.scan.finditer(text)] == hits, text
+        hits = [m.span() for m in claims.note_hedges().pattern.finditer(text)]
+        assert [m.span() for m in claims.note_hedges().scan.finditer(text)] == hits, text
 
 
 def test_case_classes_are_what_ignorecase_matches() -> None:
     everything = "".join(map(chr, range(sys.maxunicode + 1)))
-    for c in sorted(set("".join(claims.PACKAGED_HEDGES.markers) + "arxiv")):
+    for c in sorted(set("".join(claims.note_hedges().markers) + "arxiv")):
         if c.isascii() and c.isalpha():
             assert set(re.findall(re.escape(c), everything, re.I)) == set(re.findall(claims._any_case(c), everything))
     assert set(re.findall(r"[^\S\n]", everything)) == numbers._ROW_SPACE

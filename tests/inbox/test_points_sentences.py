@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
-from tasks.inbox.claims import hedges, key_points
+from tasks.inbox.claims import hedges, key_points, note_hedges
 from tasks.inbox.outline import MAX_POINT_CHARS, outline, row_point
 
 PIECES = {
@@ -74,7 +74,7 @@ def test_wrapped_cjk_line_is_joined_without_a_space() -> None:
     assert key_points(text, rows, [False, False]) == ["这组数字来自生产报告，不是受控实验。"]
     para = "The card TL;DR gives no benchmark numbers and\nthe repo has no scripts, unverified. Next we rerun it.\n"
     rows = para.split("\n")
-    found = hedges(para, rows, [False] * len(rows))
+    found = hedges(para, rows, [False] * len(rows), note_hedges())
     assert found[0]["text"] == "the repo has no scripts, unverified."  # its sentence within the line, TL;DR whole
 
 

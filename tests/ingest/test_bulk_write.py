@@ -20,6 +20,7 @@ from db.engine import make_engine, session_scope
 from db.models import Base
 from tasks import run
 from tasks.config.settings import Settings
+from tasks.config.topics import judgment_for
 from tasks.ingest import orm
 from tasks.ingest import rows as row_builder
 from tasks.ingest.orm import ingest_file_orm
@@ -47,7 +48,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _per_file(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
     """The reference: what `ingest_file` did before the bulk path, one transaction per file."""
-    builder = RowBuilder(ref.id, settings.timezone)
+    builder = RowBuilder(ref.id, settings.timezone, judgment_for(settings, Path(ref.root)))
     engine = make_engine(settings.database_url or "", pool_size=1)
     out = []
     try:
@@ -57,7 +58,7 @@ def _per_file(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> li
                 if p.existing is not None:
                     out.append(_unchanged(session, ref.id, wf, p.existing))
                 else:
-                    out.append(ingest_file_orm(session, ref.id, wf, p.data, p.digest, p.error, builder.tz))
+                    out.append(ingest_file_orm(session, ref.id, wf, p.data, p.digest, p.error, builder.tz, builder.words))
     finally:
         engine.dispose()
     return out

@@ -26,6 +26,7 @@ from tasks.common.decode import EmptySourceError, UndecodableError, decode_bytes
 from tasks.common.limits import INT4_MAX
 from tasks.common.text import has_bad_chars
 from tasks.common.urls import defang_markdown, safe_url
+from tasks.config.topics import Topic
 from tasks.feeds.hf_daily import parse_hf_daily_json
 from tasks.inbox.notes import parse_note
 from tasks.ingest.rows import RowBuilder, read_file, sha256
@@ -239,7 +240,7 @@ def test_the_scan_and_the_row_builder_never_raise_and_never_leave_the_workspace(
         _make(root, outside, entries)
         try:
             files = scan_workspace(Path(os.fsdecode(root)))
-            builder = RowBuilder(1, "Asia/Shanghai")
+            builder = RowBuilder(1, "Asia/Shanghai", Topic("inference", "Asia/Shanghai", "20 22 * * *").judgment)
             for wf in files:
                 assert not has_bad_chars(wf.path) and "\n" not in wf.path
                 assert wf.problem or wf.kind != "other", wf

@@ -116,7 +116,7 @@ def _assert_linear(counts: dict[int, int], what: str) -> None:
 
 @pytest.mark.parametrize("dimension", sorted(GROWN))
 def test_parse_grows_linearly(dimension: str, tmp_path: Path) -> None:
-    builder = RowBuilder(1, "Asia/Shanghai")
+    builder = RowBuilder(1, "Asia/Shanghai", None)
 
     def parse(text: str) -> None:
         path = tmp_path / "2026-10-09-1100-amy-grown.md"

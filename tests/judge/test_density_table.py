@@ -1,6 +1,6 @@
 """Contract of the day density rule (tasks.judge.density, the packaged rule of judgment.toml [density]).
 
-`density_of(net_new, adjacent, engineering)`: a new paper counts 1, engineering and adjacent items
+`density_of(rule, net_new, adjacent, engineering)`: a new paper counts 1, engineering and adjacent items
 0.15; >= 5 high, >= 3 medium, >= 1 medium-low, else low; a custom rule moves the boundaries.
 The rule labels the four hand-written evenings as their authors did.
 
@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import pytest
 
+from tasks.config.judgment import default_judgment
 from tasks.judge.density import DensityRule, density_of, density_report
+
+RULE = DensityRule.of(default_judgment())
 
 EVENINGS = [
     # (evening, NET-new, engineering, adjacent, reference-list deepening, label)
@@ -28,7 +31,7 @@ EVENINGS = [
 @pytest.mark.parametrize(("evening", "net_new", "engineering", "adjacent", "deepening", "label"), EVENINGS)
 def test_each_evening_gets_its_hand_written_label(evening: str, net_new: int, engineering: int, adjacent: int,
                                                    deepening: int, label: str) -> None:
-    assert density_of(net_new, adjacent, engineering, deepening=deepening) == label, evening
+    assert density_of(RULE, net_new, adjacent, engineering, deepening=deepening) == label, evening
 
 
 @pytest.mark.parametrize(("evening", "net_new", "engineering", "adjacent", "deepening", "label"), EVENINGS)
@@ -38,12 +41,12 @@ def test_labels_hold_with_one_item_more_or_less(evening: str, net_new: int, engi
     for kind in range(3):
         counts = [engineering, adjacent, deepening]
         counts[kind] = max(0, counts[kind] + delta)
-        assert density_of(net_new, counts[1], counts[0], deepening=counts[2]) == label, (evening, counts)
+        assert density_of(RULE, net_new, counts[1], counts[0], deepening=counts[2]) == label, (evening, counts)
 
 
 def test_the_report_states_the_rule_with_its_weights() -> None:
     report = density_report({"net_new": 2, "engineering": 2, "adjacent": 2, "reference_list_only": 1}, [],
-                            DensityRule.default())
+                            RULE)
     assert report.level == "medium-low" and report.score == pytest.approx(2.75)
     assert "0.15×engineering" in report.rule and "≥3 medium" in report.rule
 
@@ -65,19 +68,19 @@ def test_the_report_states_the_rule_with_its_weights() -> None:
     ],
 )
 def test_density_thresholds(net_new: int, engineering: int, expected: str) -> None:
-    assert density_of(net_new, engineering=engineering) == expected
+    assert density_of(RULE, net_new, engineering=engineering) == expected
 
 
 def test_adjacent_items_count_for_little() -> None:
-    assert density_of(0, adjacent=6) == "low"
-    assert density_of(2, adjacent=6) == "medium-low"
-    assert density_of(2, adjacent=7) == "medium"
+    assert density_of(RULE, 0, adjacent=6) == "low"
+    assert density_of(RULE, 2, adjacent=6) == "medium-low"
+    assert density_of(RULE, 2, adjacent=7) == "medium"
 
 
 def test_custom_rule_moves_the_boundaries() -> None:
-    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5})
-    assert density_of(1, rule=rule) == "low"
-    assert density_of(2, rule=rule) == "medium-low"
-    assert density_of(5, engineering=2, rule=rule) == "medium"
-    assert density_of(9, engineering=1, rule=rule) == "medium"
-    assert density_of(10, rule=rule) == "high"
+    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5}, RULE.numbers())
+    assert density_of(rule, 1) == "low"
+    assert density_of(rule, 2) == "medium-low"
+    assert density_of(rule, 5, engineering=2) == "medium"
+    assert density_of(rule, 9, engineering=1) == "medium"
+    assert density_of(rule, 10) == "high"

@@ -145,6 +145,6 @@ def test_negation_words_must_stand_alone() -> None:
 
 
 def test_declared_owners_only_counts_known_topics() -> None:
-    assert declared_owners("归属：agents；主题 rag；topic: security", KNOWN) == {"agents", "rag"}
-    assert declared_owners("归属：inference §1.11", KNOWN) == {"inference"}
-    assert declared_owners("归属：agents主线", KNOWN) == {"agents"}
+    assert declared_owners("归属：agents；主题 rag；topic: security", KNOWN, TOPIC.judgment) == {"agents", "rag"}
+    assert declared_owners("归属：inference §1.11", KNOWN, TOPIC.judgment) == {"inference"}
+    assert declared_owners("归属：agents主线", KNOWN, TOPIC.judgment) == {"agents"}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tasks.config.judgment import default_judgment
 from tasks.judge.density import DensityRule, density_report
 from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck, StatusAsOf
 from tasks.publish.rendered import rendered
@@ -46,7 +47,7 @@ def make_content(topic: str, day: dt.date, net_new: int = 2, text: str = "", arx
                               marker="待核实", sources=(path,), raised_on=day, last_seen=day, status="pending",
                               age_days=0, resolved_on=None, evidence=None, resolved_by=None, advice="advice " + text)
     counts = {"net_new": net_new, "adjacent": int(neighbours), "engineering": int(neighbours)}
-    rule = DensityRule.from_mapping(None)
+    rule = DensityRule.of(default_judgment())
     report = density_report(counts, [(s.path, s.outcome) for s in sources], rule, main_source=path)
     return BriefingContent(
         topic=topic, date=day, window_start=cutoff - dt.timedelta(days=1), cutoff=cutoff, timezone=TZ,

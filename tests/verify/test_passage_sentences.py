@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
 from tasks.config.judgment import default_judgment
-from tasks.inbox.claims import hedges
+from tasks.inbox.claims import hedges, note_hedges
 from tasks.verify.markers import markers_of
 from tasks.verify.passage import PART, hedge_parts
 
@@ -77,7 +77,7 @@ def note(draw: st.DrawFn) -> tuple[str, str, str, list[str], list[str]]:
         body = " ".join([claim, *rest])
     text = f"## {x}\n\n{body}\n\n## Other\n\n- 无关的条目。\n"
     rows = text.split("\n")
-    found = hedges(text, rows, [False] * len(rows))  # the hedged text as the note parser gives it
+    found = hedges(text, rows, [False] * len(rows), note_hedges())  # the hedged text as the note parser gives it
     return text, found[0]["text"], x, advice, risk
 
 
@@ -115,7 +115,7 @@ def test_a_wrapped_sentence_is_one_sentence_and_nothing_is_stitched() -> None:
 def test_a_hedge_on_the_second_line_of_a_wrapped_sentence() -> None:
     para = "## FooServe\n\nThe card TL;DR gives no benchmark numbers and\nthe repo has no scripts, unverified. Next we rerun it.\n"
     rows = para.split("\n")
-    parts = hedge_parts(M, para, hedges(para, rows, [False] * len(rows))[0]["text"], ("FooServe",))
+    parts = hedge_parts(M, para, hedges(para, rows, [False] * len(rows), note_hedges())[0]["text"], ("FooServe",))
     assert parts.phenomenon.startswith("The card TL;DR gives no benchmark numbers and the repo has no scripts")
     assert parts.advice == "Next we rerun it."  # the rest of the line, an action
 

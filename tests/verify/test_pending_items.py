@@ -30,7 +30,7 @@ from sqlalchemy import Engine
 
 from tasks import run
 from tasks.briefing.labels import LABELS
-from tasks.config.judgment import default_judgment
+from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
@@ -65,13 +65,13 @@ def test_labels_are_stripped_and_the_claim_kept(label: str, claim: str) -> None:
     "kv_cache_dtype", "--max-num-seqs",
 ])
 def test_markers_headings_and_config_keys_name_nothing(heading: str) -> None:
-    assert names_nothing(heading)
+    assert names_nothing(M, heading)
 
 
 @pytest.mark.parametrize("name", ["FooServe", "Acadify：H100 推理引擎 benchmark", "⚠️ T2 待核实 · PreScale", "LoRA-Pool",
                                   "T4 GPU 延迟"])
 def test_things_are_names(name: str) -> None:
-    assert not names_nothing(name)
+    assert not names_nothing(M, name)
 
 
 def _same_as(a: StatusAsOf, b: StatusAsOf) -> bool:
@@ -269,8 +269,8 @@ def test_one_question_in_three_notes_is_one_item(briefs: dict[dt.date, tuple[str
 def test_no_item_is_named_by_a_marker_heading_or_config_key(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
     for md, brief in briefs.values():
         for v in brief["verifications"]:
-            assert not names_nothing(v["title"]), v
-            assert v["subject"][:1].isdigit() or not names_nothing(v["subject"]), v
+            assert not names_nothing(M, v["title"]), v
+            assert v["subject"][:1].isdigit() or not names_nothing(M, v["subject"]), v
             assert strip_labels(M, v["title"]) == v["title"].strip(), v
         heads = re.findall(r"^### .*$", _section3(md), re.M)
         assert not any(h.endswith(("待核实", "摘要", "Needs verification", "kv_cache_dtype")) for h in heads), heads
@@ -310,3 +310,11 @@ def test_the_knowledge_document_settles_an_item(briefs: dict[dt.date, tuple[str,
     (done,) = [v for v in briefs[D1 + dt.timedelta(days=2)][1]["verifications"] if "QuuxCache" in v["subject"]]
     assert done["status"] == "resolved" and done["resolved_by"] == "organized/knowledge/inference.md"
     assert "已核实" in done["evidence"]
+
+
+def test_what_names_nothing_follows_the_runs_markers() -> None:
+    base = default_judgment()
+    words = [*base.words("markers", "generic_title_regex"), r"Ausblick\b"]
+    override = markers_of(make_judgment(merge(base.config, {"markers": {"generic_title_regex": words}})))
+    assert not names_nothing(M, "Ausblick")
+    assert names_nothing(override, "Ausblick") and not names_nothing(override, "FooServe")

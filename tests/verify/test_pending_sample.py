@@ -56,7 +56,7 @@ def _view(v: dict[str, Any]) -> StatusAsOf:
 @pytest.mark.parametrize("day", DAYS)
 def test_every_pending_subject_is_named(briefings: dict[str, tuple[str, dict[str, Any]]], day: str) -> None:
     for v in briefings[day][1]["verifications"]:
-        assert not names_nothing(v["title"]), v
+        assert not names_nothing(M, v["title"]), v
         assert strip_labels(M, v["title"]) == v["title"].strip(), v["title"]
         assert v["claim"] and strip_labels(M, v["claim"]) == v["claim"].strip(" ；;"), v["claim"]
 
