@@ -23,6 +23,7 @@ from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
+from tasks.model.outline import Outline
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -169,7 +170,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
             select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
                    Item.title, Item.text, cast(Item.key_points, Text).label("key_points"),
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
-                   cast(Item.extra, Text).label("extra"),
+                   cast(Item.extra, Text).label("extra"), cast(Item.outline, Text).label("outline"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
             .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
@@ -193,11 +194,12 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
            text: str, key_points: str | None, hedges: str | None, numbers: str | None, extra: str | None,
-           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
+           outline: str | None, when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(str(k) for k in _json(key_points)), tuple(_json(hedges)), tuple(_json(numbers)), when,
-                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra))
+                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
+                     None if outline is None else Outline.from_json(json.loads(outline)))
 
 
 def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from tasks.model.outline import Outline
 from tasks.model.windows import Window
 
 # Source kinds whose entries are notes (as opposed to cards, the queue and knowledge documents).
@@ -63,6 +64,7 @@ class EntryView:
     item_time: dt.datetime | None = None
     ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
     front_matter: tuple[tuple[str, str], ...] = ()  # the note's (key, value) pairs, on its first entry only
+    outline: Outline | None = None  # its text's outline, parsed at ingest (None: a row stored before it was)
 
     @cached_property
     def id_set(self) -> frozenset[str]:

@@ -1,0 +1,31 @@
+"""`items.outline`: an entry's outline, parsed once at ingest (tasks.inbox.outline.stored_outline)
+and read by judging, which parsed every judged entry's text again every evening.
+
+A migration cannot parse: rows stored before it keep NULL, and judging parses their text as before
+(tasks.judge.points); a file's next version, or a new workspace, is stored with its outline.
+
+Revision ID: 0010
+Revises: 0009
+Create Date: 2026-12-03 14:10:00.000000
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.dialects import postgresql
+
+revision: str = "0010"
+down_revision: str | Sequence[str] | None = "0009"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.add_column("items", sa.Column("outline", postgresql.JSONB(astext_type=sa.Text()), nullable=True))
+
+
+def downgrade() -> None:
+    op.drop_column("items", "outline")
