@@ -100,7 +100,6 @@ class Item(Base):
     heading: Mapped[str] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str] = mapped_column(Text)
-    key_points: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     numbers: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     hedges: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     links: Mapped[list[Any]] = mapped_column(JSONB, default=list)

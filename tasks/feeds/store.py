@@ -93,7 +93,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
         }
         item = Item(
             source_id=source_id, ordinal=ordinal, label=f"#{ordinal + 1}", heading=entry.title, title=entry.title,
-            text=entry.summary, key_points=[], numbers=[], hedges=[], links=[entry.link] if entry.link else [],
+            text=entry.summary, numbers=[], hedges=[], links=[entry.link] if entry.link else [],
             extra=extra, outline=stored_outline(entry.summary).to_json(),
         )
         item.mentions = [Mention(

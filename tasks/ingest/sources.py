@@ -32,7 +32,6 @@ class ExtractedItem:
     heading: str
     title: str | None
     text: str
-    key_points: list[Any] = field(default_factory=list)
     numbers: list[Any] = field(default_factory=list)
     hedges: list[Any] = field(default_factory=list)
     links: list[Any] = field(default_factory=list)
@@ -49,7 +48,7 @@ def note_items(text: str, deadline: Deadline | None = None) -> Iterator[Extracte
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
-            key_points=list(entry.key_points), numbers=list(entry.numbers), hedges=list(entry.hedges),
+            numbers=list(entry.numbers), hedges=list(entry.hedges),
             links=list(entry.links), outline=stored_outline(entry.text),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
             # Kept for what a note says about itself (its own credibility rating, tasks/briefing/credibility).

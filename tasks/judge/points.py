@@ -98,6 +98,13 @@ def _stored(entry: EntryView, join: int) -> tuple[Point, ...]:
     return points_of(parse_outline(entry.text) if entry.outline is None else entry.outline, join)
 
 
+def entry_items(entry: EntryView) -> list[str]:
+    """The entry's own list items, each without what is nested under it, from its stored outline (a
+    merged engineering increment lists the first two of each part)."""
+    parsed = parse_outline(entry.text) if entry.outline is None else entry.outline
+    return [i.head for i in parsed.items if i.head]
+
+
 def _subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> list[str]:
     """The text of the sub-sections under the entry's heading ("### 核心观点"), each under its own
     heading; a sub-section naming another paper is that paper's."""

@@ -42,7 +42,6 @@ class MentionView:
     malformed: bool
     context: str
     item_time: dt.datetime
-    key_points: tuple[str, ...] = ()
     hedges: tuple[dict[str, Any], ...] = ()
 
 
@@ -58,7 +57,6 @@ class EntryView:
     heading: str
     title: str | None
     text: str
-    key_points: tuple[str, ...]
     hedges: tuple[dict[str, Any], ...]
     numbers: tuple[dict[str, Any], ...] = ()
     item_time: dt.datetime | None = None

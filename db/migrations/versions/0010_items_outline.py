@@ -1,5 +1,7 @@
 """`items.outline`: an entry's outline, parsed once at ingest (tasks.inbox.outline.stored_outline)
-and read by judging, which parsed every judged entry's text again every evening.
+and read by judging, which parsed every judged entry's text again every evening. `items.key_points`
+goes: a second reading of the same list items (tasks.inbox.claims.key_points), read in one place,
+which now reads the outline's items.
 
 A migration cannot parse: rows stored before it keep NULL, and judging parses their text as before
 (tasks.judge.points); a file's next version, or a new workspace, is stored with its outline.
@@ -25,7 +27,10 @@ depends_on: str | Sequence[str] | None = None
 
 def upgrade() -> None:
     op.add_column("items", sa.Column("outline", postgresql.JSONB(astext_type=sa.Text()), nullable=True))
+    op.drop_column("items", "key_points")
 
 
 def downgrade() -> None:
+    op.add_column("items", sa.Column("key_points", postgresql.JSONB(astext_type=sa.Text()), server_default="[]",
+                                     nullable=False))
     op.drop_column("items", "outline")
