@@ -100,7 +100,6 @@ class Item(Base):
     heading: Mapped[str] = mapped_column(Text)
     title: Mapped[str | None] = mapped_column(Text)
     text: Mapped[str] = mapped_column(Text)
-    key_points: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     numbers: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     hedges: Mapped[list[Any]] = mapped_column(JSONB, default=list)
     links: Mapped[list[Any]] = mapped_column(JSONB, default=list)
@@ -108,6 +107,9 @@ class Item(Base):
     observed_at: Mapped[dt.datetime | None] = mapped_column(DateTime(timezone=True))
     # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
+    # The text's outline, parsed once at ingest and read by judging (tasks.model.outline); NULL for a
+    # queue row and for a row stored before 0010 (judging parses its text then).
+    outline: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).
 
     source: Mapped[Source] = relationship(back_populates="items")

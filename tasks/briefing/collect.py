@@ -23,6 +23,7 @@ from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
+from tasks.model.outline import Outline
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -167,9 +168,9 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
     def dated_by(item_time: Any, *own: Any) -> Any:
         return (
             select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
-                   Item.title, Item.text, cast(Item.key_points, Text).label("key_points"),
+                   Item.title, Item.text,
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
-                   cast(Item.extra, Text).label("extra"),
+                   cast(Item.extra, Text).label("extra"), cast(Item.outline, Text).label("outline"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
             .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
@@ -192,12 +193,13 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 # and building their views was a third of collecting a window. Views are frozen and never changed.
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
-           text: str, key_points: str | None, hedges: str | None, numbers: str | None, extra: str | None,
+           text: str, hedges: str | None, numbers: str | None, extra: str | None, outline: str | None,
            when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
-                     tuple(str(k) for k in _json(key_points)), tuple(_json(hedges)), tuple(_json(numbers)), when,
-                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra))
+                     tuple(_json(hedges)), tuple(_json(numbers)), when,
+                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
+                     None if outline is None else Outline.from_json(json.loads(outline)))
 
 
 def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:
@@ -236,7 +238,7 @@ def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[Men
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
             heading=e.heading, title=e.title, arxiv_id=None if unissued else arxiv_id, raw=raw,
             malformed=True if unissued else malformed, context=context,
-            item_time=by_id[item_id].time, key_points=e.key_points, hedges=e.hedges,
+            item_time=by_id[item_id].time, hedges=e.hedges,
         ))
     return out
 

@@ -32,7 +32,7 @@ from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
-from tasks.judge.points import entry_key_points
+from tasks.judge.points import entry_items, entry_key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
@@ -207,7 +207,7 @@ def _increment(cand: Candidate, naming: list[EntryView], mentions: list[EntryVie
     if len(cand.entries) == 1:
         points, relation = own.points, own.relation
     else:  # a merged increment: one line per part
-        points = [f"{clean_title(e.title or e.heading, topic.judgment)}：{'；'.join(p.rstrip('。；;') for p in e.key_points[:2])}"[:240]
+        points = [f"{clean_title(e.title or e.heading, topic.judgment)}：{'；'.join(p.rstrip('。；;') for p in entry_items(e)[:2])}"[:240]
                   for e in cand.entries]
         points, relation = split_points(points, topic.name)
     return Paper(

@@ -15,6 +15,7 @@ from tasks.feeds.arxiv_api import ArxivMetadata
 from tasks.feeds.health import FeedHealthRule, day_start, is_stale, snapshot_facts, stale_identity
 from tasks.feeds.marks import lock_feed, rejudge_feed
 from tasks.feeds.model import FeedItem, FeedSnapshot
+from tasks.inbox.outline import stored_outline
 from tasks.ingest.store import IngestOutcome
 
 
@@ -92,8 +93,8 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
         }
         item = Item(
             source_id=source_id, ordinal=ordinal, label=f"#{ordinal + 1}", heading=entry.title, title=entry.title,
-            text=entry.summary, key_points=[], numbers=[], hedges=[], links=[entry.link] if entry.link else [],
-            extra=extra,
+            text=entry.summary, numbers=[], hedges=[], links=[entry.link] if entry.link else [],
+            extra=extra, outline=stored_outline(entry.summary).to_json(),
         )
         item.mentions = [Mention(
             arxiv_id=entry.arxiv_id, version=entry.version, raw=entry.raw_id, malformed=entry.arxiv_id is None,

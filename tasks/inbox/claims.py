@@ -1,4 +1,5 @@
-"""What an entry claims besides its numbers: its cleaned title, key points, hedges and links.
+"""What an entry claims besides its numbers: its cleaned title, hedges and links (its points are
+its outline's, tasks.inbox.outline).
 
 An entry is its rows (its heading, then its body lines) and `scanned`, the rows joined by "\\n". The
 regexes here run once over `scanned` (or the body) rather than once per row; none of their matches
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans
-from tasks.common.sentences import sentence_at, unwrap
+from tasks.common.sentences import sentence_at
 from tasks.config.judgment import Judgment, default_judgment
 from tasks.inbox.segment import ITEM, is_table
 
@@ -73,9 +74,6 @@ def note_hedges(j: Judgment | None = None) -> HedgeMarkers:
 
 _NON_WORD = re.compile(r"[\W_]")
 URL = re.compile(r"https?://[^\s<>()（）\[\]{}\"'`，。；、|*]+")
-# An item row after its "\n" (a literal first character lets the engine jump from line to line),
-# with the rest of the row as group 3.
-_ITEM_ROWS = re.compile("\n" + ITEM.pattern + "([^\n]*)")
 
 
 def plain(s: str) -> str:
@@ -152,62 +150,3 @@ def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers)
                     text = (text + " " + " ".join(block)).strip() if block else text
             out.append({"marker": marker, "text": text[:400]})
     return out
-
-
-def key_points(text: str, rows: list[str], code: list[bool]) -> list[str]:
-    """Top-level (and one-space-deeper) list items of the body, with their wrapped continuation lines.
-
-    `rows`/`code` are the body lines and their code flags; `text` is "\\n".join(rows).
-    """
-    if True in code:
-        return _key_points_with_code(rows, code)
-    lined = "\n" + text  # every row, the first too, now follows a "\n": one regex finds all items
-    found = [(m, len(m.group(1))) for m in _ITEM_ROWS.finditer(lined)]  # (item, its indent)
-    if not found:
-        return []
-    top = min(indent for _, indent in found)
-    starts = {m.start() for m, _ in found}  # the "\n" before each item row
-    points: list[str] = []
-    for m, indent in found:
-        if indent > top + 1:
-            continue
-        point, at = m.group(3), m.end()  # `at`: the "\n" ending the row, or the end
-        if at < len(lined) and at not in starts:  # the next row may continue this bullet
-            parts = [point]
-            for _ in range(49):
-                if at >= len(lined) or at in starts:
-                    break
-                nl = lined.find("\n", at + 1)
-                nl = len(lined) if nl < 0 else nl
-                line = lined[at + 1 : nl]
-                if not line.strip() or len(line) - len(line.lstrip()) <= top:
-                    break
-                parts.append(line)
-                at = nl
-            point = unwrap("\n".join(parts))  # a wrapped line joined back (no space between CJK)
-        point = plain(point)
-        if point:
-            points.append(point)
-    return points
-
-
-def _key_points_with_code(rows: list[str], code: list[bool]) -> list[str]:
-    """key_points() for a body with fenced code, whose list-like lines are not items."""
-    items = [(t, m) for t, line in enumerate(rows) if not code[t] and (m := ITEM.match(line))]
-    if not items:
-        return []
-    top = min(len(m.group(1)) for _, m in items)
-    points: list[str] = []
-    for t, m in items:
-        if len(m.group(1)) > top + 1:
-            continue
-        parts = [rows[t][m.end():]]
-        for k in range(t + 1, min(t + 50, len(rows))):  # wrapped continuation lines of the same bullet
-            line = rows[k]
-            if code[k] or not line.strip() or ITEM.match(line) or len(line) - len(line.lstrip()) <= top:
-                break
-            parts.append(line)
-        point = plain(unwrap("\n".join(parts)))
-        if point:
-            points.append(point)
-    return points

@@ -63,7 +63,6 @@ class Entry:
     title: str | None  # heading without label, separators, votes and arXiv references
     text: str  # body without the heading line
     line: int  # 1-based line in the note where the entry starts
-    key_points: list[str] = field(default_factory=list)
     numbers: list[dict[str, str]] = field(default_factory=list)
     hedges: list[dict[str, str]] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
@@ -131,7 +130,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
     return Entry(
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
-        key_points=claims.key_points(text, body, flags), numbers=find_numbers(scanned, row_code, found, by_line),
+        numbers=find_numbers(scanned, row_code, found, by_line),
         hedges=claims.hedges(scanned, rows, row_code, hedge_words) if _within(hedged, block.head, b) else [],
         links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions,
     )

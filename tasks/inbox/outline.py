@@ -21,7 +21,8 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans
@@ -29,6 +30,7 @@ from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwra
 from tasks.inbox.claims import plain
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import ITEM, is_hr, is_table, sequence_starts
+from tasks.model.outline import Outline, OutlineItem
 
 MAX_POINT_CHARS = 600  # a longer "point" is a dump; it is cut (and says so with "…")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -122,6 +124,28 @@ def joined(head: str, items: list[str]) -> str:
 @lru_cache(maxsize=256)
 def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
     """The points of an entry's text, in order (see the module docstring)."""
+    return points_of(parse_outline(text), join_below)
+
+
+def stored_outline(text: str) -> Outline:
+    """What ingest stores of an entry's text (`items.outline`): its outline and, when every line of
+    it is indented, the outline of the text dedented."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    dedented = parse_outline(textwrap.dedent(text)) if lines and all(x[:1].isspace() for x in lines) else None
+    return replace(parse_outline(text), dedented=dedented)
+
+
+def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:
+    """An outline's points: a lead-in's group of fragments is one point (see the module docstring)."""
+    if not parsed.items:
+        return tuple(Point(_cap(p)) for p in parsed.paragraphs if p)
+    return tuple(_points(parsed.items, join_below))
+
+
+@lru_cache(maxsize=256)
+def parse_outline(text: str) -> Outline:
+    """An entry's outline, read from its structure (see the module docstring): the part of `outline`
+    that no setting changes, which ingest stores."""
     lines = text.split("\n")
     code = _code_flags(lines)
     labelled = sequence_starts(lines, code)
@@ -159,8 +183,9 @@ def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
         lead, group = "", 0  # text between lists ends the group above it
         pending = _lead_text(line)
     if not items:
-        return tuple(Point(_cap(p)) for p in _merge_paragraphs(lines, code) if p)
-    return tuple(_points(items, join_below))
+        return Outline(paragraphs=tuple(_merge_paragraphs(lines, code)))
+    return Outline(tuple(OutlineItem(plain(unwrap("\n".join(i.parts))), tuple(i.children), i.lead, i.group)
+                         for i in items))
 
 
 def _merge_paragraphs(lines: list[str], code: list[bool]) -> list[str]:
@@ -180,9 +205,9 @@ def _fragments(texts: list[str], join_below: int) -> bool:
         t.rstrip().endswith(_SENTENCE_ENDS) for t in texts[:-1])
 
 
-def _points(items: list[_Item], join_below: int) -> list[Point]:
+def _points(items: tuple[OutlineItem, ...], join_below: int) -> list[Point]:
     points: list[Point] = []
-    texts = [joined(plain(unwrap("\n".join(i.parts))), i.children) for i in items]
+    texts = [joined(i.head, list(i.children)) for i in items]
     # A bare lead-in item ("各引擎最优配置：" above a table) and a bare id are no points.
     kept = [(i, t) for i, t in zip(items, texts, strict=True)
             if t and not t.rstrip().endswith(("：", ":")) and not only_ids(t)]

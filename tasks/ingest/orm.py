@@ -91,8 +91,9 @@ def _store_content(
     for ordinal, extracted in enumerate(items):
         item = Item(
             source_id=source_id, ordinal=ordinal, label=extracted.label, heading=extracted.heading,
-            title=extracted.title, text=extracted.text, key_points=extracted.key_points, numbers=extracted.numbers,
+            title=extracted.title, text=extracted.text, numbers=extracted.numbers,
             hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at, extra=extracted.extra,
+            outline=None if extracted.outline is None else extracted.outline.to_json(),
         )
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)

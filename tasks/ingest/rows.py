@@ -54,8 +54,8 @@ UTC = dt.UTC
 # COPY column lists; the ids a row leaves out are its last columns.
 CARD_COLUMNS = ("arxiv_id", "title", "primary_category", "secondary", "created_on", "votes", "tldr", "source_id")
 ANCHOR_COLUMNS = ("topic", "arxiv_id", "section", "anchored_on", "cited_on", "reference_only", "entry", "snapshot_id")
-ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "key_points", "numbers", "hedges", "links",
-                "observed_at", "extra", "id", "source_id")
+ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "numbers", "hedges", "links",
+                "observed_at", "extra", "outline", "id", "source_id")
 MENTION_COLUMNS = ("arxiv_id", "version", "raw", "malformed", "context", "item_id")
 QUEUE_COLUMNS = ("snapshot_at", "rank", "arxiv_id", "title", "primary_category", "secondary_category", "note",
                  "source_id", "item_id")
@@ -257,9 +257,10 @@ class _Lines:
 
     def add(self, ordinal: int, x: ExtractedItem) -> None:
         self.items.append(template([
-            str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text), json_field(x.key_points),
+            str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text),
             json_field(x.numbers), json_field(x.hedges), json_field(x.links),
             NULL if x.observed_at is None else str(x.observed_at), json_field(x.extra) if x.extra else "{}",
+            NULL if x.outline is None else json_field(x.outline.to_json()),
         ], 2))
         # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
         contexts: dict[str, str] = {}

@@ -12,6 +12,8 @@ from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.claims import HedgeMarkers
 from tasks.inbox.notes import parse_note
+from tasks.inbox.outline import stored_outline
+from tasks.model.outline import Outline
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
 
@@ -31,7 +33,6 @@ class ExtractedItem:
     heading: str
     title: str | None
     text: str
-    key_points: list[Any] = field(default_factory=list)
     numbers: list[Any] = field(default_factory=list)
     hedges: list[Any] = field(default_factory=list)
     links: list[Any] = field(default_factory=list)
@@ -39,6 +40,7 @@ class ExtractedItem:
     observed_at: dt.datetime | None = None
     queue_row: QueueRow | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # the note's front matter, on its first entry
+    outline: Outline | None = None  # its text's outline (`items.outline`, read by judging); none for a queue row
 
 
 def note_items(text: str, deadline: Deadline | None = None,
@@ -49,8 +51,8 @@ def note_items(text: str, deadline: Deadline | None = None,
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
-            key_points=list(entry.key_points), numbers=list(entry.numbers), hedges=list(entry.hedges),
-            links=list(entry.links),
+            numbers=list(entry.numbers), hedges=list(entry.hedges),
+            links=list(entry.links), outline=stored_outline(entry.text),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
             # Kept for what a note says about itself (its own credibility rating, tasks/briefing/credibility).
             extra={"front_matter": dict(note.front_matter)} if k == 0 and note.front_matter else {},
@@ -71,7 +73,7 @@ def card_items(card: ParsedCard, timezone: str) -> Iterator[ExtractedItem]:
     ]
     yield ExtractedItem(
         label=None, heading=card.title or (card.arxiv_id or "paper card"), title=card.title, text=card.tldr or "",
-        mentions=mentions, observed_at=local_midnight(card.created, timezone) if card.created else None,
+        outline=stored_outline(card.tldr or ""), mentions=mentions, observed_at=local_midnight(card.created, timezone) if card.created else None,
     )
 
 

@@ -32,6 +32,8 @@ from tasks.inbox.outline import (
     numbers_in,
     only_ids,
     outline,
+    parse_outline,
+    points_of,
     row_point,
     substantive,
     units,
@@ -76,12 +78,13 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
             point = row_point(row or m.context, (*skip, m.raw, m.title or ""))
             out.append(_Candidate(0 if m.kind == "work_queue" else 1, (Point(point),) if point else ()))
         elif m.kind == "paper_card":
-            out.append(_Candidate(3, outline(entry.text if entry else m.context, join)))
+            out.append(_Candidate(3, _stored(entry, join) if entry else outline(m.context, join)))
         elif entry is not None:
             known = entry.ids_with(arxiv_id)
             if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
-                text = _with_subsections(entry, arxiv_id, entries)
-                out.append(_Candidate(4, _line(entry, title, join) or outline(text, join)))
+                subs = _subsections(entry, arxiv_id, entries)
+                out.append(_Candidate(4, _line(entry, title, join) or (
+                    outline("\n\n".join([entry.text, *subs]), join) if subs else _stored(entry, join))))
             else:
                 cut, by_id = _units_by_id(entry.text, entry.id_set)
                 own = [cut[k] for k in by_id.get(arxiv_id, ())]
@@ -89,17 +92,30 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
     return out
 
 
-def _with_subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> str:
-    """The entry's text and that of the sub-sections under its heading ("### 核心观点"), each under its
-    own heading; a sub-section naming another paper is that paper's."""
-    parts = [entry.text]
+def _stored(entry: EntryView, join: int) -> tuple[Point, ...]:
+    """The points of the entry's text from the outline ingest stored (parsed here only for a row
+    stored before ingest stored outlines)."""
+    return points_of(parse_outline(entry.text) if entry.outline is None else entry.outline, join)
+
+
+def entry_items(entry: EntryView) -> list[str]:
+    """The entry's own list items, each without what is nested under it, from its stored outline (a
+    merged engineering increment lists the first two of each part)."""
+    parsed = parse_outline(entry.text) if entry.outline is None else entry.outline
+    return [i.head for i in parsed.items if i.head]
+
+
+def _subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> list[str]:
+    """The text of the sub-sections under the entry's heading ("### 核心观点"), each under its own
+    heading; a sub-section naming another paper is that paper's."""
+    parts: list[str] = []
     prefix = entry.heading + PATH_SEP
     k = entry.ordinal + 1
     while (child := entries.get((entry.source_id, k))) is not None and child.heading.startswith(prefix):
         if set(child.ids) <= {arxiv_id}:
             parts.append(f"#### {child.heading[len(prefix):].split(PATH_SEP)[-1]}\n{child.text}")
         k += 1
-    return "\n\n".join(parts)
+    return parts
 
 
 @lru_cache(maxsize=64)
@@ -125,7 +141,9 @@ def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:
     rest = line.replace(title, "", 1) if title else line
     if not line or only_ids(line) or not (substantive(rest) or lines):
         return ()
-    nested = [p.text for p in outline(textwrap.dedent(entry.text), join)] if lines else []
+    dedented = None if entry.outline is None else entry.outline.dedented
+    nested = [p.text for p in (outline(textwrap.dedent(entry.text), join) if dedented is None
+                               else points_of(dedented, join))] if lines else []
     return (Point(joined(line, nested)),)
 
 
@@ -208,7 +226,7 @@ def key_points(arxiv_id: str, title: str, mentions: Sequence[MentionView],
 def entry_key_points(entry: EntryView, title: str, topic: str, j: Judgment) -> KeyPoints:
     """The key points of something one entry is about as a whole (an engineering increment's entry)."""
     join = _settings(j)[1]
-    return _finish(_line(entry, title, join) or outline(entry.text, join), "", topic, j)
+    return _finish(_line(entry, title, join) or _stored(entry, join), "", topic, j)
 
 
 def _finish(points: Sequence[Point], card: str, topic: str, j: Judgment) -> KeyPoints:

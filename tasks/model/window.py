@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from tasks.model.outline import Outline
 from tasks.model.windows import Window
 
 # Source kinds whose entries are notes (as opposed to cards, the queue and knowledge documents).
@@ -41,7 +42,6 @@ class MentionView:
     malformed: bool
     context: str
     item_time: dt.datetime
-    key_points: tuple[str, ...] = ()
     hedges: tuple[dict[str, Any], ...] = ()
 
 
@@ -57,12 +57,12 @@ class EntryView:
     heading: str
     title: str | None
     text: str
-    key_points: tuple[str, ...]
     hedges: tuple[dict[str, Any], ...]
     numbers: tuple[dict[str, Any], ...] = ()
     item_time: dt.datetime | None = None
     ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
     front_matter: tuple[tuple[str, str], ...] = ()  # the note's (key, value) pairs, on its first entry only
+    outline: Outline | None = None  # its text's outline, parsed at ingest (None: a row stored before it was)
 
     @cached_property
     def id_set(self) -> frozenset[str]:

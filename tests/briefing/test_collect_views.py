@@ -21,6 +21,7 @@ from tasks.briefing import collect, knowledge
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
 from tasks.config.settings import Settings
+from tasks.model.outline import Outline
 from tasks.model.window import (
     NOTE_KINDS,
     AnchorView,
@@ -64,8 +65,7 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
     ).all():
         data.mentions.append(MentionView(
             item.source_id, path, kind, item.ordinal, item.label, item.heading, item.title, mention.arxiv_id,
-            mention.raw, mention.malformed, mention.context, when, tuple(str(k) for k in item.key_points or ()),
-            tuple(item.hedges or ())))
+            mention.raw, mention.malformed, mention.context, when, tuple(item.hedges or ())))
 
     def entries(where: Any, mentions: list[MentionView] | None) -> list[EntryView]:
         rows = session.execute(select(Item, Source.path, Source.kind, item_time).join(Source, Source.id == Item.source_id)
@@ -84,9 +84,10 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
                 if arxiv_id:
                     ids.setdefault((source_id, ordinal), []).append(arxiv_id)
         return [EntryView(i.source_id, path, kind, i.ordinal, i.label, i.heading, i.title, i.text,
-                          tuple(str(k) for k in i.key_points or ()), tuple(i.hedges or ()), tuple(i.numbers or ()),
+                          tuple(i.hedges or ()), tuple(i.numbers or ()),
                           when, tuple(dict.fromkeys(ids.get((i.source_id, i.ordinal), ()))),
-                          tuple(sorted((str(k), str(v)) for k, v in ((i.extra or {}).get("front_matter") or {}).items())))
+                          tuple(sorted((str(k), str(v)) for k, v in ((i.extra or {}).get("front_matter") or {}).items())),
+                          None if i.outline is None else Outline.from_json(i.outline))
                 for i, path, kind, when in rows]
 
     data.entries = entries(in_window, data.mentions)

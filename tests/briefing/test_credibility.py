@@ -50,7 +50,7 @@ def _data(path: str, entries: list[Entry], kind: str = "note", error: str | None
     for k, (heading, text, ids, hedged) in enumerate(entries):
         label = "preamble" if not heading else f"#{k}"
         hedges = ({"marker": "x", "text": text},) if hedged else ()
-        data.entries.append(EntryView(1, path, kind, k, label, heading, heading or None, text, (), hedges, ids=ids,
+        data.entries.append(EntryView(1, path, kind, k, label, heading, heading or None, text, hedges, ids=ids,
                                       front_matter=front if k == 0 else ()))
     if malformed:
         data.mentions.append(MentionView(1, path, kind, 0, None, "", None, None, "arXiv:2610.0x", True, "", NOON))

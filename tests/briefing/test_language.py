@@ -48,11 +48,10 @@ def _window(notes: dict[str, list[tuple[str, str, tuple[str, ...]]]], broken: st
         data.sources.append(SourceView(sid, path, "note", "alice", NOON, "filename", None))
         for k, (heading, text, ids) in enumerate(entries):
             label = "preamble" if not heading else f"#{k}"
-            points = tuple(line.strip("- ") for line in text.split("\n") if heading)
-            data.entries.append(EntryView(sid, path, "note", k, label, heading, heading or None, text, points, (),
+            data.entries.append(EntryView(sid, path, "note", k, label, heading, heading or None, text, (),
                                           item_time=NOON, ids=ids))
-            data.mentions += [MentionView(sid, path, "note", k, label, heading, heading, i, i, False, text, NOON,
-                                          points) for i in ids]
+            data.mentions += [MentionView(sid, path, "note", k, label, heading, heading, i, i, False, text, NOON)
+                          for i in ids]
     data.mentions.append(MentionView(1, next(iter(notes)), "note", 1, "#1", "", None, None, "arXiv:2610.0x", True,
                                      "", NOON))
     data.sources.append(SourceView(99, broken, "note", "bob", NOON, "mtime", "not UTF-8"))

@@ -32,7 +32,7 @@ cand_rows = st.lists(st.tuples(phrase, st.lists(st.integers(0, 11), min_size=1, 
 
 
 def _candidates(entries: list[tuple[str, str]], rows: list[tuple[str, list[int], bool]]) -> list[Candidate]:
-    pool = [EntryView(1, f"inbox/amy/note-{k % 3}.md", "note", k, None, title, title, f"{title} {link}", (), ())
+    pool = [EntryView(1, f"inbox/amy/note-{k % 3}.md", "note", k, None, title, title, f"{title} {link}", ())
             for k, (title, link) in enumerate(entries)]
     return [Candidate(title, [pool[i % len(pool)] for i in picks], [f"line {n}"], recommended)
             for n, (title, picks, recommended) in enumerate(rows)]

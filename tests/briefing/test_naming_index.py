@@ -33,7 +33,7 @@ text = st.lists(st.sampled_from(WORDS), max_size=12).map(" ".join)
 
 def _entry(k: int, heading: str | None, body: str) -> EntryView:
     return EntryView(source_id=k % 3 + 1, path=f"inbox/amy/note-{k % 3}.md", kind="note", ordinal=k, label=None,
-                     heading=heading or "", title=heading, text=body, key_points=(), hedges=())
+                     heading=heading or "", title=heading, text=body, hedges=())
 
 
 pools = st.lists(st.tuples(title, text), max_size=25).map(

@@ -26,7 +26,7 @@ THRESHOLD = J.weight("eng_threshold")
 def _entry(note: str) -> EntryView:
     (e,) = [e for e in parse_note(note).entries if e.title]
     return EntryView(1, "inbox/x/2026-10-09T1000-x.md", "note", e.ordinal, e.label, e.heading_path, e.title, e.text,
-                     tuple(e.key_points), tuple(e.hedges), tuple(e.numbers))
+                     tuple(e.hedges), tuple(e.numbers))
 
 
 def _kinds(note: str) -> set[str]:
@@ -88,7 +88,7 @@ def test_each_signal_counts_once_and_sources_add_up() -> None:
 
 
 def _candidate(title: str, text: str = "") -> Candidate:
-    entry = EntryView(1, f"inbox/x/{title}.md", "note", 1, None, title, title, text, (), ())
+    entry = EntryView(1, f"inbox/x/{title}.md", "note", 1, None, title, title, text, ())
     return Candidate(title, [entry], recommended=False)
 
 

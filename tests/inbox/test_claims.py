@@ -110,26 +110,6 @@ def _rule_find_ids(text: str) -> list[tuple[str, str | None, int | None, int, in
     return sorted(found, key=lambda x: x[3])
 
 
-def _rule_key_points(rows: list[str], code: list[bool]) -> list[str]:
-    items = [(t, m) for t, line in enumerate(rows) if not code[t] and (m := _RULE_ITEM.match(line))]
-    if not items:
-        return []
-    top = min(len(m.group(1)) for _, m in items)
-    points = []
-    for t, m in items:
-        if len(m.group(1)) > top + 1:
-            continue
-        parts = [rows[t][m.end():]]
-        for k in range(t + 1, min(t + 50, len(rows))):
-            line = rows[k]
-            if code[k] or not line.strip() or _RULE_ITEM.match(line) or len(line) - len(line.lstrip()) <= top:
-                break
-            parts.append(line)
-        if point := _rule_plain(" ".join(parts)):
-            points.append(point)
-    return points
-
-
 # --- random text from the characters that matter ---------------------------------------------------
 _PIECES = [
     " ", "  ", "\t", "\u3000", "\xa0", "\x0b", "\x1c", "\u2028", "a", "H", "x", "X", "s", "k", "K", "M", "B", "_", ".", ",",
@@ -220,15 +200,6 @@ def test_case_classes_are_what_ignorecase_matches() -> None:
         if c.isascii() and c.isalpha():
             assert set(re.findall(re.escape(c), everything, re.I)) == set(re.findall(claims._any_case(c), everything))
     assert set(re.findall(r"[^\S\n]", everything)) == numbers._ROW_SPACE
-
-
-def test_key_points_match_the_rule() -> None:
-    rng = random.Random(17)
-    pieces = ["- ", "* ", "1. ", " - ", "  - ", "    ", "   text", "x", "", "**b**", "  ", "2) [x] ", "\t- "]
-    for _ in range(3000):
-        rows = ["".join(rng.choice(pieces) for _ in range(rng.randrange(4))) for _ in range(rng.randrange(1, 8))]
-        code = [rng.random() < 0.1 for _ in rows]
-        assert claims.key_points("\n".join(rows), rows, code) == _rule_key_points(rows, code), rows
 
 
 def test_scan_hints_find_every_structural_line() -> None:

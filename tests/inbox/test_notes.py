@@ -18,9 +18,15 @@ import pytest
 
 from tasks.common.decode import decode_bytes
 from tasks.inbox.notes import Entry, ParsedNote, parse_note
+from tasks.inbox.outline import stored_outline
 
 ROOT = Path(__file__).resolve().parents[2]
 R7 = "inbox/jay/2026-10-07-1450-jay-engineering-screening-oct07-r7.md"
+
+
+def _items(entry: Entry) -> list[str]:
+    """The entry's own list items as ingest stores them (its outline's items, `items.outline`)."""
+    return [i.head for i in stored_outline(entry.text).items if i.head]
 
 
 def workspace() -> Path:
@@ -66,8 +72,8 @@ def test_r7_entry_4_mentions_hedges_numbers_title() -> None:
     assert "可迁移性" in hedge["text"]  # a bare "**待核实**" line hedges the bullets under it
     assert {"value": "2.81–3.10×", "unit": "×", "context": "相对人工调参：吞吐 2.81–3.10×"} in entry.numbers
     assert entry.links == ["https://arxiv.org/abs/2610.04646v2"]
-    assert entry.key_points[0].startswith("Agent 在三个引擎的配置空间里搜索")
-    assert "**" not in "".join(entry.key_points)
+    assert _items(entry)[0].startswith("Agent 在三个引擎的配置空间里搜索")
+    assert "**" not in "".join(_items(entry))
     assert not entry.text.startswith("##")
 
 
@@ -137,7 +143,7 @@ def test_lena_english_note() -> None:
     numbers = parsed.entries[2].numbers
     assert {"value": "190 ms", "unit": "ms", "context": "WRITE | 12 ms | 190 ms | decode at 95% load (buffer contention)"} in numbers
     # A wrapped bullet is one key point.
-    assert parsed.entries[1].key_points[0].endswith("(PD disaggregation).")
+    assert _items(parsed.entries[1])[0].endswith("(PD disaggregation).")
 
 
 def test_gb18030_note_parses_and_code_block_does_not_split() -> None:
@@ -160,7 +166,7 @@ def test_numbered_preamble_items_become_entries() -> None:
     assert items[0].title == "SlimWise: Pre-Distilled Expert Pruning for MoE Prefill"
     assert items[0].mentions[0].canonical == "2607.09701"
     assert {k: items[0].numbers[0][k] for k in ("value", "unit")} == {"value": "▲92", "unit": "▲"}
-    assert items[0].key_points[0] == "主题：llm-infra / inference（MoE）"
+    assert _items(items[0])[0] == "主题：llm-infra / inference（MoE）"
 
 
 def test_note_without_headings_uses_pseudo_headings() -> None:

@@ -18,8 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
-from tasks.inbox.claims import hedges, key_points, note_hedges
-from tasks.inbox.outline import MAX_POINT_CHARS, outline, row_point
+from tasks.inbox.claims import hedges, note_hedges
+from tasks.inbox.outline import MAX_POINT_CHARS, outline, parse_outline, row_point
 
 PIECES = {
     "zh": ["FooServe 在 H100 上吞吐 2.1×。", "卡片的 TL;DR 没有给出基线。", "版本 v0.6.3 修了调度器。",
@@ -63,15 +63,14 @@ def test_points_are_whole_items_never_stitched(case: tuple[str, list[list[str]]]
             assert _squash(sentence) in _squash(text)
         for token in ("TL;DR", "v0.6.3", "https://example.org/a.b?c=1;d=2"):
             assert any(token in s for s in group) == (token in point)
-    rows = text.rstrip("\n").split("\n")
-    assert [_squash(p) for p in key_points(text, rows, [False] * len(rows))] == [_squash(" ".join(g)) for g in groups]
+    heads = [i.head for i in parse_outline(text).items]
+    assert [_squash(p) for p in heads] == [_squash(" ".join(g)) for g in groups]
 
 
 def test_wrapped_cjk_line_is_joined_without_a_space() -> None:
     text = "- 这组数字来自生产报告，\n  不是受控实验。\n"
     assert [p.text for p in outline(text)] == ["这组数字来自生产报告，不是受控实验。"]
-    rows = text.rstrip("\n").split("\n")
-    assert key_points(text, rows, [False, False]) == ["这组数字来自生产报告，不是受控实验。"]
+    assert [i.head for i in parse_outline(text).items] == ["这组数字来自生产报告，不是受控实验。"]
     para = "The card TL;DR gives no benchmark numbers and\nthe repo has no scripts, unverified. Next we rerun it.\n"
     rows = para.split("\n")
     found = hedges(para, rows, [False] * len(rows), note_hedges())

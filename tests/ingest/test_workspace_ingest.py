@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from db.models import Item, Mention, Source
 from tasks import run
 from tasks.config.settings import Settings
+from tasks.inbox.outline import stored_outline
 from tasks.ingest.scan import scan_workspace
 from tests.db.counts import table_counts
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
@@ -68,12 +69,12 @@ def _current(engine: Engine, workspace_id: int) -> dict[str, Source]:
 
 def _item_texts(engine: Engine, source_id: int | None = None) -> list[str]:
     with Session(engine) as session:
-        query = select(Item.heading, Item.title, Item.text, Item.key_points)
+        query = select(Item.heading, Item.title, Item.text)
         if source_id is not None:
             query = query.where(Item.source_id == source_id)
         return [
-            "\n".join([heading, title or "", body, *(str(k) for k in key_points or ())])
-            for heading, title, body, key_points in session.execute(query)
+            "\n".join([heading, title or "", body])
+            for heading, title, body in session.execute(query)
         ]
 
 
@@ -111,6 +112,18 @@ def test_first_ingest_stores_one_source_per_file(clean_db: Engine, settings: Set
 
     # Everything else in the sample reads cleanly.
     assert sorted(p for p, r in by_path.items() if r.error) == sorted([DS_STORE, EMPTY_HF])
+
+
+def test_entries_are_stored_with_the_outline_their_text_parses_to(
+    clean_db: Engine, settings: Settings, workspace: Path
+) -> None:
+    """Judging reads `items.outline` instead of parsing an entry's text again; a queue row has none."""
+    ingest_all(settings, workspace)
+    with Session(clean_db) as session:
+        rows = session.execute(select(Source.kind, Item.text, Item.outline).join(Source, Source.id == Item.source_id)).all()
+    assert {kind for kind, _, _ in rows} >= {"note", "work_queue"}
+    for kind, body, stored in rows:
+        assert stored == (None if kind == "work_queue" else stored_outline(body).to_json()), (kind, body[:80])
 
 
 def test_empty_hf_daily_is_reported_in_its_briefing(clean_db: Engine, settings: Settings, workspace: Path) -> None:

@@ -94,9 +94,9 @@ def views(path: str, text: str, source_id: int = 1, kind: str = "note"
     for e in parsed.entries:
         ids = tuple(dict.fromkeys(m.canonical for m in e.mentions if m.canonical and not m.malformed))
         entries[(source_id, e.ordinal)] = EntryView(
-            source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, e.text, tuple(e.key_points),
+            source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, e.text,
             tuple(e.hedges), tuple(e.numbers), WHEN, ids)
         mentions += [MentionView(source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, m.canonical,
-                                 m.raw, m.malformed, m.context, WHEN, tuple(e.key_points), tuple(e.hedges))
+                                 m.raw, m.malformed, m.context, WHEN, tuple(e.hedges))
                      for m in e.mentions]
     return mentions, entries

@@ -43,7 +43,7 @@ def _data(cards: dict[str, list[CardView]] | None = None,
 
 def _note(path: str, heading: str, text: str, ids: tuple[str, ...], title: str | None = "t"
           ) -> tuple[list[MentionView], dict[tuple[int, int], EntryView]]:
-    entry = EntryView(1, path, "note", 0, None, heading, title, text, (), (), ids=ids)
+    entry = EntryView(1, path, "note", 0, None, heading, title, text, (), ids=ids)
     mentions = [MentionView(1, path, "note", 0, None, heading, title, i, i, False, f"{heading}\n{text}", NOW)
                 for i in ids]
     return mentions, {(1, 0): entry}

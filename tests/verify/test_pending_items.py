@@ -103,7 +103,7 @@ def test_parts_come_from_the_passage_sentences() -> None:
 
 def _entry(heading: str, text: str) -> EntryView:
     title = heading.split(" › ")[-1]
-    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, title, text, (), ())
+    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, title, text, ())
 
 
 def test_a_hedging_heading_puts_its_items_in_doubt() -> None:
