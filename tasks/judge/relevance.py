@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import lru_cache
 
-from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -36,20 +35,11 @@ MAX_CONTEXT_CHARS = 6000
 class ContextVerdict:
     verdict: Verdict
     hits: tuple[str, ...] = ()
-    reason: str = ""
 
 
 def term_hits(text: str, terms: tuple[str, ...]) -> tuple[str, ...]:
     """The distinct vocabulary terms found in `text`, in vocabulary order (`tasks.judge.terms`)."""
     return vocabulary(terms).hits(text)
-
-
-def declared_owners(text: str, known_topics: Iterable[str], judgment: Judgment) -> set[str]:
-    """Topics a source declares as the owner in `text` (only names of known topics count), by the
-    run's `judgment` (`[statements] owner`)."""
-    known = tuple(known_topics)
-    said = topic_statements(text, judgment.words("statements", "owner"), judgment, tuple((n, n) for n in known))
-    return {name.lower() for name, _ in said if name.lower() in {k.lower() for k in known}}
 
 
 def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> ContextVerdict:
@@ -66,17 +56,17 @@ def _judge_context(text: str, topic: Topic, known_topics: tuple[str, ...]) -> Co
     own = {n.lower() for n in topic.names}
     extra = (*((n, topic.name) for n in topic.names), *((k, k) for k in known_topics if k.lower() not in own))
     if any(name == topic.name for name, _ in topic_statements(text, j.words("statements", "exclusion"), j, extra)):
-        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_not_topic", topic=topic.name))
+        return ContextVerdict(Verdict.EXCLUDED)
     owners = {name for name, _ in topic_statements(text, j.words("statements", "owner"), j, extra)}
     if owners and topic.name not in owners:
-        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_owners", owners="/".join(sorted(owners))))
+        return ContextVerdict(Verdict.EXCLUDED)
     generic = found_word(j.words("statements", "generic_exclusion"), text,
                          j.words("statements", "generic_exclusion_except"))
     if generic and topic.name not in owners:
-        return ContextVerdict(Verdict.EXCLUDED, reason=j.wording("excluded_left_out"))
+        return ContextVerdict(Verdict.EXCLUDED)
     hits = term_hits(text, tuple(dict.fromkeys((*topic.names, *topic.terms))))
     if found_word(j.words("statements", "adjacency"), text) and (hits or owners):
-        return ContextVerdict(Verdict.ADJACENT, hits, reason=j.wording("adjacent_registered"))
+        return ContextVerdict(Verdict.ADJACENT, hits)
     if hits:
         return ContextVerdict(Verdict.RELEVANT, hits)
     return ContextVerdict(Verdict.NONE)
