@@ -8,11 +8,14 @@
   `tasks.publish.artifacts.announce` for every briefing of a daily run.
 - "predigest: crash unresponsive flow runs": a flow run of a deployment emits
   `prefect.flow-run.heartbeat` every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds while it runs (the
-  environment `up` gives the workers and this registration alike); one that has sent a heartbeat,
-  then sends none (and reaches no final state) for `ZOMBIE_MISSED_HEARTBEATS` periods is set
-  Crashed. Its process died with its worker or machine (SIGKILL, power loss): nothing else would
-  ever leave Running, so it would stay in limbo and hold up a backfill waiting on it. Registered
-  with or without notification destinations (it notifies nobody); not when heartbeats are off.
+  environment `up` gives the workers and this registration alike). A run that turned Pending (a
+  worker took it), turned Running or beat, and then for `ZOMBIE_MISSED_HEARTBEATS` periods neither
+  beats, nor turns Running, nor leaves Pending/Running, is set Crashed. Its process died with its
+  worker or machine (SIGKILL, power loss): nothing else would ever move it on, so it would stay in
+  limbo and hold up a backfill waiting on it. That covers a run killed before its first heartbeat
+  too: one Pending on the dead worker (taken, its process not started or not yet Running), or
+  killed in its first seconds of Running. Registered with or without notification destinations (it
+  notifies nobody); not when heartbeats are off.
 The actions send through Prefect notification blocks made from the same `Settings` as the briefing
 notifications: a CustomWebhook block per `notify_webhooks` URL (JSON `{"subject", "body"}`) and an
 Apprise-URL block (Prefect's SlackWebhook block, which hands any Apprise URL to Apprise) per
@@ -44,6 +47,15 @@ DAILY_FLOW = "daily-briefing"
 ZOMBIE_MISSED_HEARTBEATS = 3
 FINAL_EVENTS = {"prefect.flow-run.Completed", "prefect.flow-run.Failed", "prefect.flow-run.Cancelled",
                 "prefect.flow-run.Crashed"}
+# What opens a run's watch: a worker took it, it started, or it beat.
+ZOMBIE_WATCH_FROM = {"prefect.flow-run.Pending", "prefect.flow-run.Running", "prefect.flow-run.heartbeat"}
+# What closes it: a sign of life (Running, a heartbeat: they open the next watch), a final state, or
+# a state no process is behind (scheduled again, waiting for a slot, paused, suspended).
+ZOMBIE_SEEN_ALIVE_OR_DONE = {
+    "prefect.flow-run.Running", "prefect.flow-run.heartbeat", *FINAL_EVENTS, "prefect.flow-run.TimedOut",
+    "prefect.flow-run.Scheduled", "prefect.flow-run.Late", "prefect.flow-run.AwaitingRetry",
+    "prefect.flow-run.AwaitingConcurrencySlot", "prefect.flow-run.Paused", "prefect.flow-run.Suspended",
+}
 
 
 def seconds_until_deadline(schedule: str) -> int:
@@ -109,10 +121,11 @@ def zombie_automation(heartbeat_seconds: int | None) -> Any | None:
         return None
     return Automation(
         name=f"{PREFIX}: crash unresponsive flow runs",
-        description=f"A flow run sent no heartbeat for {ZOMBIE_MISSED_HEARTBEATS} x {heartbeat_seconds} s: "
-                    "its process is gone (worker or machine died).",
+        description=f"A flow run Pending or Running sent no heartbeat for {ZOMBIE_MISSED_HEARTBEATS} x "
+                    f"{heartbeat_seconds} s: its process is gone (worker or machine died).",
         trigger=EventTrigger(
-            after={"prefect.flow-run.heartbeat"}, expect={"prefect.flow-run.heartbeat", *FINAL_EVENTS},
+            # Running and heartbeat are in both: each one closes the watch it answers and opens the next.
+            after=ZOMBIE_WATCH_FROM, expect=ZOMBIE_SEEN_ALIVE_OR_DONE,
             match={"prefect.resource.id": "prefect.flow-run.*"}, for_each={"prefect.resource.id"},
             # Runs of deployments only: their workers share the frequency of this stack's environment;
             # a flow run in some shell may beat less often and is no worker's to declare dead.

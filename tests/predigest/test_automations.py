@@ -1,9 +1,10 @@
 """Contract of the "no briefing by 23:00" window (`predigest.automations.seconds_until_deadline`):
 from the topic's daily cutoff (its cron's minute and hour, in its own timezone) to 23:00, at least a
 minute; a cron whose minute or hour is not a plain number counts from the default 22:20. The
-zombie automation (`zombie_automation`) waits 3 heartbeat periods, for deployments' runs only, and
-sets the run Crashed; there is none when heartbeats are off. The automations themselves are tested
-on a real server in tests/predigest/test_prefect_server.py (the killed-worker drill is on branch i23-killed)."""
+zombie automation (`zombie_automation`) watches a run from its Pending, Running or a heartbeat, waits
+3 heartbeat periods for a heartbeat, Running or a state that ends the watch, for deployments' runs
+only, and sets the run Crashed; there is none when heartbeats are off. The automations themselves are
+tested on a real server in tests/predigest/test_prefect_server.py and test_worker_killed.py."""
 
 from __future__ import annotations
 
@@ -32,8 +33,14 @@ def test_a_run_is_crashed_after_three_missed_heartbeats(heartbeat: int) -> None:
     assert automation is not None
     trigger = automation.trigger
     assert trigger.within == dt.timedelta(seconds=3 * heartbeat)
-    assert trigger.after == {"prefect.flow-run.heartbeat"} and "prefect.flow-run.heartbeat" in trigger.expect
-    assert "prefect.flow-run.Completed" in trigger.expect and "prefect.flow-run.Crashed" in trigger.expect
+    assert trigger.after == {"prefect.flow-run.Pending", "prefect.flow-run.Running", "prefect.flow-run.heartbeat"}
+    # A run killed while Pending (taken by a worker) or before its first heartbeat is watched too;
+    # Running and a heartbeat answer one watch and open the next; Pending answers none.
+    assert {"prefect.flow-run.Running", "prefect.flow-run.heartbeat"} <= trigger.expect
+    assert "prefect.flow-run.Pending" not in trigger.expect
+    assert {f"prefect.flow-run.{s}" for s in ("Completed", "Failed", "Cancelled", "Crashed", "TimedOut")} <= trigger.expect
+    # A run scheduled again or waiting for a slot has no process behind it: not a zombie.
+    assert {"prefect.flow-run.Scheduled", "prefect.flow-run.AwaitingRetry"} <= trigger.expect
     assert trigger.match_related.root == {"prefect.resource.role": "deployment"}
     assert [a.state.value for a in automation.actions] == ["CRASHED"]
 
