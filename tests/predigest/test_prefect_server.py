@@ -46,7 +46,7 @@ from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
 from tests.publish.hooks import Hooks, serve_hooks
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stack]
 
 
 @dataclass

@@ -55,7 +55,7 @@ from tests.predigest.test_prefect_server import (
     stack_parts,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.stack]
 
 TOPICS = ("inference", "rag")
 HEARTBEAT_S = 30  # Prefect's minimum; the zombie automation waits 3 of them
