@@ -61,6 +61,15 @@ def _backfill(workspace: Path, first: str, last: str, lang: str, url: str, store
         raise SystemExit(f"backfill of {workspace} ({lang}) failed:\n{done.stdout}\n{done.stderr}")
 
 
+def _down(home: Path) -> None:
+    """Stop what the backfills kept running under `home` (the local Prefect API): `predigest down`,
+    as a user would, before the scratch folder holding it is removed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREDIGEST_")}
+    env.update(PREDIGEST_HOME=str(home))
+    subprocess.run([sys.executable, "-m", "predigest.cli", "down"], env=env, cwd=REPO,  # noqa: S603 - our own CLI
+                   capture_output=True, text=True, check=False)
+
+
 def hash_tree(root: Path) -> list[str]:
     """Backfill every workspace of `root`'s manifest; `sha256  name-lang/key` lines, sorted."""
     manifest = json.loads((root / "manifest.json").read_text())
@@ -77,6 +86,7 @@ def hash_tree(root: Path) -> list[str]:
                         digest = hashlib.sha256(path.read_bytes()).hexdigest()
                         lines.append(f"{digest}  {name}-{lang}/{path.relative_to(store)}")
         finally:
+            _down(Path(scratch) / "home")
             dbs.close()
     return sorted(lines, key=lambda line: line.split("  ", 1)[1])
 
