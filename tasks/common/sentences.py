@@ -6,7 +6,7 @@ or whitespace and then anything but a lowercase letter. It never ends:
 - inside brackets or quotes (「…。…」, (see Sec. 4.2), "…");
 - inside a URL;
 - at a `.` directly followed by a letter or digit (v0.6.3, 1.5×, arXiv:2609.39334, a.B);
-- after an abbreviation (judgment.toml `[sentences] abbreviations`: e.g., vs., Fig.) or an initial;
+- after an abbreviation (`abbreviations` in sentences.toml beside this module: e.g., vs., Fig.) or an initial;
 - at `;`/`；` at all: a semicolon joins clauses of one sentence, and "TL;DR" is one word.
 Line breaks inside the text are read as wraps: the pieces of a wrapped line are joined back
 (`unwrap`). A caller that has separate lines or list items segments each on its own.
@@ -21,10 +21,10 @@ sentence starts in the state the text started in.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-
-from tasks.config.judgment import default_judgment
+from importlib import resources
 
 _CJK_ENDS = "。！？．"
 _ASCII_ENDS = ".!?"
@@ -48,7 +48,10 @@ ELLIPSIS = "…"
 
 @lru_cache(maxsize=1)
 def _abbreviations() -> frozenset[str]:
-    return frozenset(w.lower().rstrip(".") for w in default_judgment().words("sentences", "abbreviations"))
+    """The packaged abbreviations (sentences.toml): data of this module, not of the judgment, since
+    where a sentence ends is the same for every workspace."""
+    raw = tomllib.loads(resources.files("tasks.common").joinpath("sentences.toml").read_text(encoding="utf-8"))
+    return frozenset(str(w).lower().rstrip(".") for w in raw["abbreviations"])
 
 
 def is_cjk(ch: str) -> bool:
