@@ -29,34 +29,73 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from tasks.config.judgment import default_judgment
-
-_WORDS = default_judgment()
-
-
-def _alternation(*names: tuple[str, str]) -> str:
-    words = {w for table, name in names for w in _WORDS.words(table, name) if w.strip()}
-    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(words, key=lambda w: (-len(w), w)))
-
+from tasks.config.judgment import Judgment, default_judgment
 
 CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
-ENTRY_WORDS = _alternation(("markers", "entry_words"))
 CHAPTER = re.compile(rf"{CN_NUMERAL}、\s*\S")
 SUB_CHAPTER = re.compile(rf"[（(]{CN_NUMERAL}[)）]\s*\S")
 LETTERED = re.compile(r"[A-Z][.)、][ \t]+\S")  # "A. GitHub Trending": read on bold lines only
-MARKED = re.compile(rf"(?P<word>{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*\S", re.I)
 NUMBERED = re.compile(r"(?:\d{1,3}[.)][ \t]+|[(（]\d{1,3}[)）][ \t]*)\S")
 DOTTED = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?[ \t]+\S")  # "1.2 Foo": one level below "1. …"
 BOLD = re.compile(r" {0,3}\*\*(?P<text>[^*\n]*[^*\s:：][^*\n]*?)\s*[:：]?\s*\*\*[ \t]*"
                   r"(?P<tail>[(（][^)）\n]*[)）])?[ \t]*[:：]?[ \t]*$")
 _PAPER = re.compile(r"\d{4}\.\d{4,5}")
 _BRACKETS = re.compile(r"[（(][^（()）]*[)）]")
-_LEAD_IN_WORDS = _alternation(("notes", "lead_in_labels"), ("markers", "note_labels"), ("markers", "phenomenon_label"),
-                              ("markers", "risk_label"), ("markers", "advice_label"))
-_LEAD_IN = re.compile(rf"(?:{_LEAD_IN_WORDS})\s*[:：]?\s*$", re.I)
-# Lines that may head an entry in some style: the only ones the rules above run on.
-_HINTS = re.compile(rf"^(?: {{0,3}}\*\*|[一二三四五六七八九十（(]|\d|(?:{ENTRY_WORDS}))", re.M | re.I)
+_LEAD_IN_TABLES = (("notes", "lead_in_labels"), ("markers", "note_labels"), ("markers", "phenomenon_label"),
+                   ("markers", "risk_label"), ("markers", "advice_label"))
+
+
+@dataclass(frozen=True)
+class HeadingWords:
+    """The words the note segmenter reads, compiled: the entry words of `[markers] entry_words` in
+    marked lines (`marked`), in the lines worth looking at (`hints`) and in a heading's label
+    (`label`, what `tasks.inbox.segment.split_label` splits off); the label words a lead-in is
+    (`lead_in`: `[notes] lead_in_labels` and the labels of `[markers]`)."""
+
+    marked: re.Pattern[str]
+    lead_in: re.Pattern[str]
+    hints: re.Pattern[str]
+    label: re.Pattern[str]
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    """`words` as one regex alternation, longest first; an empty list matches nothing (not everything)."""
+    unique = {w for w in words if w.strip()}
+    if not unique:
+        return "(?!)"
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(unique, key=lambda w: (-len(w), w)))
+
+
+@lru_cache(maxsize=8)
+def _compiled(entry_words: tuple[str, ...], lead_in_words: tuple[str, ...]) -> HeadingWords:
+    entry = _alternation(entry_words)
+    return HeadingWords(
+        marked=re.compile(rf"(?P<word>{entry})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*\S",
+                          re.I),
+        lead_in=re.compile(rf"(?:{_alternation(lead_in_words)})\s*[:：]?\s*$", re.I),
+        # Lines that may head an entry in some style: the only ones the rules above run on.
+        hints=re.compile(rf"^(?: {{0,3}}\*\*|[一二三四五六七八九十（(]|\d|(?:{entry}))", re.M | re.I),
+        # A heading's label: an entry word and number, "#4", "1.2", "1." / "1)" / "1、", "A.", or a
+        # bracketed or Chinese numeral ("(4)", "（一）", "一、"); then its separators.
+        label=re.compile(
+            rf"\**(?:(?P<label>(?:{entry})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z][A-Z0-9]{{0,2}}))"
+            r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z])(?=[.)、]\s))(?!\w)"
+            rf"|(?P<bracketed>[(（](?:\d{{1,3}}|{CN_NUMERAL})[)）]|{CN_NUMERAL}(?=、)))"
+            r"\**[\s·:：.)、—–|-]*",
+            re.I,
+        ),
+    )
+
+
+def heading_words(j: Judgment | None = None) -> HeadingWords:
+    """The segmenter's words of `j` (the ingest run's judgment; None: the packaged one, for tools
+    and tests), compiled once per list."""
+    j = j if j is not None else default_judgment()
+    return _compiled(j.words("markers", "entry_words"), tuple(w for t, n in _LEAD_IN_TABLES for w in j.words(t, n)))
+
+
 MAX_CHARS = 300  # a heading is short; a longer line is text (and never costs more than this)
 
 Event = tuple[int, int, str, int]  # (line, level, heading text, lines it uses)
@@ -71,25 +110,26 @@ class _Line:
     bold: bool
 
 
-def _hinted(body: str) -> list[int]:
+def _hinted(body: str, hints: re.Pattern[str]) -> list[int]:
     out, ln, prev = [], 0, 0
-    for m in _HINTS.finditer(body):
+    for m in hints.finditer(body):
         ln += body.count("\n", prev, m.start())
         prev = m.start()
         out.append(ln)
     return out
 
 
-def _kind(text: str, bold: bool, words: dict[str, int]) -> tuple[str, int] | None:
-    """What a line's text heads as, with its level. `words`: entry word -> its level, by first use
-    (an entry word first used after another numbers entries inside the other's: 条目#1 › 信号 A)."""
+def _kind(text: str, bold: bool, levels: dict[str, int], marked: re.Pattern[str]) -> tuple[str, int] | None:
+    """What a line's text heads as, with its level. `levels`: entry word -> its level, by first use
+    (an entry word first used after another numbers entries inside the other's: 条目#1 › 信号 A);
+    `marked`: `HeadingWords.marked`."""
     if CHAPTER.match(text) or (bold and LETTERED.match(text)):
         return "chapter", 2
     if SUB_CHAPTER.match(text):
         return "chapter", 3
-    if m := MARKED.match(text):
+    if m := marked.match(text):
         word = m.group("word").lower()
-        return "marked", words.setdefault(word, 3 + len(words))
+        return "marked", levels.setdefault(word, 3 + len(levels))
     if NUMBERED.match(text):
         return "numbered", 4
     if m := DOTTED.match(text):
@@ -97,19 +137,21 @@ def _kind(text: str, bold: bool, words: dict[str, int]) -> tuple[str, int] | Non
     return None
 
 
-def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: bool) -> list[_Line]:
+def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: bool,
+           words: HeadingWords) -> list[_Line]:
     out: list[_Line] = []
-    words: dict[str, int] = {}
-    for i in _hinted(body):
+    levels: dict[str, int] = {}
+    for i in _hinted(body, words.hints):
         line = lines[i]
         if code[i] or i in skip or len(line) > MAX_CHARS:
             continue
         m = BOLD.match(line)
         if m:
             text = m.group("text").strip() + (f" {m.group('tail')}" if m.group("tail") else "")
-            name, level = _kind(text, True, words) or (None, 4)
+            name, level = _kind(text, True, levels, words.marked) or (None, 4)
             out.append(_Line(i, text, name, level, bold=True))
-        elif line[:1].strip() and (plain := _kind(line.strip(), False, words)) and (not headed or plain[0] == "marked"):
+        elif (line[:1].strip() and (plain := _kind(line.strip(), False, levels, words.marked))
+              and (not headed or plain[0] == "marked")):
             out.append(_Line(i, line.strip(), *plain, bold=False))
     return out
 
@@ -131,10 +173,10 @@ def _closing(hr: list[bool], heads: set[int]) -> list[bool]:
 
 
 def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range,
-                 heads: set[int]) -> list[Event]:
+                 heads: set[int], words: HeadingWords) -> list[Event]:
     """The entry headings of a note that are not `#` headings (see the module docstring), ascending.
-    `heads`: the lines of the note's `#` headings below its title."""
-    found = _lines(lines, body, code, skip, bool(heads))
+    `heads`: the lines of the note's `#` headings below its title; `words`: the run's (`heading_words`)."""
+    found = _lines(lines, body, code, skip, bool(heads), words)
     if heads:
         closing = _closing(hr, heads) if any(x.bold for x in found) else []
         return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and (
@@ -145,7 +187,7 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
             uses[x.text] = uses.get(x.text, 0) + 1
     # Plain bold lines that could head an entry: not a label word, not a text the note repeats.
     bold = [x for x in found if x.bold and x.kind is None and uses[x.text] == 1
-            and not _LEAD_IN.match(_BRACKETS.sub("", x.text).strip())]
+            and not words.lead_in.match(_BRACKETS.sub("", x.text).strip())]
     events = [(x.at, x.level, x.text, 1) for x in found if x.kind in ("chapter", "marked") or (x.bold and x.kind)]
     counted = [x.at for x in found if x.kind == "marked" or (x.bold and x.kind == "numbered")]
 

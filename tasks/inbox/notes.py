@@ -20,11 +20,14 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans, find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.common.limits import Deadline
+from tasks.config.judgment import Judgment
 from tasks.inbox import claims
+from tasks.inbox.headings import HeadingWords, heading_words
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import (
     PATH_SEP,
@@ -35,10 +38,24 @@ from tasks.inbox.segment import (
     lines_with,
     scan,
     segment,
-    split_label,
 )
 
-__all__ = ["PATH_SEP", "Entry", "MentionRef", "ParsedNote", "parse_note"]
+__all__ = ["PATH_SEP", "Entry", "MentionRef", "NoteWords", "ParsedNote", "note_words", "parse_note"]
+
+
+@dataclass(frozen=True)
+class NoteWords:
+    """The words the note parser reads, from the ingest run's merged judgment: its hedge markers
+    (`claims.note_hedges`) and the words that head entries and make lead-ins (`headings.heading_words`)."""
+
+    hedges: claims.HedgeMarkers
+    headings: HeadingWords
+
+
+@lru_cache(maxsize=8)
+def note_words(j: Judgment | None = None) -> NoteWords:
+    """`j`'s note words, compiled once per judgment (None: the packaged judgment, for tools and tests)."""
+    return NoteWords(claims.note_hedges(j), heading_words(j))
 
 
 @dataclass(frozen=True)
@@ -126,7 +143,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
         mentions.append(MentionRef(raw, canonical, version, canonical is None, context))
     title = None
     if heading:
-        title = claims.title(split_label(heading)[1] if block.rest is None else block.rest)
+        title = claims.title(heading if block.rest is None else block.rest)
     return Entry(
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
@@ -136,7 +153,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
     )
 
 
-def _parse(text: str, deadline: Deadline | None, hedge_words: claims.HedgeMarkers) -> ParsedNote:
+def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote:
     text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
@@ -149,9 +166,9 @@ def _parse(text: str, deadline: Deadline | None, hedge_words: claims.HedgeMarker
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
     # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
     # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.
-    hedged, linked = lines_with(body, hedge_words.scan), lines_with(body, claims.URL)
+    hedged, linked = lines_with(body, words.hedges.scan), lines_with(body, claims.URL)
     entries: list[Entry] = []
-    for block in segment(lines, body, code, hr, heads, skip):
+    for block in segment(lines, body, code, hr, heads, skip, words.headings):
         # An empty preamble or gap is not an entry (a headed block always is).
         if block.heading is None and not any(
             lines[j].strip() and not is_hr(lines[j]) for j in range(block.start, block.end) if j not in skip
@@ -159,7 +176,7 @@ def _parse(text: str, deadline: Deadline | None, hedge_words: claims.HedgeMarker
             continue
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
             break  # the source's time budget is spent: keep the entries parsed so far (at least one)
-        entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked, hedge_words))
+        entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked, words.hedges))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.
@@ -174,12 +191,12 @@ def _whole(body: str, offset: int) -> Entry:
     return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions)
 
 
-def parse_note(text: str, deadline: Deadline | None = None, hedge_words: claims.HedgeMarkers | None = None) -> ParsedNote:
+def parse_note(text: str, deadline: Deadline | None = None, words: NoteWords | None = None) -> ParsedNote:
     """Parse a note's text (any line endings) into front matter, title and entries; never raises.
     Once `deadline` has expired no further entry is parsed (the caller says so on the source).
-    `hedge_words`: the ingest run's hedge markers (`claims.note_hedges` of its judgment)."""
+    `words`: the ingest run's (`note_words` of its judgment; None: the packaged judgment's)."""
     try:
-        return _parse(text, deadline, hedge_words if hedge_words is not None else claims.note_hedges())
+        return _parse(text, deadline, words if words is not None else note_words())
     except Exception:  # noqa: BLE001 - a note must never stop a run; keep its ids rather than nothing
         try:
             mentions = [MentionRef(m.raw, m.canonical, m.version, m.malformed, text) for m in find_ids(text)]

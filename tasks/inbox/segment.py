@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.common.frontmatter import split_front_matter
-from tasks.inbox.headings import CN_NUMERAL, ENTRY_WORDS, pseudo_heads
+from tasks.inbox.headings import HeadingWords, pseudo_heads
 
 PATH_SEP = " › "
 
@@ -24,7 +24,7 @@ class Block:
     head: int  # line index of the heading, or of the first body line
     start: int
     end: int
-    rest: str | None = None  # the heading without its label (split_label), once computed
+    rest: str | None = None  # the heading without its label (split_label); None for a block without one
 
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
@@ -36,15 +36,6 @@ _SEQ = re.compile(
     r"(?:\*\*)?(?P<sep>[ \t]*(?:[.)、:：·—–|-][ \t]*)*)(?=\S)"
 )
 _FM_LINE = re.compile(r"\s*(?:#|-\s|[A-Za-z_][\w-]*\s*[:：])|\s+\S")
-# A heading's label: an entry word and number, "#4", "1.2", "1." / "1)" / "1、", "A.", or a bracketed
-# or Chinese numeral ("(4)", "（一）", "一、"); then its separators.
-_LABEL = re.compile(
-    rf"\**(?:(?P<label>(?:{ENTRY_WORDS})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z][A-Z0-9]{{0,2}}))"
-    r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z])(?=[.)、]\s))(?!\w)"
-    rf"|(?P<bracketed>[(（](?:\d{{1,3}}|{CN_NUMERAL})[)）]|{CN_NUMERAL}(?=、)))"
-    r"\**[\s·:：.)、—–|-]*",
-    re.I,
-)
 # Lines that may be more than plain text: an ATX heading or fence opener (<= 3 spaces, then `#`, ``` or
 # ~~~), a fence closer or setext underline (only ` ~ = or - between whitespace), a thematic break
 # (3+ of one of - * _ between spaces/tabs, exactly what is_hr accepts). `[^\S\n]` is \s within a
@@ -187,8 +178,9 @@ def sequence_starts(lines: list[str], code: list[bool] | None = None) -> dict[in
     return out
 
 
-def split_label(heading: str) -> tuple[str | None, str]:
-    m = _LABEL.match(heading)
+def split_label(heading: str, words: HeadingWords) -> tuple[str | None, str]:
+    """A heading's label ("条目#1", "1", "（一）"; `HeadingWords.label`) and the rest of it."""
+    m = words.label.match(heading)
     return (m.group("label") or m.group("bracketed"), heading[m.end():]) if m else (None, heading)
 
 
@@ -207,7 +199,8 @@ def front_matter(text: str) -> tuple[dict[str, str], int, str]:
     return flat, close + 1, body
 
 
-def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -> list[Block] | None:
+def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool,
+           words: HeadingWords) -> list[Block] | None:
     """One block per top-level list item in lines[a:b], plus preamble and text between lists."""
     labelled = sequence_starts(lines[a:b], code[a:b])
     starts: list[tuple[int, int, str | None]] = []  # (line, where its text starts, its label)
@@ -229,7 +222,7 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
             heading, label, rest = lines[s].strip(), number, lines[s][at:].strip()
         else:
             heading = lines[s][at:].strip()
-            own, rest = split_label(heading)
+            own, rest = split_label(heading, words)
             label = number or own
         blocks.append(Block(label, heading, heading, s, s + 1, end, rest))
         if end < n:
@@ -238,14 +231,16 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool) -
 
 
 def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
-            heads: dict[int, tuple[int, str, int]], skip: range) -> list[Block]:
+            heads: dict[int, tuple[int, str, int]], skip: range, words: HeadingWords) -> list[Block]:
+    """The note's blocks, each an entry to be (or a preamble or gap), with the run's `words`
+    (`tasks.inbox.headings.heading_words`)."""
     events = [(i, lv, t, used) for i, (lv, t, used) in heads.items() if i not in skip and lv <= 4]
     # Other heading styles (tasks.inbox.headings): all of them without `#` headings, bold ones beside them.
     taken = {i for i, _, _, used in events for i in range(i, i + used)}
-    others = pseudo_heads(lines, body, code, hr, skip, {i for i, _, _, _ in events})
+    others = pseudo_heads(lines, body, code, hr, skip, {i for i, _, _, _ in events}, words)
     events = sorted([*events, *(e for e in others if e[0] not in taken)])
     first = events[0][0] if events else len(lines)
-    blocks = _items(lines, code, 0, first, numbered=bool(events))
+    blocks = _items(lines, code, 0, first, numbered=bool(events), words=words)
     blocks = blocks or [Block("preamble", None, "", 0, 0, first)]
     stack: list[tuple[int, str]] = []
     for k, (i, level, heading, used) in enumerate(events):
@@ -260,6 +255,6 @@ def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
             stack.clear()  # `---` closes every open section
         if not content and not broken and k + 1 < len(events) and events[k + 1][1] > level:
             continue  # a section name: it lives on in its children's heading_path
-        label, rest = split_label(heading)
+        label, rest = split_label(heading, words)
         blocks.append(Block(label, heading, path, i, i + used, end, rest))
     return blocks

@@ -21,7 +21,7 @@ from tasks.common.guard import describe, guarded
 from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
 from tasks.common.text import clamp_text
 from tasks.config.judgment import Judgment
-from tasks.inbox.claims import HedgeMarkers, note_hedges
+from tasks.inbox.notes import NoteWords, note_words
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.scan import WorkspaceFile
@@ -97,10 +97,11 @@ class ReadFile(Protocol):
 @dataclass(frozen=True)
 class IngestWords:
     """The words the parsers read at ingest, from the ingest run's merged judgment (packaged, the
-    workspace's `predigest-judgment.toml`, PREDIGEST_JUDGMENT_FILE): a note's hedge markers, a
-    card's (and the queue's) `[cards]` words, the knowledge document's `[knowledge]` words."""
+    workspace's `predigest-judgment.toml`, PREDIGEST_JUDGMENT_FILE): a note's hedge markers and
+    segmenting words (entry words, lead-in labels), a card's (and the queue's) `[cards]` words, the
+    knowledge document's `[knowledge]` words."""
 
-    hedges: HedgeMarkers
+    notes: NoteWords
     cards: CardWords
     document: DocumentWords
 
@@ -108,7 +109,7 @@ class IngestWords:
 @lru_cache(maxsize=8)
 def ingest_words(j: Judgment | None = None) -> IngestWords:
     """`j`'s ingest words, compiled once per judgment (None: the packaged judgment, for tools and tests)."""
-    return IngestWords(note_hedges(j), card_words(j), document_words(j))
+    return IngestWords(note_words(j), card_words(j), document_words(j))
 
 
 class RowBuilder:
@@ -183,7 +184,7 @@ def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str,
         items = list(queue_items(snapshots))
         out.header_time = max(s.at for s in snapshots) if snapshots else None
     else:
-        items = list(note_items(text_, deadline, words.hedges))
+        items = list(note_items(text_, deadline, words.notes))
     out.items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
     return out
 

@@ -10,8 +10,7 @@ from typing import Any
 from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
-from tasks.inbox.claims import HedgeMarkers
-from tasks.inbox.notes import parse_note
+from tasks.inbox.notes import NoteWords, parse_note
 from tasks.inbox.outline import stored_outline
 from tasks.model.outline import Outline
 from tasks.model.windows import local_midnight
@@ -44,10 +43,10 @@ class ExtractedItem:
 
 
 def note_items(text: str, deadline: Deadline | None = None,
-               hedges: HedgeMarkers | None = None) -> Iterator[ExtractedItem]:
-    """One item per entry of a note, in order (those parsed before `deadline` expired); `hedges`:
-    the ingest run's hedge markers (`tasks.ingest.rows.IngestWords`)."""
-    note = parse_note(text, deadline, hedges)
+               words: NoteWords | None = None) -> Iterator[ExtractedItem]:
+    """One item per entry of a note, in order (those parsed before `deadline` expired); `words`:
+    the ingest run's note words (`tasks.ingest.rows.IngestWords`)."""
+    note = parse_note(text, deadline, words)
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,

@@ -5,6 +5,7 @@ the packaged judgment and once with a `predigest-judgment.toml` that adds one wo
 asserts on what ingest stored:
 
 - `[markers] hedge`: a note's line holding the added word is stored with that hedge (`items.hedges`);
+- `[markers] entry_words`: a note's lines led by the added word and a number head its stored entries;
 - `[cards] tldr`: a card's paragraph led by the added marker is its stored TL;DR;
 - `[knowledge] references`: a document's entries under a heading of the added word are reference-only.
 
@@ -53,6 +54,17 @@ def test_an_added_hedge_word_is_stored_with_the_notes_entry(settings: Settings, 
     before, after = _both(settings, clean_db, tmp_path, files, _added("markers", "hedge", "zweifelhaft"), query)
     assert not any(h["marker"] == "zweifelhaft" for (hedges,) in before for h in hedges)
     assert any(h["marker"] == "zweifelhaft" and "QuillServe" in h["text"] for (hedges,) in after for h in hedges)
+
+
+def test_an_added_entry_word_heads_the_notes_entries(settings: Settings, clean_db: Engine, tmp_path: Path) -> None:
+    note = ("# Notes\n\nBefund 1 · QuillServe 1.2\nQuillServe 1.2 decodes 3.1× faster than vLLM.\n\n"
+            "Befund 2 · FooCache\nFooCache halves prefill memory.\n")
+    files = {f"inbox/mara/{DAY}T1400-mara-inference-notes.md": note}
+    query = ("SELECT i.label, i.title FROM items i JOIN sources s ON s.id = i.source_id"
+             " WHERE s.path LIKE 'inbox/%' ORDER BY i.ordinal")
+    before, after = _both(settings, clean_db, tmp_path, files, _added("markers", "entry_words", "Befund"), query)
+    assert before == [("preamble", None)]  # without the word the note has no heading: one entry
+    assert after == [("Befund 1", "QuillServe 1.2"), ("Befund 2", "FooCache")]
 
 
 def test_an_added_tldr_marker_leads_the_cards_summary(settings: Settings, clean_db: Engine, tmp_path: Path) -> None:
