@@ -25,6 +25,7 @@ from typing import Any
 
 from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
+from tasks.judge.terms import Vocabulary, kept_terms, vocabulary
 from tasks.model.briefing import Rating
 from tasks.model.window import EntryView, SourceView, WindowData
 from tasks.verify.markers import found, markers_of
@@ -65,14 +66,21 @@ class CredibilityRule:
 
 
 @lru_cache(maxsize=8)
-def _patterns(j: Judgment) -> dict[str, re.Pattern[str]]:
+def _patterns(j: Judgment) -> tuple[Vocabulary, dict[str, tuple[re.Pattern[str], frozenset[str]]]]:
+    """Per kind its words' pattern and the words; and all kinds' words as one vocabulary, which
+    tells cheaply which words could occur in a text (a 20 MB note holds none of most)."""
     words = j.config.get("credibility", {}).get("words", {})
-    return {kind: word_pattern(tuple(str(w) for w in words.get(kind, ()))) for kind in KINDS}
+    per_kind = {kind: tuple(str(w) for w in words.get(kind, ())) for kind in KINDS}
+    every = tuple(sorted({w for kind_words in per_kind.values() for w in kept_terms(kind_words)}))
+    return vocabulary(every), {kind: (word_pattern(ws), frozenset(kept_terms(ws))) for kind, ws in per_kind.items()}
 
 
 def _kinds_named(text: str, j: Judgment) -> set[str]:
     m = markers_of(j)
-    return {kind for kind, pattern in _patterns(j).items() if found(m, pattern, text)}
+    words, kinds = _patterns(j)
+    possible = words.could_occur(text)
+    return {kind for kind, (pattern, its_words) in kinds.items()
+            if not its_words.isdisjoint(possible) and found(m, pattern, text)}
 
 
 def _lowest(kinds: set[str], rule: CredibilityRule) -> str:

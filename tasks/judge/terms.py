@@ -12,7 +12,11 @@ evidence all use it). It folds the text to lower case once and works out which t
   run: one `[a-z0-9]+` pass gives the runs, a dict the terms;
 - any other term (CJK, or with a space, which the pattern turns into `\\s*`) needs each of its
   space-separated chunks in the folded text (a substring test);
-- a term with a cased non-ASCII character is always a candidate.
+- a term with a cased non-ASCII character (whose `re.I` equals `str.lower()` does not always find)
+  needs each of its runs between spaces and such characters in the folded text ("mesur" of
+  "mesuré"); one made of nothing else is always a candidate.
+`could_occur` gives those candidates, so that a caller with another pattern over the same terms
+(one that checks each match, say) can skip a text none of them can occur in.
 Then it replays the alternation over the candidates only, each found with its own pattern. Terms
 that cannot occur never match anywhere, so leaving them out changes no match of `finditer`.
 Folding is exact: under `re.I` the only non-ASCII characters equal to ASCII letters are ı İ ſ and
@@ -67,6 +71,18 @@ def _chunks(term: str) -> tuple[str, ...]:
     return tuple(chunk.lower() for chunk in term.split(" ") if chunk)
 
 
+def _safe_runs(term: str) -> tuple[str, ...]:
+    """The runs of a term between spaces and cased non-ASCII characters, lower-cased: each must
+    occur in the folded text where the term matches (ASCII and uncased characters fold exactly)."""
+    kept = "".join(c if c.isascii() or (c.lower() == c and c.upper() == c) else " " for c in term)
+    return _chunks(kept)
+
+
+def folded(text: str) -> str:
+    """`text` lower-cased, with the non-ASCII letters `re.I` equates with ASCII ones mapped to them."""
+    return (text.translate(_FOLD) if not text.isascii() and _SPECIAL.search(text) else text).lower()
+
+
 class Vocabulary:
     """The kept terms of one vocabulary, with what decides whether each could occur in a text."""
 
@@ -83,7 +99,11 @@ class Vocabulary:
         for i, term in enumerate(self.kept):
             bounded = term.isascii() and term[:1].isalnum() and term[-1:].isalnum()
             if not _filterable(term):
-                self.always.append(i)
+                runs = _safe_runs(term)
+                if runs:
+                    self.probed.append((i, runs))
+                else:
+                    self.always.append(i)
             elif bounded and " " not in term:
                 run = _RUN.match(term.lower())
                 assert run is not None  # a bounded term starts with an ASCII alphanumeric
@@ -93,13 +113,21 @@ class Vocabulary:
 
     def hits(self, text: str) -> tuple[str, ...]:
         """`reference_hits(text, terms)`."""
-        folded = (text.translate(_FOLD) if not text.isascii() and _SPECIAL.search(text) else text).lower()
-        candidates = list(self.always)
-        for run in self.by_run.keys() & set(_RUN.findall(folded)):
-            candidates += self.by_run[run]
-        candidates += [i for i, chunks in self.probed if all(c in folded for c in chunks)]
-        found = self._replay(sorted(candidates), text, folded)
+        low = folded(text)
+        found = self._replay(self._candidates(low), text, low)
         return tuple(self.kept[i] for i in sorted(found))
+
+    def could_occur(self, text: str) -> frozenset[str]:
+        """The kept terms that could occur in `text`: no other term matches anywhere in it."""
+        return frozenset(self.kept[i] for i in self._candidates(folded(text)))
+
+    def _candidates(self, low: str) -> list[int]:
+        """Indices of the terms that could occur in the folded text `low`, in order."""
+        candidates = list(self.always)
+        for run in self.by_run.keys() & set(_RUN.findall(low)):
+            candidates += self.by_run[run]
+        candidates += [i for i, chunks in self.probed if all(c in low for c in chunks)]
+        return sorted(candidates)
 
     def _leftmost(self, i: int, text: str, folded: str, pos: int) -> tuple[int, int] | None:
         """(start, end) of term i's leftmost match starting at or after `pos`, else None."""
