@@ -29,7 +29,7 @@ from tasks.judge.terms import Vocabulary, kept_terms, vocabulary
 from tasks.model.briefing import Rating
 from tasks.model.window import EntryView, SourceView, WindowData
 from tasks.verify.markers import found, markers_of
-from tasks.verify.names import is_generic
+from tasks.verify.names import names_of
 
 KINDS = ("official", "firsthand", "digest", "repost")
 # Sources that hold no author's judgment of their own: rated by what they are.
@@ -95,8 +95,9 @@ def source_kind(path: str, entries: list[EntryView], rule: CredibilityRule, j: J
     if named:
         return _lowest(named, rule)
     tally: dict[str, int] = {}
+    nm = names_of(j)
     # A summary or to-do section restates the entries: it is not one more vote.
-    for entry in (e for e in entries if e.label != "preamble" and not is_generic(e.title or e.heading)):
+    for entry in (e for e in entries if e.label != "preamble" and not nm.is_generic(e.title or e.heading)):
         kinds = _kinds_named(f"{entry.heading}\n{entry.text}", j)
         if entry.ids:
             kinds.add("official")

@@ -20,7 +20,7 @@ from tasks.briefing.judge import clean_title
 from tasks.config.judgment import Judgment
 from tasks.model.window import EntryView
 from tasks.verify.markers import found, label_number, label_refs, markers_of, recommends_e1
-from tasks.verify.names import is_generic
+from tasks.verify.names import names_of
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -54,11 +54,11 @@ def own_lines(entry: EntryView) -> list[tuple[str, list[str] | None]]:
 
 def _recommendations(entries: list[EntryView], common: frozenset[str], j: Judgment) -> list[Candidate]:
     """What one source recommends for E1: referenced entries (merged when it says so) or the entry itself."""
-    m = markers_of(j)
+    m, nm = markers_of(j), names_of(j)
     by_number = {label_number(e.label): e for e in entries if label_number(e.label)}
     out: list[Candidate] = []
     for entry in entries:
-        summary = is_generic(entry.title)
+        summary = nm.is_generic(entry.title)
         for line, header in own_lines(entry):
             if not recommends_e1(m, line, header):
                 continue
@@ -68,7 +68,7 @@ def _recommendations(entries: list[EntryView], common: frozenset[str], j: Judgme
             if refs:
                 targets = refs
             elif summary:
-                targets = [e for e in entries if e.title and not is_generic(e.title) and same_name(e.title, cell, common)][:1]
+                targets = [e for e in entries if e.title and not nm.is_generic(e.title) and same_name(e.title, cell, common, nm)][:1]
             else:
                 targets = [entry]
             if not targets:
@@ -86,21 +86,21 @@ class Judged:
     titles: dict[str, str]  # every judged paper's title
 
 
-def _about_paper(entry: EntryView, papers: Judged) -> bool:
+def _about_paper(entry: EntryView, papers: Judged, j: Judgment) -> bool:
     """An entry whose heading or first line names an arXiv id, or whose heading is the title of a
     paper it names, is about that paper."""
     first = next((line for line in entry.text.splitlines() if line.strip()), "")
     if any(i in entry.heading or i in first for i in entry.ids):
         return True
-    return bool(entry.title) and any(same_name(entry.title or "", papers.titles[i], frozenset())
+    return bool(entry.title) and any(same_name(entry.title or "", papers.titles[i], frozenset(), names_of(j))
                                      for i in entry.ids if papers.titles.get(i))
 
 
 def eligible(entry: EntryView, confirmed: set[str], papers: Judged, j: Judgment) -> bool:
     """Not a summary, not about a paper (nor naming one that is itself an increment), not confirmatory."""
-    if is_generic(entry.title) or label_number(entry.label) in confirmed:
+    if names_of(j).is_generic(entry.title) or label_number(entry.label) in confirmed:
         return False
-    if _about_paper(entry, papers) or papers.increments & set(entry.ids):
+    if _about_paper(entry, papers, j) or papers.increments & set(entry.ids):
         return False
     m = markers_of(j)
     return not found(m, m.confirmatory, f"{entry.title or ''}\n{entry.text}")
@@ -109,9 +109,9 @@ def eligible(entry: EntryView, confirmed: set[str], papers: Judged, j: Judgment)
 def _confirmed_numbers(entries: list[EntryView], j: Judgment) -> set[str]:
     """Entry numbers a summary of the same source calls confirmatory ("条目#1、条目#2——都是确认性")."""
     numbers: set[str] = set()
-    m = markers_of(j)
+    m, nm = markers_of(j), names_of(j)
     for entry in entries:
-        if not is_generic(entry.title):
+        if not nm.is_generic(entry.title):
             continue
         for line, _ in own_lines(entry):
             if found(m, m.confirmatory, line) and not recommends_e1(m, line):

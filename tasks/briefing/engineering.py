@@ -37,7 +37,7 @@ from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, WindowData
 from tasks.verify.markers import markers_of
-from tasks.verify.names import distinctive, head_token
+from tasks.verify.names import names_of
 
 
 def _names(candidate: Candidate, j: Judgment) -> list[str]:
@@ -55,11 +55,12 @@ def _same(a: Candidate, b: Candidate, common: frozenset[str], j: Judgment) -> bo
     va, vb = versions(a.title), versions(b.title)
     if va and vb and not va & vb:
         return False  # two releases of one system are two things
-    if any(same_name(x, y, common) for x in _names(a, j) for y in _names(b, j)):
+    nm = names_of(j)
+    if any(same_name(x, y, common, nm) for x in _names(a, j) for y in _names(b, j)):
         return True
-    head = head_token(a.title)
-    return bool(head and head not in common and head == head_token(b.title)
-                and (va & vb or {head} in (distinctive(a.title), distinctive(b.title))))
+    head = nm.head_token(a.title)
+    return bool(head and head not in common and head == nm.head_token(b.title)
+                and (va & vb or {head} in (nm.distinctive(a.title), nm.distinctive(b.title))))
 
 
 def _links(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
@@ -69,7 +70,8 @@ def _links(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
 def _keys(cand: Candidate, common: frozenset[str], j: Judgment) -> set[str]:
     """What two candidates must share to be compared at all: a distinctive name token or a link
     (every rule of `_same` implies one; comparing every pair of a large window is quadratic)."""
-    return {t for n in _names(cand, j) for t in distinctive(n)} | _links(cand, common, j)
+    nm = names_of(j)
+    return {t for n in _names(cand, j) for t in nm.distinctive(n)} | _links(cand, common, j)
 
 
 def _merged(data: WindowData, topic: Topic, papers: Judged, common: frozenset[str],
@@ -96,7 +98,7 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
     # key -> the merged candidates holding it, in order (a dict as an ordered set: membership is O(1)).
     index: dict[str, dict[int, None]] = defaultdict(dict)
     # Of those, the ones `_same` could accept: a word of many names ("release") is a key of many.
-    could = MergeIndex(n for cand in cands for n in _names(cand, j))
+    could = MergeIndex((n for cand in cands for n in _names(cand, j)), names_of(j))
     held: list[set[int]] = []  # per merged candidate: id() of its entries
     paths: list[set[str]] = []  # per merged candidate: the notes its entries come from
     for cand in (budgets or unbounded()).each(cands, "engineering", _unit):
@@ -165,14 +167,15 @@ def engineering_increments(
     common = context_words((*topic.names, *topic.terms), topic.judgment)
     tz = data.window.tz
     # Built once: looking for every increment among every entry is quadratic in a source of many.
-    window_index = NamingIndex([e for e in data.entries if e.kind in NOTE_KINDS])
-    history_index = NamingIndex(data.history)
+    nm = names_of(topic.judgment)
+    window_index = NamingIndex([e for e in data.entries if e.kind in NOTE_KINDS], nm)
+    history_index = NamingIndex(data.history, nm)
     firsts = first_entries(data)
     out: list[Paper] = []
     # Lazy: a source cut while judging one increment drops out of the increments after it.
     for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), "engineering", _unit):
         names = _names(cand, topic.judgment)
-        if any(same_name(n, held, common) for n in names[:1] for held in doc_names):
+        if any(same_name(n, held, common, nm) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
         signals = _signals(cand, topic)
         score = signal_score(signals)
@@ -184,7 +187,7 @@ def engineering_increments(
         own = set(map(id, cand.entries))
         others = [e for e in window_index.naming(names, common) if id(e) not in own]
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
-        about = [e for e in others if e.title and any(same_name(e.title, n, common) for n in names)
+        about = [e for e in others if e.title and any(same_name(e.title, n, common, nm) for n in names)
                  and eligible(e, set(), judged, topic.judgment)]
         sourced = set(map(id, about))
         mentions = [e for e in others if id(e) not in sourced]

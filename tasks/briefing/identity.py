@@ -24,7 +24,7 @@ from tasks.config.judgment import Judgment
 from tasks.judge.terms import term_pattern
 from tasks.model.window import EntryView
 from tasks.verify.markers import label_number, label_refs, markers_of
-from tasks.verify.names import COMMON_WORDS, distinctive, is_generic, names_match
+from tasks.verify.names import Names, names_of
 
 
 def context_words(topic_words: Iterable[str], j: Judgment) -> frozenset[str]:
@@ -33,22 +33,22 @@ def context_words(topic_words: Iterable[str], j: Judgment) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _context_tokens(context: frozenset[str]) -> frozenset[str]:
-    return frozenset(t for w in context for t in distinctive(w))
+def _context_tokens(context: frozenset[str], nm: Names) -> frozenset[str]:
+    return frozenset(t for w in context for t in nm.distinctive(w))
 
 
-def same_name(a: str, b: str, context: frozenset[str]) -> bool:
-    """`names_match`, unless all the two names share is context while one of them names more than
-    context and common words ("Kimi K3 on vLLM" and "vLLM": a platform both run on is not what
-    either is about; "vLLM 0.12" and "vLLM 0.12 release" are both about vLLM)."""
-    if not names_match(a, b):
+def same_name(a: str, b: str, context: frozenset[str], nm: Names) -> bool:
+    """`names_match` (of the run's `nm`), unless all the two names share is context while one of
+    them names more than context and common words ("Kimi K3 on vLLM" and "vLLM": a platform both
+    run on is not what either is about; "vLLM 0.12" and "vLLM 0.12 release" are both about vLLM)."""
+    if not nm.names_match(a, b):
         return False
-    ta, tb = distinctive(a), distinctive(b)
+    ta, tb = nm.distinctive(a), nm.distinctive(b)
     shared = ta & tb
     if not shared:
         return True  # a near-identical string
-    tokens = _context_tokens(context)
-    return not shared <= tokens or not (ta - tokens - COMMON_WORDS or tb - tokens - COMMON_WORDS)
+    tokens = _context_tokens(context, nm)
+    return not shared <= tokens or not (ta - tokens - nm.common or tb - tokens - nm.common)
 
 
 def identifying_links(links: Iterable[str], context: frozenset[str], j: Judgment) -> set[str]:
@@ -88,7 +88,7 @@ def declared_groups(entries: Sequence[EntryView], lines: Sequence[Sequence[str]]
             by_number.setdefault(number, k)
     if len(by_number) < 2:
         return []
-    joining = _joining(j)
+    joining, nm = _joining(j), names_of(j)
     groups: list[list[int]] = []
     for k, entry in enumerate(entries):
         own = label_number(entry.label)
@@ -96,7 +96,7 @@ def declared_groups(entries: Sequence[EntryView], lines: Sequence[Sequence[str]]
             if not joining.search(line):
                 continue
             refs = [by_number[n] for n in label_refs(markers_of(j), line) if n in by_number]
-            if own and not is_generic(entry.title) and len(refs) == 1 and refs[0] != k:
+            if own and not nm.is_generic(entry.title) and len(refs) == 1 and refs[0] != k:
                 refs.insert(0, k)  # "same item as #2", written in the entry it joins to #2
             refs = list(dict.fromkeys(refs))
             if len(refs) >= 2:

@@ -6,7 +6,7 @@ increments).
 `names_it` accepts, in pool order, but runs it only on the entries that could pass. Why each
 entry it skips cannot pass, rule by rule of `names_it` (tasks.verify.names):
 
-1. The title matches a name (`same_name(title, n, common)`: `names_match`, and more than a shared
+1. The title matches a name (`same_name(title, n, common, nm)`: `names_match`, and more than a shared
    platform; title not generic): `NameIndex` of the titles (tasks.verify.name_index, which argues
    each way `names_match` can be true: a shared token other than the last of either side, one side
    a single shared token, or a near-identical string found by a scan in C), ordered by how many of
@@ -31,48 +31,49 @@ from collections.abc import Iterable, Sequence
 from tasks.briefing.identity import same_name
 from tasks.model.window import EntryView
 from tasks.verify.name_index import NameIndex
-from tasks.verify.names import head_token, is_generic, mention_run, mentions_name, text_words
+from tasks.verify.names import Names
 
 
-def names_it(entry: EntryView, names: Sequence[str], common: frozenset[str]) -> bool:
+def names_it(entry: EntryView, names: Sequence[str], common: frozenset[str], nm: Names) -> bool:
     """Whether an entry names the increment: by its title (fuzzy, or the same coined head word) or in its text.
-    `common`: the topic's context (tasks.briefing.identity), which neither identifies by itself."""
+    `common`: the topic's context (tasks.briefing.identity), which neither identifies by itself;
+    `nm`: the run's name matching."""
     title = entry.title or ""
-    if title and not is_generic(title):
-        if any(same_name(title, n, common) for n in names):
+    if title and not nm.is_generic(title):
+        if any(same_name(title, n, common, nm) for n in names):
             return True
-        head = head_token(title)
-        if head and head not in common and head == head_token(names[0]):
+        head = nm.head_token(title)
+        if head and head not in common and head == nm.head_token(names[0]):
             return True
-    return mentions_name(entry.text, names[0])
+    return nm.mentions_name(entry.text, names[0])
 
 
 class NamingIndex:
     """The entries of a pool by what `names_it` could accept them for (see the module docstring)."""
 
-    def __init__(self, pool: Sequence[EntryView]) -> None:
-        self.pool = list(pool)
-        titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not is_generic(e.title)]
-        self._titles = NameIndex(title for _, title in titled)
+    def __init__(self, pool: Sequence[EntryView], nm: Names) -> None:
+        self.pool, self._nm = list(pool), nm
+        titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not nm.is_generic(e.title)]
+        self._titles = NameIndex(nm, (title for _, title in titled))
         self._heads: dict[str, list[int]] = defaultdict(list)
         self._words: dict[str, list[int]] = defaultdict(list)
         for at, title in titled:
             self._titles.add(at, title)
-            head = head_token(title)
+            head = nm.head_token(title)
             if head:
                 self._heads[head].append(at)
         for at, entry in enumerate(self.pool):
-            for word in dict.fromkeys(text_words(entry.text)):
+            for word in dict.fromkeys(nm.text_words(entry.text)):
                 self._words[word].append(at)
 
     def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
         found: set[int] = set()
         for name in dict.fromkeys(names):
             found |= self._titles.matching(name)
-        head = head_token(names[0])
+        head = self._nm.head_token(names[0])
         if head and head not in common:
             found.update(self._heads.get(head, ()))
-        run = mention_run(names[0])
+        run = self._nm.mention_run(names[0])
         if run:
             shortest = min((self._words.get(word, []) for word in run), key=len)
             found.update(shortest)
@@ -81,7 +82,7 @@ class NamingIndex:
     def naming(self, names: Sequence[str], common: frozenset[str]) -> list[EntryView]:
         """The pool's entries that name the increment (`names_it`), in pool order."""
         return [self.pool[at] for at in sorted(self._could_name(names, common))
-                if names_it(self.pool[at], names, common)]
+                if names_it(self.pool[at], names, common, self._nm)]
 
 
 class MergeIndex:
@@ -90,8 +91,9 @@ class MergeIndex:
     candidate took in), or the same head word of the titles (`_same` reads a merged candidate's
     title as it is now, so each title it had is kept)."""
 
-    def __init__(self, order_names: Iterable[str]) -> None:
-        self._names = NameIndex(order_names)
+    def __init__(self, order_names: Iterable[str], nm: Names) -> None:
+        self._nm = nm
+        self._names = NameIndex(nm, order_names)
         self._links: dict[str, list[int]] = defaultdict(list)
         self._heads: dict[str, list[int]] = defaultdict(list)
         # What each owner holds already: one thing merged from many candidates is listed once.
@@ -110,7 +112,7 @@ class MergeIndex:
         for link in links:
             if self._fresh("link", owner, link):
                 self._links[link].append(owner)
-        head = head_token(title)
+        head = self._nm.head_token(title)
         if head and self._fresh("head", owner, head):
             self._heads[head].append(owner)
 
@@ -120,7 +122,7 @@ class MergeIndex:
             found |= self._names.matching(name)
         for link in links:
             found.update(self._links.get(link, ()))
-        head = head_token(title)
+        head = self._nm.head_token(title)
         if head:
             found.update(self._heads.get(head, ()))
         return found

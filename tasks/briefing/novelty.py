@@ -29,7 +29,7 @@ from tasks.judge.terms import vocabulary
 from tasks.model.briefing import Evidence
 from tasks.model.window import EntryView
 from tasks.verify.markers import Markers, found, markers_of
-from tasks.verify.names import distinctive, is_name
+from tasks.verify.names import names_of
 
 # Shapes, not words: a URL or a bare domain with a path, a version number, an ASCII token.
 _URL = re.compile(r"https?://[^\s<>()\[\]（）「」\"'`|]+|(?<![\w@/.])(?:[a-z0-9-]+\.)+[a-z]{2,10}/[^\s<>()\[\]（）「」\"'`|]*",
@@ -83,9 +83,10 @@ def _systems(m: Markers, text: str, terms: Sequence[str], heading: str = "") -> 
 
 def named_heading(title: str, m: Markers) -> bool:
     """A heading that names one thing: two distinctive words, or one coined token (not just a capital)."""
-    if not is_name(title):
+    nm = names_of(m.judgment)
+    if not nm.is_name(title):
         return False
-    tokens = distinctive(title)
+    tokens = nm.distinctive(title)
     return len(tokens) >= 2 or bool(_systems(m, title, ()))
 
 

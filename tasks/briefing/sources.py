@@ -19,7 +19,7 @@ from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.briefing import Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.window import EntryView, SourceView, WindowData
 from tasks.verify.markers import found, markers_of
-from tasks.verify.names import is_generic
+from tasks.verify.names import names_of
 
 TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only")
 Labels = dict[str, str]
@@ -69,13 +69,13 @@ def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, lis
     return limited + _contents(source, contents, queue, L, headed)
 
 
-def _entries_named(entries: list[EntryView], papers: list[Paper]) -> list[tuple[str, list[str]]]:
+def _entries_named(entries: list[EntryView], papers: list[Paper], j: Judgment) -> list[tuple[str, list[str]]]:
     """(title, the window papers' ids it names) of each entry that names one thing."""
-    known = {p.arxiv_id for p in papers if p.arxiv_id}
+    known, nm = {p.arxiv_id for p in papers if p.arxiv_id}, names_of(j)
     out: list[tuple[str, list[str]]] = []
     for entry in (e for e in entries if e.label != "preamble"):
         title = entry.title or entry.heading
-        if title and not is_generic(title):
+        if title and not nm.is_generic(title):
             out.append((title, [i for i in entry.ids if i in known]))
     if not out:  # no headed entry: a digest may still list its papers in rows, lines or bullets
         out = [(name, []) for e in entries for name in listed(e.text)]
@@ -100,9 +100,10 @@ def _relevance(source: SourceView, entries: list[EntryView], papers: list[Paper]
     mine = [p for p in papers if source.path in p.sources and p.status in TAGS]
     parts = [(short_title(p.title), p.status) for p in mine]
     named = {e.path + str(e.label) for p in mine for e in p.entries}
+    nm = names_of(topic.judgment)
     for entry in (e for e in entries if not e.ids and e.label != "preamble"):
         title = entry.title
-        if not title or is_generic(title) or entry.path + str(entry.label) in named:
+        if not title or nm.is_generic(title) or entry.path + str(entry.label) in named:
             continue
         if judge_context(f"{entry.heading}\n{entry.text}", topic, known).verdict is Verdict.RELEVANT:
             m = markers_of(topic.judgment)
@@ -160,7 +161,7 @@ def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: li
         rating, entries = ratings[s.id], by_source.get(s.id, [])
         parts = [] if s.error else _relevance(s, entries, papers, topic, known)
         outcome = _outcome(s, papers, bool(parts))
-        contents = _entries_named(entries, papers)
+        contents = _entries_named(entries, papers, topic.judgment)
         queue = [p.arxiv_id for p in papers if p.arxiv_id and s.path in p.sources] if s.kind == "work_queue" else []
         wording = {
             lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L, cut.get(s.path)),

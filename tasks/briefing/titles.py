@@ -23,7 +23,7 @@ from tasks.inbox.outline import only_ids, rank_cell, row_cells
 from tasks.judge.statements import word_pattern
 from tasks.model.window import MentionView, WindowData
 from tasks.verify.markers import markers_of
-from tasks.verify.names import names_match
+from tasks.verify.names import names_of
 from tasks.verify.subjects import entry_heading
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
@@ -137,10 +137,10 @@ def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
                     *(m.title or _row_title(m.context, categories) for m in mentions if m.kind == "work_queue")], j)
     if given:
         # A queue or feed may give only a short name that a heading spells out in full.
-        fuller = [clean_title(h, j) for h in headed if names_match(clean_title(h, j), given)]
+        fuller = [clean_title(h, j) for h in headed if names_of(j).names_match(clean_title(h, j), given)]
         return max([given, *fuller], key=len)
     # An entry about it alone that names it like a headed one may carry the fuller title.
-    best = best_title(headed + [t for t in alone if any(names_match(clean_title(t, j), clean_title(h, j)) for h in headed)], j)
+    best = best_title(headed + [t for t in alone if any(names_of(j).names_match(clean_title(t, j), clean_title(h, j)) for h in headed)], j)
     if best:
         return best
     if data.knowledge:

@@ -10,7 +10,7 @@ from rapidfuzz import fuzz
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
-from tasks.verify.names import distinctive, names_match, normalise, short_name
+from tasks.verify.names import Names, normalise
 from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Observation, Tracked, is_open
@@ -19,11 +19,11 @@ from tasks.verify.subjects import heading_thing
 TITLE_MATCH = 80  # rapidfuzz token_set_ratio at or above which two titles are the same paper's
 
 
-def titles_agree(ours: str, theirs: str) -> bool | None:
+def titles_agree(ours: str, theirs: str, nm: Names) -> bool | None:
     """Whether a source's title and arXiv's agree; None when ours is too short or not Latin to judge."""
-    if len([t for t in distinctive(ours) if t.isascii()]) < 2:
+    if len([t for t in nm.distinctive(ours) if t.isascii()]) < 2:
         return None
-    name = short_name(ours)
+    name = nm.short_name(ours)
     if name and name.lower() in theirs.lower():
         return True
     return fuzz.token_set_ratio(normalise(ours), normalise(theirs)) >= TITLE_MATCH
@@ -43,7 +43,7 @@ def observe_lookups(ctx: Context, tracked: list[Tracked]) -> None:
         if lookup is None:
             continue  # not looked up yet: never read as unknown
         when = lookup.looked_up_at.astimezone(ctx.data.window.tz).date().isoformat()
-        agree = titles_agree(title, lookup.title) if lookup.title else None
+        agree = titles_agree(title, lookup.title, ctx.names) if lookup.title else None
         base = {"title": title, "advice": j.wording("lookup_advice")}
         if lookup.status == "unknown":
             kind, detail = "unknown_id", {**base, "text": j.wording("unknown_id_text", when=when, arxiv_id=arxiv_id),
@@ -65,8 +65,8 @@ def observe_lookups(ctx: Context, tracked: list[Tracked]) -> None:
 
 
 class FirstMatch:
-    """`next((n for n in names if names_match(n, name)), name)` over a list of names that only grows,
-    where a name that stands for itself is appended again each time.
+    """`next((n for n in names if nm.names_match(n, name)), name)` over a list of names that only grows,
+    where a name that stands for itself is appended again each time (`nm`: the run's name matching).
 
     The list repeats names (every reading of a title that matches nothing earlier appends it again),
     so scanning it made one window's readings quadratic (4,400 names, 1.2 million comparisons on
@@ -75,20 +75,21 @@ class FirstMatch:
     name's answer is remembered with how far it was checked, and an earlier match stays the first.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, nm: Names) -> None:
+        self._nm = nm
         self.distinct: list[str] = []
         self._seen: set[str] = set()
         self._memo: dict[str, tuple[int, int | None]] = {}  # name -> (distinct names checked, match)
         # The distinct names by what could match them: trying each was quadratic in a source of
         # many differently named subjects.
-        self._index = NameIndex()
+        self._index = NameIndex(nm)
 
     def resolve(self, name: str) -> str:
         """The first earlier name that matches `name`, else `name` itself (which is then appended)."""
         checked, hit = self._memo.get(name, (0, None))
         if hit is None:
             near = sorted(i for i in self._index.matching(name) if i >= checked)
-            hit = next((i for i in near if names_match(self.distinct[i], name)), None)
+            hit = next((i for i in near if self._nm.names_match(self.distinct[i], name)), None)
             checked = len(self.distinct)
         subject = self.distinct[hit] if hit is not None else name
         if hit is None and name not in self._seen:  # a name that does not match itself is listed once
@@ -124,7 +125,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
 
 def observe_conflicts(ctx: Context) -> None:
     """One contradiction per (subject, unit, metric) whose readings in two sources do not overlap."""
-    names = FirstMatch()
+    names = FirstMatch(ctx.names)
     readings = [r for e in ctx.within_budget(ctx.data.entries, "numbers") for r in _readings(ctx, e, True, names)]
     readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
     by_path: dict[str, list[Reading]] = {}

@@ -17,7 +17,7 @@ from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
 from tasks.verify.markers import Markers, markers_of
-from tasks.verify.names import normalise, same_thing, short_name
+from tasks.verify.names import Names, names_of, normalise
 from tasks.verify.status import Observation, Tracked, state_on
 
 T = TypeVar("T")
@@ -49,10 +49,11 @@ class Keyer:
     so scanning it was quadratic in a window's observations. A key is the first tracked name of
     the same kind that matches; that is the first occurrence of some (subject, key), so only
     distinct ones are scanned, and each query remembers how far it has checked (an earlier match
-    stays the first, new names are only ever appended).
+    stays the first, new names are only ever appended). `nm`: the run's name matching.
     """
 
-    def __init__(self, tracked: Sequence[Tracked]) -> None:
+    def __init__(self, tracked: Sequence[Tracked], nm: Names) -> None:
+        self._nm = nm
         self.named: list[tuple[str, str, str]] = sorted(
             (t.kind, t.subject, t.key) for t in tracked if not text_ids(t.subject)
         )
@@ -66,7 +67,7 @@ class Keyer:
         self.coined: dict[tuple[str, str], tuple[str, str]] = {}
         for t in sorted(tracked, key=lambda t: t.key):
             if text_ids(t.subject) == [t.subject] and t.events:
-                name = short_name(str(t.events[0].data().get("title") or ""))
+                name = nm.short_name(str(t.events[0].data().get("title") or ""))
                 if name:
                     self.coined.setdefault((t.kind, normalise(name)), (t.key, t.subject))
 
@@ -87,7 +88,7 @@ class Keyer:
         checked, hit = self._memo.get(query, (0, None))
         if hit is None:
             hit = next((i for i in range(checked, len(listed))
-                        if listed[i][1].endswith(suffix) and same_thing(listed[i][0], subject)), None)
+                        if listed[i][1].endswith(suffix) and self._nm.same_thing(listed[i][0], subject)), None)
             checked = len(listed)
         self._memo[query] = (checked, hit)
         if hit is not None:
@@ -122,8 +123,8 @@ class Context:
         topical = {p.arxiv_id: p for p in papers if p.arxiv_id and p.status in TOPICAL}
         day = data.window.date
         resolved = frozenset(t.key for t in tracked if state_on(t, day)[1] is not None)
-        return cls(data, topic, known, topical, Keyer(tracked), day, resolved_keys=resolved,
-                   budgets=budgets or unbounded())
+        keyer = Keyer(tracked, names_of(topic.judgment))
+        return cls(data, topic, known, topical, keyer, day, resolved_keys=resolved, budgets=budgets or unbounded())
 
     def within_budget(self, entries: Iterable[T], step: str) -> Iterator[T]:
         """The window's `entries` (or (entry, …) pairs) whose source is within its budget, each a unit
@@ -134,6 +135,11 @@ class Context:
     def markers(self) -> Markers:
         """The markers of the run's judgment (the topic carries it)."""
         return markers_of(self.topic.judgment)
+
+    @property
+    def names(self) -> Names:
+        """The name matching of the run's judgment (the topic carries it)."""
+        return names_of(self.topic.judgment)
 
     @property
     def people(self) -> frozenset[str]:
@@ -148,9 +154,10 @@ class Context:
 
     def named_ids(self, text: str) -> list[str]:
         """Topical ids whose coined name appears in `text` ("FooQuant" -> the id of "FooQuant: …")."""
+        nm = self.names
         out = []
         for arxiv_id, paper in sorted(self.papers.items()):
-            name = short_name(paper.title)
+            name = nm.short_name(paper.title)
             if name and re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text):
                 out.append(arxiv_id)
         return out

@@ -14,7 +14,7 @@ import re
 from tasks.model.window import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers, strip_labels
-from tasks.verify.names import names_nothing
+from tasks.verify.names import names_of
 from tasks.verify.subjects import heading_thing
 
 _ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)、])\s+(?:\[[ xX]?\]\s*)?(.+)$")
@@ -47,7 +47,7 @@ def _under_hedge_heading(entry: EntryView, m: Markers) -> list[dict[str, str]]:
     title = strip_labels(m, entry.title or "")
     items = _items(entry.text)
     # "PreScale（arXiv:…）" names a thing; "值得警惕的矛盾或待核实说法" heads a list of them.
-    if title and not names_nothing(m, title) and (text_ids(title) or heading_thing(m, title) is not None):
+    if title and not names_of(m.judgment).names_nothing(title) and (text_ids(title) or heading_thing(m, title) is not None):
         lines = [line.strip() for line in entry.text.splitlines() if line.strip()]
         stated = [line for line in lines if m.phenomenon_label.match(strip_labels(m, line))]
         body = (stated or items or lines or [title])[0]

@@ -27,7 +27,7 @@ from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.markers import all_found, found, sentence_at, strip_labels
-from tasks.verify.names import distinctive, mentions_name, names_match, names_nothing, same_thing, short_name
+from tasks.verify.names import Names
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
 from tasks.verify.subjects import heading_thing, line_thing
@@ -56,7 +56,7 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
         return None
     name = line_thing(ctx.markers, text, ctx.people, coined=False)
     if name:  # the heading, when it names the same thing, is its fuller name
-        return heading if heading is not None and not own_id and same_thing(heading, name) else name
+        return heading if heading is not None and not own_id and ctx.names.same_thing(heading, name) else name
     if len(entry_ids) == 1 and not own_id:
         return entry_ids[0]
     return heading or line_thing(ctx.markers, text, ctx.people) or _named_before(ctx, entry.text, text)
@@ -85,16 +85,16 @@ def _doc_entries(ctx: Context) -> list[DocEntry]:
     return ctx.doc_entries
 
 
-def _names_subject(entry: DocEntry, subject: str, sentence: str | None = None) -> bool:
+def _names_subject(nm: Names, entry: DocEntry, subject: str, sentence: str | None = None) -> bool:
     """Whether a knowledge-document entry (or, given, its settling sentence) names `subject`."""
     if text_ids(subject) == [subject]:
         return subject in text_ids(entry.text)
-    return names_match(entry.name, subject) or mentions_name(entry.text if sentence is None else sentence, subject)
+    return nm.names_match(entry.name, subject) or nm.mentions_name(entry.text if sentence is None else sentence, subject)
 
 
-def _settled_by_doc(entries: list[DocEntry], subject: str) -> bool:
+def _settled_by_doc(nm: Names, entries: list[DocEntry], subject: str) -> bool:
     """Whether the knowledge document, as of the cutoff, has taken in `subject` (an entry anchored on it)."""
-    return any(_names_subject(e, subject) for e in entries)
+    return any(_names_subject(nm, e, subject) for e in entries)
 
 
 def _settled_earlier(ctx: Context, subject: str, echoes: set[str]) -> bool:
@@ -119,6 +119,7 @@ def observe_hedges(ctx: Context) -> None:
     echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
     doc_entries = _doc_entries(ctx) if echoes else []
     restated = echoes | echo_paths(ctx.data.history, ctx.topic.judgment) if echoes else echoes
+    nm = ctx.names
     for entry in ctx.within_budget(ctx.data.entries, "hedges"):
         if entry.kind == "work_queue":
             _queue_hedge(ctx, entry)
@@ -129,18 +130,18 @@ def observe_hedges(ctx: Context) -> None:
             # A heading that says "待核实" over a body hedges nothing of its own; an entry that is
             # only its heading (a list item read as one) hedges with it.
             headed = text in (entry.title or "", heading) and bool(entry.text.strip()) and text not in entry.text
-            if not text or headed or names_nothing(ctx.markers, text) or found(ctx.markers, ctx.markers.settle, text):
+            if not text or headed or nm.names_nothing(text) or found(ctx.markers, ctx.markers.settle, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
             about = str(hedge.get("about") or "")  # what the hedging heading names
             subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
-            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(doc_entries, subject)
+            if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(nm, doc_entries, subject)
                                          or _settled_earlier(ctx, subject, restated)):
                 continue
             title = ctx.title_of(subject)
-            parts = hedge_parts(ctx.markers, entry.text, text, tuple(n for n in (subject, short_name(title) or "") if n))
+            parts = hedge_parts(ctx.markers, entry.text, text, tuple(n for n in (subject, nm.short_name(title) or "") if n))
             detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(ctx.markers, text)[:300],
                       "marker": str(hedge.get("marker", "")), "risk": parts.risk, "advice": parts.advice}
             if entry.path in echoes:
@@ -167,27 +168,27 @@ def _about(ctx: Context, entry: EntryView, subject: str, sentence: str) -> bool:
     or a name matching the subject's); or it names no thing of its own and its entry is about the
     subject alone. A sentence that leads with another thing ("SGLang GitHub issues | … 已确认") is
     evidence about that thing, never about `subject`."""
-    own = line_thing(ctx.markers, sentence, ctx.people, coined=False)
+    own, nm = line_thing(ctx.markers, sentence, ctx.people, coined=False), ctx.names
     if text_ids(subject) == [subject]:
-        name = short_name(ctx.title_of(subject))
+        name = nm.short_name(ctx.title_of(subject))
         if subject in text_ids(sentence) or (name is not None and name in sentence):
             return True
-        if own is not None and not names_match(own, ctx.title_of(subject)):
+        if own is not None and not nm.names_match(own, ctx.title_of(subject)):
             return False
         named = subject in entry.ids or (name is not None and name in entry.text)
         return named and len(set(entry.ids)) <= 1
     if own is not None:
-        return same_thing(own, subject) or same_thing(subject, own)
+        return nm.same_thing(own, subject) or nm.same_thing(subject, own)
     heading = heading_thing(ctx.markers, entry.title, ctx.people)
-    return mentions_name(sentence, subject) or (heading is not None and names_match(heading, subject))
+    return nm.mentions_name(sentence, subject) or (heading is not None and nm.names_match(heading, subject))
 
 
 def _probe(ctx: Context, subject: str) -> list[str]:
     """Cheap lower-case substrings one of which an entry about `subject` must contain."""
     if text_ids(subject) == [subject]:
-        name = short_name(ctx.title_of(subject))
+        name = ctx.names.short_name(ctx.title_of(subject))
         return [subject] + ([name.lower()] if name else [])
-    return sorted(t for t in distinctive(subject) if len(t) >= 2) or [subject.lower()]
+    return sorted(t for t in ctx.names.distinctive(subject) if len(t) >= 2) or [subject.lower()]
 
 
 def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
@@ -203,7 +204,7 @@ def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
 def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:
     """The knowledge document's entries anchored in this window that name an open subject and say it
     is settled ("数字已核实", "confirmed") resolve it, with that sentence as evidence."""
-    doc, m = ctx.data.knowledge, ctx.markers
+    doc, m, nm = ctx.data.knowledge, ctx.markers, ctx.names
     start = ctx.data.window.start_local.date()
     for entry in _doc_entries(ctx):
         if doc is None or entry.anchored_on is None or entry.anchored_on <= start:
@@ -211,7 +212,7 @@ def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> No
         for match in all_found(m, m.settle, entry.text):
             sentence = sentence_at(entry.text, match.start())
             for key, kind, subject in candidates:
-                if kind == "hedge" and not m.hedge.search(sentence) and _names_subject(entry, subject, sentence):
+                if kind == "hedge" and not m.hedge.search(sentence) and _names_subject(nm, entry, subject, sentence):
                     ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
                                         {"title": ctx.title_of(subject), "text": sentence}))
 

@@ -23,7 +23,7 @@ from typing import NamedTuple
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers
-from tasks.verify.names import coined_tokens, distinctive, head_token, names_match, short_name
+from tasks.verify.names import names_of
 from tasks.verify.status import OPEN
 from tasks.verify.subjects import entry_heading
 
@@ -50,15 +50,15 @@ class _Named(NamedTuple):
 # contributes is computed once here (a pure function of the two strings).
 @lru_cache(maxsize=65536)
 def _named(m: Markers, subject: str, title: str) -> _Named:
-    names = _names_of(m, subject, title)
-    return _Named(_is_id(subject), names, tuple(head_token(n) for n in names),
-                  frozenset().union(*map(coined_tokens, names)))
+    names, nm = _names_of(m, subject, title), names_of(m.judgment)
+    return _Named(_is_id(subject), names, tuple(nm.head_token(n) for n in names),
+                  frozenset().union(*map(nm.coined_tokens, names)))
 
 
 def _names_of(m: Markers, subject: str, title: str) -> tuple[str, ...]:
     """The names a view goes by: its subject unless an id, its title, a paper title's coined name."""
     paper = _is_id(subject)
-    coined = short_name(title) if paper else None
+    coined = names_of(m.judgment).short_name(title) if paper else None
     # Compared without entry markers: an item stored as "Increment 1 - FooServe" is FooServe's.
     return tuple(entry_heading(m, n) or n for n in (None if paper else subject, title, coined) if n)
 
@@ -86,7 +86,8 @@ def _same_subject(m: Markers, a_subject: str, a_title: str, a_figures: frozenset
     if (a.paper and a_subject in b_subject) or (b.paper and b_subject in a_subject):
         return True
     # `names.same_thing` of each pair of names, with each name's head token read once.
-    if any((hx is not None and hx == hy) or names_match(x, y)
+    nm = names_of(m.judgment)
+    if any((hx is not None and hx == hy) or nm.names_match(x, y)
            for x, hx in zip(a.names, a.heads, strict=True) for y, hy in zip(b.names, b.heads, strict=True)):
         return True
     # Named in two languages ("vLLM 分层 KV 卸载", "Tiered KV Cache Offloading in vLLM"): the same
@@ -128,9 +129,9 @@ def _keys(m: Markers, v: StatusAsOf) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def _keys_of(m: Markers, subject: str, title: str) -> frozenset[str]:
-    keys = set(text_ids(subject))
+    keys, nm = set(text_ids(subject)), names_of(m.judgment)
     for name in _names_of(m, subject, title):
-        keys.update(t[:4] if t.isascii() else t for t in distinctive(name))
+        keys.update(t[:4] if t.isascii() else t for t in nm.distinctive(name))
     return frozenset(keys or {subject})
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 
 from rapidfuzz import fuzz, process
 
-from tasks.verify.names import FUZZY_SAME, distinctive, normalise
+from tasks.verify.names import FUZZY_SAME, Names, normalise
 
 # Below the rule's threshold so that no float rounding inside rapidfuzz can drop a true match.
 _FUZZY_FLOOR = FUZZY_SAME - 0.5
@@ -34,10 +34,11 @@ class NameIndex:
     """Owners (pool positions, merged candidates, list positions) of names, found by what could make
     `names_match` true. Rule 1a needs one order of tokens for both sides, fixed before the first
     name is added: by how many of `order_names` hold a token, else (names not known up front) the
-    longer token first, as a rarer one usually is."""
+    longer token first, as a rarer one usually is. `nm`: the run's name matching."""
 
-    def __init__(self, order_names: Iterable[str] | None = None) -> None:
-        self._held = Counter(token for name in order_names or () for token in distinctive(name))
+    def __init__(self, nm: Names, order_names: Iterable[str] | None = None) -> None:
+        self._distinctive = nm.distinctive
+        self._held = Counter(token for name in order_names or () for token in nm.distinctive(name))
         self._by_count = order_names is not None
         self._prefix: dict[str, list[int]] = defaultdict(list)
         self._containing: dict[str, list[int]] = defaultdict(list)
@@ -52,7 +53,7 @@ class NameIndex:
         return sorted(tokens, key=lambda t: (-len(t), t))[:-1]
 
     def add(self, owner: int, name: str) -> None:
-        tokens = distinctive(name)
+        tokens = self._distinctive(name)
         if not tokens:
             return  # names_match is false for it
         for token in tokens:
@@ -66,7 +67,7 @@ class NameIndex:
 
     def matching(self, name: str) -> set[int]:
         """The owners of a name that could match `name`."""
-        tokens = distinctive(name)
+        tokens = self._distinctive(name)
         if not tokens:
             return set()
         found: set[int] = set()

@@ -22,7 +22,7 @@ from functools import lru_cache
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.text import CJK_RANGE
 from tasks.verify.markers import Markers, strip_labels
-from tasks.verify.names import distinctive, head_token, is_generic, is_name, lead_phrase, names_nothing
+from tasks.verify.names import Names, lead_phrase, names_of
 
 
 def _starts(m: Markers, name: str) -> re.Pattern[str]:
@@ -43,7 +43,8 @@ class _Vocabulary:
 def _vocabulary(m: Markers) -> _Vocabulary:
     words = m.judgment.words
     aside = "|".join(re.escape(w) for w in sorted(words("markers", "note_aside"), key=lambda w: (-len(w), w)))
-    sources = frozenset(t for w in words("names", "sources") for t in distinctive(w)) | frozenset(
+    nm = names_of(m.judgment)
+    sources = frozenset(t for w in words("names", "sources") for t in nm.distinctive(w)) | frozenset(
         w.lower() for w in words("names", "sources"))
     return _Vocabulary(_starts(m, "entry_marker_regex"), _starts(m, "appendix_regex"),
                        re.compile(rf"^\s*(?:{aside})(?![A-Za-z])", re.IGNORECASE),
@@ -101,26 +102,27 @@ def entry_heading(m: Markers, title: str | None, people: Iterable[str] = ()) -> 
 
 def only_scaffolding(m: Markers, name: str, people: Iterable[str] = ()) -> bool:
     """A name made only of source names, people, template and common words ("CSDN 博客", "Summary", "Jay")."""
-    tokens = distinctive(name)
+    tokens = names_of(m.judgment).distinctive(name)
     lowered = {p.lower() for p in people}
     scaffolding = _vocabulary(m).scaffolding
     return all(t in scaffolding or t in m.common_words or t in lowered for t in tokens)
 
 
-def _ascii_name(text: str) -> bool:
+def _ascii_name(nm: Names, text: str) -> bool:
     """Whether a phrase names a thing by an ASCII name: one coined token, or two distinctive ASCII words."""
-    if not any(t.isascii() for t in distinctive(text)):
+    if not any(t.isascii() for t in nm.distinctive(text)):
         return False
-    return is_name(" ".join(m.group(0) for m in _TOKEN.finditer(text))) or any(
-        head_token(m.group(0)) for m in _TOKEN.finditer(text))
+    return nm.is_name(" ".join(t.group(0) for t in _TOKEN.finditer(text))) or any(
+        nm.head_token(t.group(0)) for t in _TOKEN.finditer(text))
 
 
 def _names(m: Markers, text: str, people: frozenset[str]) -> bool:
-    if names_nothing(m, text) or is_generic(text) or only_scaffolding(m, text, people):
+    nm = names_of(m.judgment)
+    if nm.names_nothing(text) or nm.is_generic(text) or only_scaffolding(m, text, people):
         return False
     scaffolding = _vocabulary(m).scaffolding
     kept = " ".join(t for t in re.split(r"\s+", m.hedge.sub(" ", text)) if t)
-    return bool(find_ids(kept)) or _ascii_name(" ".join(
+    return bool(find_ids(kept)) or _ascii_name(nm, " ".join(
         w for w in re.findall(r"[A-Za-z][\w.+-]*", kept) if w.lower() not in scaffolding and w.lower() not in people))
 
 
@@ -133,6 +135,7 @@ def line_thing(m: Markers, text: str, people: Iterable[str] = (), coined: bool =
 # Settling sentences are read against every open item a window names: the answers are kept.
 @lru_cache(maxsize=16384)
 def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> str | None:
+    nm = names_of(m.judgment)
     rest = strip_labels(m, text)
     lead = lead_phrase(rest)
     if lead and _CLAUSE_BEFORE_BRACKET.match(rest[rest.find(lead):]):
@@ -142,13 +145,13 @@ def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> s
     run = _NAME_RUN.match(rest)
     if run and _CONFIG_KEY.match(run.group(1)):
         return _setting(m, text, run.group(1), group)
-    if run and _names(m, run.group(1), group) and is_name(run.group(1)):
+    if run and _names(m, run.group(1), group) and nm.is_name(run.group(1)):
         return run.group(1)
     if not coined:
         return None
     for hit in _TOKEN.finditer(m.hedge.sub(" ", rest)):
         token = hit.group(0)
-        if head_token(token) and not only_scaffolding(m, token, group) and not names_nothing(m, token):
+        if nm.head_token(token) and not only_scaffolding(m, token, group) and not nm.names_nothing(token):
             return token
     return None
 
@@ -158,8 +161,9 @@ def _setting(m: Markers, text: str, key: str, people: frozenset[str]) -> str | N
     the system it names: "vLLM --kv-offload-backend"; a bare key names nothing."""
     written = re.search(rf"-*{re.escape(key)}", text)
     flag = written.group(0) if written else key
+    nm = names_of(m.judgment)
     system = next((t.group(0) for t in _TOKEN.finditer(text) if t.group(0) not in key
-                   and is_name(t.group(0)) and not only_scaffolding(m, t.group(0), people)), None)
+                   and nm.is_name(t.group(0)) and not only_scaffolding(m, t.group(0), people)), None)
     return f"{system} {flag}" if system else None
 
 
@@ -173,6 +177,6 @@ def heading_thing(m: Markers, title: str | None, people: Iterable[str] = ()) -> 
         return None
     raw = title or ""
     said = raw[max(raw.find(text[:8]), 0):]  # the heading from where its text starts (after the markers)
-    if _SENTENCE.search(said) or len(distinctive(text)) > _LONG_HEADING:
+    if _SENTENCE.search(said) or len(names_of(m.judgment).distinctive(text)) > _LONG_HEADING:
         return line_thing(m, text, group)
     return text

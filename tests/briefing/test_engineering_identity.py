@@ -23,6 +23,7 @@ from sqlalchemy import Engine
 from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
+from tasks.verify.names import names_of
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
 from tests.helpers import briefing_json
@@ -30,6 +31,7 @@ from tests.helpers import briefing_json
 DAY = dt.date(2026, 10, 9)
 J = default_judgment()
 CONTEXT = context_words(("vLLM", "SGLang", "KV cache", "inference"), J)
+N = names_of(J)
 
 NOTES = {
     # Two things on one platform.
@@ -115,12 +117,12 @@ def test_each_increment_is_one_thing(clean_db: Engine, settings: Settings, tmp_p
 
 
 def test_a_shared_platform_name_is_context_a_shared_coined_name_is_identity() -> None:
-    assert not same_name("Kimi K3 on vLLM", "vLLM", CONTEXT)  # one names more than the platform
-    assert not same_name("PyTorch 2.9", "PyTorch 2.9 FlexAttention decode", CONTEXT)  # a platform of the judgment
-    assert same_name("vLLM 0.12", "vLLM 0.12 release", CONTEXT)  # both are about the platform itself
-    assert same_name("Tiered KV cache offloading in vLLM", "vLLM tiered KV cache offloading", CONTEXT)
-    assert same_name("QuuxCache", "QuuxCache 调度器 on SGLang", CONTEXT)
-    assert same_name("Kimi K3 on vLLM", "vLLM", frozenset())  # without context the name match stands
+    assert not same_name("Kimi K3 on vLLM", "vLLM", CONTEXT, N)  # one names more than the platform
+    assert not same_name("PyTorch 2.9", "PyTorch 2.9 FlexAttention decode", CONTEXT, N)  # a platform of the judgment
+    assert same_name("vLLM 0.12", "vLLM 0.12 release", CONTEXT, N)  # both are about the platform itself
+    assert same_name("Tiered KV cache offloading in vLLM", "vLLM tiered KV cache offloading", CONTEXT, N)
+    assert same_name("QuuxCache", "QuuxCache 调度器 on SGLang", CONTEXT, N)
+    assert same_name("Kimi K3 on vLLM", "vLLM", frozenset(), N)  # without context the name match stands
 
 
 def test_a_platform_home_is_no_identity_a_page_is() -> None:

@@ -14,8 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tasks.briefing.naming_index import NamingIndex, names_it
+from tasks.config.judgment import default_judgment
 from tasks.model.window import EntryView
-from tasks.verify.names import distinctive, names_match
+from tasks.verify.names import names_of
+
+N = names_of(default_judgment())
 
 # Coined names, near misses of them, long words that differ by a letter (fuzzy matches sharing no
 # token), common and stop words ("Without" is a head word that `distinctive` leaves out), versions,
@@ -45,20 +48,20 @@ pools = st.lists(st.tuples(title, text), max_size=25).map(
        common=st.frozensets(st.sampled_from(COMMON)))
 def test_the_index_names_what_the_scan_names(pool: list[EntryView], queries: list[list[str]],
                                             common: frozenset[str]) -> None:
-    index = NamingIndex(pool)
+    index = NamingIndex(pool, N)
     for names in queries:
-        assert index.naming(names, common) == [e for e in pool if names_it(e, names, common)]
+        assert index.naming(names, common) == [e for e in pool if names_it(e, names, common, N)]
 
 
 def test_a_fuzzy_match_sharing_no_token_is_found() -> None:
     """The rule the token index cannot serve: near-identical names with no token in common."""
     near, name = "Abcdefghijklmnox Qrstuvwxyzabcdex", "Abcdefghijklmnop Qrstuvwxyzabcdef"
-    assert names_match(near, name) and not distinctive(near) & distinctive(name)
+    assert N.names_match(near, name) and not N.distinctive(near) & N.distinctive(name)
     pool = [_entry(0, "BarQuant", "nothing here"), _entry(1, near, "nor here")]
-    assert NamingIndex(pool).naming([name], frozenset()) == [pool[1]]
+    assert NamingIndex(pool, N).naming([name], frozenset()) == [pool[1]]
 
 
 def test_a_mention_needs_the_whole_run_in_order() -> None:
     """A text holding the name's words out of order does not name it; the index must not add it."""
     pool = [_entry(0, None, "Qorvex engine release"), _entry(1, None, "release engine Qorvex")]
-    assert NamingIndex(pool).naming(["Qorvex engine release"], frozenset()) == [pool[0]]
+    assert NamingIndex(pool, N).naming(["Qorvex engine release"], frozenset()) == [pool[0]]

@@ -18,7 +18,7 @@ from tasks.config.judgment import default_judgment
 from tasks.verify.checks import FirstMatch, _pairs
 from tasks.verify.context import Keyer, text_ids
 from tasks.verify.markers import markers_of
-from tasks.verify.names import names_match, normalise
+from tasks.verify.names import names_of, normalise
 from tasks.verify.numbers import (
     Reading,
     by_subject_unit,
@@ -31,6 +31,7 @@ from tasks.verify.numbers import (
 from tasks.verify.status import Event, Tracked
 
 M = markers_of(default_judgment())
+N = names_of(default_judgment())
 
 NAMES = [
     "FooKernel", "fookernel", "FooKernel v2", "Foo Kernel", "BarQuant", "BarQuant：低比特", "1", "##", "—", "",
@@ -41,7 +42,7 @@ NAMES = [
 
 
 def _plain_resolve(names: list[str], name: str) -> str:
-    subject = next((n for n in names if names_match(n, name)), name)
+    subject = next((n for n in names if N.names_match(n, name)), name)
     if subject == name:
         names.append(name)
     return subject
@@ -51,7 +52,7 @@ def test_first_match_is_the_plain_scan() -> None:
     rng = random.Random(3)
     for _ in range(300):
         plain: list[str] = []
-        fast = FirstMatch()
+        fast = FirstMatch(N)
         for _ in range(rng.randrange(1, 40)):
             name = rng.choice(NAMES)
             assert fast.resolve(name) == _plain_resolve(plain, name)
@@ -66,7 +67,7 @@ class PlainKeyer:
         if text_ids(subject) == [subject]:
             return f"{kind}:{subject}{suffix}", subject
         for k, s, key in self.named:
-            if k == kind and names_match(s, subject) and key.endswith(suffix):
+            if k == kind and N.names_match(s, subject) and key.endswith(suffix):
                 return key, s
         key = f"{kind}:{normalise(subject)}{suffix}"
         self.named.append((kind, subject, key))
@@ -81,7 +82,7 @@ def test_keyer_gives_the_keys_of_the_plain_scan() -> None:
     for _ in range(200):
         tracked = [Tracked(f"{k}:{normalise(s)}{x}", k, s, (event,))
                    for k, s, x in ((rng.choice(kinds), rng.choice(NAMES), rng.choice(suffixes)) for _ in range(5))]
-        fast, plain = Keyer(tracked), PlainKeyer(tracked)
+        fast, plain = Keyer(tracked, N), PlainKeyer(tracked)
         for _ in range(rng.randrange(1, 40)):
             args = (rng.choice(kinds), rng.choice(NAMES), rng.choice(suffixes))
             assert fast.key(*args) == plain.key(*args)

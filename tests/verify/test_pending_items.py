@@ -37,12 +37,13 @@ from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import _same_subject, figures, merge_into, one_per_subject
 from tasks.verify.markers import markers_of, strip_labels
-from tasks.verify.names import names_nothing
+from tasks.verify.names import names_of
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import OPEN
 from tests.helpers import ingest_all
 
 M = markers_of(default_judgment())
+N = names_of(default_judgment())
 
 D1 = dt.date(2026, 11, 2)
 TOPIC = "inference"
@@ -65,13 +66,13 @@ def test_labels_are_stripped_and_the_claim_kept(label: str, claim: str) -> None:
     "kv_cache_dtype", "--max-num-seqs",
 ])
 def test_markers_headings_and_config_keys_name_nothing(heading: str) -> None:
-    assert names_nothing(M, heading)
+    assert N.names_nothing(heading)
 
 
 @pytest.mark.parametrize("name", ["FooServe", "Acadify：H100 推理引擎 benchmark", "⚠️ T2 待核实 · PreScale", "LoRA-Pool",
                                   "T4 GPU 延迟"])
 def test_things_are_names(name: str) -> None:
-    assert not names_nothing(M, name)
+    assert not N.names_nothing(name)
 
 
 def _same_as(a: StatusAsOf, b: StatusAsOf) -> bool:
@@ -269,8 +270,8 @@ def test_one_question_in_three_notes_is_one_item(briefs: dict[dt.date, tuple[str
 def test_no_item_is_named_by_a_marker_heading_or_config_key(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
     for md, brief in briefs.values():
         for v in brief["verifications"]:
-            assert not names_nothing(M, v["title"]), v
-            assert v["subject"][:1].isdigit() or not names_nothing(M, v["subject"]), v
+            assert not N.names_nothing(v["title"]), v
+            assert v["subject"][:1].isdigit() or not N.names_nothing(v["subject"]), v
             assert strip_labels(M, v["title"]) == v["title"].strip(), v
         heads = re.findall(r"^### .*$", _section3(md), re.M)
         assert not any(h.endswith(("待核实", "摘要", "Needs verification", "kv_cache_dtype")) for h in heads), heads
@@ -315,6 +316,6 @@ def test_the_knowledge_document_settles_an_item(briefs: dict[dt.date, tuple[str,
 def test_what_names_nothing_follows_the_runs_markers() -> None:
     base = default_judgment()
     words = [*base.words("markers", "generic_title_regex"), r"Ausblick\b"]
-    override = markers_of(make_judgment(merge(base.config, {"markers": {"generic_title_regex": words}})))
-    assert not names_nothing(M, "Ausblick")
-    assert names_nothing(override, "Ausblick") and not names_nothing(override, "FooServe")
+    override = names_of(make_judgment(merge(base.config, {"markers": {"generic_title_regex": words}})))
+    assert not N.names_nothing("Ausblick")
+    assert override.names_nothing("Ausblick") and not override.names_nothing("FooServe")

@@ -24,10 +24,11 @@ from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import markers_of, strip_labels
-from tasks.verify.names import names_nothing
+from tasks.verify.names import names_of
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
 
 M = markers_of(default_judgment())
+N = names_of(default_judgment())
 
 DAYS = ["2026-10-07", "2026-10-09"]
 
@@ -56,7 +57,7 @@ def _view(v: dict[str, Any]) -> StatusAsOf:
 @pytest.mark.parametrize("day", DAYS)
 def test_every_pending_subject_is_named(briefings: dict[str, tuple[str, dict[str, Any]]], day: str) -> None:
     for v in briefings[day][1]["verifications"]:
-        assert not names_nothing(M, v["title"]), v
+        assert not N.names_nothing(v["title"]), v
         assert strip_labels(M, v["title"]) == v["title"].strip(), v["title"]
         assert v["claim"] and strip_labels(M, v["claim"]) == v["claim"].strip(" ；;"), v["claim"]
 

@@ -8,12 +8,13 @@ import pytest
 
 from tasks.config.judgment import default_judgment
 from tasks.verify.markers import all_found, label_refs, markers_of, recommends_e1
-from tasks.verify.names import is_generic, lead_phrase, mentions_name, names_match, short_name
+from tasks.verify.names import lead_phrase, names_of
 from tasks.verify.numbers import Reading, conflicts, interval
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Event, Observation, Tracked, listed, merge, status_as_of
 
 M = markers_of(default_judgment())
+N = names_of(default_judgment())
 
 D = dt.date
 
@@ -28,7 +29,7 @@ D = dt.date
     ("vllm-project/production-stack", "vLLM Production Stack 2026 GA + V1 Model Runner V2 重构"),
 ])
 def test_names_that_match(a: str, b: str) -> None:
-    assert names_match(a, b) and names_match(b, a)
+    assert N.names_match(a, b) and N.names_match(b, a)
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -37,17 +38,17 @@ def test_names_that_match(a: str, b: str) -> None:
     ("腾讯云：vLLM + SGLang 高并发 Serving 实践", "vLLM vs SGLang on H100：基本持平"),
 ])
 def test_names_that_do_not_match(a: str, b: str) -> None:
-    assert not names_match(a, b)
+    assert not N.names_match(a, b)
 
 
 def test_lead_phrase_short_name_and_mentions() -> None:
     assert lead_phrase("FlashMLA「H800 ~3000 GB/s」：对照官方 repo 核验") == "FlashMLA"
     assert lead_phrase("#1 Acadify benchmark | — | 数据环境存疑") == "Acadify benchmark"
-    assert short_name("SEIS: Self-Evolving Inference Systems") == "SEIS"
-    assert short_name("Dynamic LLM Routers are Often Misguided") is None
-    assert mentions_name("K8s 上 vLLM Production Stack 里的 agentic 部署", "vLLM Production Stack 2026 GA")
-    assert not mentions_name("TPU 后端（和 TorchTPU 路线并行）", "TPU Inference Externalization：TorchTPU")
-    assert is_generic("本轮总结") and is_generic("给 Tom / E1") and not is_generic("Acadify：H100")
+    assert N.short_name("SEIS: Self-Evolving Inference Systems") == "SEIS"
+    assert N.short_name("Dynamic LLM Routers are Often Misguided") is None
+    assert N.mentions_name("K8s 上 vLLM Production Stack 里的 agentic 部署", "vLLM Production Stack 2026 GA")
+    assert not N.mentions_name("TPU 后端（和 TorchTPU 路线并行）", "TPU Inference Externalization：TorchTPU")
+    assert N.is_generic("本轮总结") and N.is_generic("给 Tom / E1") and not N.is_generic("Acadify：H100")
 
 
 # --- markers -------------------------------------------------------------------------------------
