@@ -10,7 +10,9 @@ process with one worker, pipelined over two spawned processes with two; then the
 (index page, feed, site index) is refreshed once. Both runs must publish the same content hashes.
 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
-targets are about); for fewer, the 365-date figure is extrapolated from the time per date. The
+targets are about); for fewer, the 365-date figure is extrapolated from the time per date, which
+overstates it: every window before the range is derived too (record only), so a 60-date run holds
+all 365 derivations and 60 of the 365 publishes (benchmarks/README.md, 2026-12-04). The
 same jobs called directly in one lane, then the site refresh (no Prefect, no flow), show what the
 flow adds.
 """
@@ -97,7 +99,8 @@ def bench_backfill(
         result.add("365 dates on 1 worker (extrapolated)", one / dates * FULL_YEAR, "s",
                    f"measured {dates} dates x {FULL_YEAR / dates:.1f}")
         result.notes.append(f"measured {dates} consecutive dates; the 365-date figure is extrapolated "
-                            "linearly (run --backfill-dates 365 to measure it)")
+                            "linearly, an overstatement: the windows before the range are derived too "
+                            "(run --backfill-dates 365 to measure it)")
     result.check("365-date backfill on 1 worker", one / dates * FULL_YEAR, 120.0)
     result.check("2 workers / 1 worker", two / one, 0.6, "x")
     return result

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -167,11 +168,16 @@ def render_json(content: BriefingContent, lang: str = "zh") -> str:
     return twin_text(briefing_view(content, lang))
 
 
+# A backfill renders the same texts on many dates (every listed verification, every date's
+# sources): the defanged text is a pure function of the text, so it is kept per text.
+_defanged = lru_cache(maxsize=16384)(defang_plain)
+
+
 def _plain(value: Any) -> Any:
     """Every string of the document with dangerous link schemes broken (`tasks.common.urls.defang_plain`),
     every dict's keys sorted, every tuple a list: the value JSON text parses back to."""
     if isinstance(value, str):
-        return defang_plain(value) if ":" in value else value
+        return _defanged(value) if ":" in value else value
     if isinstance(value, dict):
         return {k: _plain(value[k]) for k in sorted(value)}
     if isinstance(value, list | tuple):

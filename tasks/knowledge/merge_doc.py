@@ -12,6 +12,7 @@ import datetime as dt
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from tasks.knowledge.header import DocumentWords, changelog_columns
 from tasks.model.merge import MergeIncrement
@@ -162,6 +163,10 @@ def entry_style(lines: list[str], start: int, end: int) -> EntryStyle | None:
     return replace(styles[0], open=cited.open, close=cited.close) if cited else styles[0]
 
 
+# Every briefing of a backfill proposes against the same document, reading the style of each of its
+# lines (entry_style over the whole document is the fallback): a pure function of the line, and the
+# style is frozen, so it is kept per line text.
+@lru_cache(maxsize=8192)
 def _style(line: str) -> EntryStyle | None:
     """The style of one top-level bullet marked `[anchored D]`, else None."""
     anchor = line.find("[anchored")
