@@ -108,8 +108,11 @@ class Item(Base):
     # Feed fields (upvotes, announce_type, categories, doi, journal_ref, authors) and the like.
     extra: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
     # The text's outline, parsed once at ingest and read by judging (tasks.model.outline); NULL for a
-    # queue row and for a row stored before 0010 (judging parses its text then).
+    # queue row. A row stored before 0011 gets it from the next ingest run (tasks.ingest.reparse).
     outline: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
+    # A queue row without a recognised title column: its cells that can name the paper, in order
+    # (tasks.inbox.outline.naming_cells), read by judging for its title; NULL for every other row.
+    cells: Mapped[list[str] | None] = mapped_column(JSONB, nullable=True)
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).
 
     source: Mapped[Source] = relationship(back_populates="items")

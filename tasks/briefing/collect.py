@@ -171,6 +171,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
                    Item.title, Item.text,
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
                    cast(Item.extra, Text).label("extra"), cast(Item.outline, Text).label("outline"),
+                   cast(Item.cells, Text).label("cells"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
             .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
@@ -194,12 +195,13 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
            text: str, hedges: str | None, numbers: str | None, extra: str | None, outline: str | None,
-           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
+           cells: str | None, when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(_json(hedges)), tuple(_json(numbers)), when,
                      tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
-                     None if outline is None else Outline.from_json(json.loads(outline)))
+                     None if outline is None else Outline.from_json(json.loads(outline)),
+                     None if cells is None else tuple(str(c) for c in json.loads(cells)))
 
 
 def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:
@@ -238,7 +240,7 @@ def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[Men
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
             heading=e.heading, title=e.title, arxiv_id=None if unissued else arxiv_id, raw=raw,
             malformed=True if unissued else malformed, context=context,
-            item_time=by_id[item_id].time, hedges=e.hedges,
+            item_time=by_id[item_id].time, hedges=e.hedges, cells=e.cells,
         ))
     return out
 

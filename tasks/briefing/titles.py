@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from tasks.config.judgment import Judgment
-from tasks.inbox.outline import only_ids, rank_cell, row_cells
 from tasks.judge.statements import word_pattern
 from tasks.model.window import MentionView, WindowData
 from tasks.verify.markers import markers_of
@@ -108,13 +107,10 @@ def _given(values: Sequence[str | None], j: Judgment) -> str | None:
     return None
 
 
-def _row_title(row: str, categories: set[str]) -> str | None:
-    """A queue row's title when its columns were not recognised: its first cell that is not a rank,
-    an id, a category of the paper or empty."""
-    for cell in row_cells(row):
-        if cell.strip(" -—") and not rank_cell(cell) and not only_ids(cell) and cell.lower() not in categories:
-            return cell
-    return None
+def _row_title(m: MentionView, categories: set[str]) -> str | None:
+    """A queue row's title when its columns were not recognised: the first of its cells that can
+    name the paper (not empty, a rank or an id: stored at ingest) that is not a category of it."""
+    return next((cell for cell in m.cells or () if cell.lower() not in categories), None)
 
 
 def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
@@ -134,7 +130,7 @@ def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
     categories = {c.lower() for pair in data.queue_categories.get(arxiv_id, []) for c in pair if c}
     given = _given([lookup.title if lookup is not None and lookup.status == "found" else None,
                     *(m.title for m in feeds),
-                    *(m.title or _row_title(m.context, categories) for m in mentions if m.kind == "work_queue")], j)
+                    *(m.title or _row_title(m, categories) for m in mentions if m.kind == "work_queue")], j)
     if given:
         # A queue or feed may give only a short name that a heading spells out in full.
         fuller = [clean_title(h, j) for h in headed if names_of(j).names_match(clean_title(h, j), given)]

@@ -284,6 +284,12 @@ def row_cells(row: str) -> list[str]:
     return [] if all(not c.strip(" :-") for c in cells) else cells
 
 
+def naming_cells(row: str) -> tuple[str, ...]:
+    """A table row's cells that can name its paper, in order: not empty or a dash, not a rank or a
+    row label, not an id (ingest stores them for a queue row without a recognised title column)."""
+    return tuple(c for c in row_cells(row) if c.strip(" -—") and not rank_cell(c) and not only_ids(c))
+
+
 def row_point(row: str, skip: tuple[str, ...] = ()) -> str | None:
     """A table row as one point: its cells that say something (text of some length or a number with
     a unit), joined; cells in `skip` (the paper's id, its title) and thin cells (a rank, a category,

@@ -94,6 +94,7 @@ def _store_content(
             title=extracted.title, text=extracted.text, numbers=extracted.numbers,
             hedges=extracted.hedges, links=extracted.links, observed_at=extracted.observed_at, extra=extracted.extra,
             outline=None if extracted.outline is None else extracted.outline.to_json(),
+            cells=None if extracted.cells is None else list(extracted.cells),
         )
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)

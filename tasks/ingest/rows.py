@@ -55,7 +55,7 @@ UTC = dt.UTC
 CARD_COLUMNS = ("arxiv_id", "title", "primary_category", "secondary", "created_on", "votes", "tldr", "source_id")
 ANCHOR_COLUMNS = ("topic", "arxiv_id", "section", "anchored_on", "cited_on", "reference_only", "entry", "snapshot_id")
 ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "numbers", "hedges", "links",
-                "observed_at", "extra", "outline", "id", "source_id")
+                "observed_at", "extra", "outline", "cells", "id", "source_id")
 MENTION_COLUMNS = ("arxiv_id", "version", "raw", "malformed", "context", "item_id")
 QUEUE_COLUMNS = ("snapshot_at", "rank", "arxiv_id", "title", "primary_category", "secondary_category", "note",
                  "source_id", "item_id")
@@ -262,6 +262,7 @@ class _Lines:
             json_field(x.numbers), json_field(x.hedges), json_field(x.links),
             NULL if x.observed_at is None else str(x.observed_at), json_field(x.extra) if x.extra else "{}",
             NULL if x.outline is None else json_field(x.outline.to_json()),
+            NULL if x.cells is None else json_field(list(x.cells)),
         ], 2))
         # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
         contexts: dict[str, str] = {}

@@ -11,7 +11,7 @@ from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.notes import NoteWords, parse_note
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline import naming_cells, stored_outline
 from tasks.model.outline import Outline
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
@@ -40,6 +40,8 @@ class ExtractedItem:
     queue_row: QueueRow | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # the note's front matter, on its first entry
     outline: Outline | None = None  # its text's outline (`items.outline`, read by judging); none for a queue row
+    # A queue row without a recognised title column: its cells that can name the paper (`items.cells`).
+    cells: tuple[str, ...] | None = None
 
 
 def note_items(text: str, deadline: Deadline | None = None,
@@ -88,4 +90,5 @@ def queue_items(snapshots: list[QueueSnapshot]) -> Iterator[ExtractedItem]:
             yield ExtractedItem(
                 label=f"#{row.rank}" if row.rank is not None else None, heading=snapshot.heading,
                 title=row.title, text=row.line, mentions=mentions, observed_at=snapshot.at, queue_row=row,
+                cells=None if row.title else naming_cells(row.line),
             )

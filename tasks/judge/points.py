@@ -18,7 +18,6 @@ item stands without its parent.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,7 +31,6 @@ from tasks.inbox.outline import (
     numbers_in,
     only_ids,
     outline,
-    parse_outline,
     points_of,
     row_point,
     substantive,
@@ -41,6 +39,7 @@ from tasks.inbox.outline import (
 from tasks.inbox.segment import is_table
 from tasks.judge.own_text import PATH_SEP, ids_named
 from tasks.judge.statements import found_word
+from tasks.model.outline import Outline
 from tasks.model.window import EntryView, MentionView
 
 THESIS_OPENING = 16  # a thesis word must open a point within this many characters
@@ -93,16 +92,15 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
 
 
 def _stored(entry: EntryView, join: int) -> tuple[Point, ...]:
-    """The points of the entry's text from the outline ingest stored (parsed here only for a row
-    stored before ingest stored outlines)."""
-    return points_of(parse_outline(entry.text) if entry.outline is None else entry.outline, join)
+    """The points of the entry's text from the outline ingest stored (`tasks.ingest.reparse` fills
+    in a row stored before it did, so no entry is parsed here)."""
+    return points_of(entry.outline or Outline(), join)
 
 
 def entry_items(entry: EntryView) -> list[str]:
     """The entry's own list items, each without what is nested under it, from its stored outline (a
     merged engineering increment lists the first two of each part)."""
-    parsed = parse_outline(entry.text) if entry.outline is None else entry.outline
-    return [i.head for i in parsed.items if i.head]
+    return [i.head for i in (entry.outline or Outline()).items if i.head]
 
 
 def _subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> list[str]:
@@ -141,9 +139,9 @@ def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:
     rest = line.replace(title, "", 1) if title else line
     if not line or only_ids(line) or not (substantive(rest) or lines):
         return ()
-    dedented = None if entry.outline is None else entry.outline.dedented
-    nested = [p.text for p in (outline(textwrap.dedent(entry.text), join) if dedented is None
-                               else points_of(dedented, join))] if lines else []
+    # Every line is indented, so ingest stored the outline of the text dedented too.
+    dedented = entry.outline.dedented if entry.outline is not None else None
+    nested = [p.text for p in points_of(dedented, join)] if dedented is not None else []
     return (Point(joined(line, nested)),)
 
 

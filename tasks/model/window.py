@@ -43,6 +43,7 @@ class MentionView:
     context: str
     item_time: dt.datetime
     hedges: tuple[dict[str, Any], ...] = ()
+    cells: tuple[str, ...] | None = None  # its item's `cells` (a queue row without a title column)
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,9 @@ class EntryView:
     item_time: dt.datetime | None = None
     ids: tuple[str, ...] = ()  # canonical arXiv ids the entry names, in order
     front_matter: tuple[tuple[str, str], ...] = ()  # the note's (key, value) pairs, on its first entry only
-    outline: Outline | None = None  # its text's outline, parsed at ingest (None: a row stored before it was)
+    outline: Outline | None = None  # its text's outline, parsed at ingest (None: a queue row)
+    # A queue row without a recognised title column: its cells that can name the paper, stored at ingest.
+    cells: tuple[str, ...] | None = None
 
     @cached_property
     def id_set(self) -> frozenset[str]:

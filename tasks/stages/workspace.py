@@ -21,6 +21,7 @@ from tasks.config.judgment import Judgment
 from tasks.config.settings import Settings
 from tasks.config.topics import judgment_for
 from tasks.ingest.changes import changed_files, current_versions
+from tasks.ingest.reparse import fill_unparsed
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
     BuiltFile,
@@ -63,9 +64,11 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
     A stored file whose size and mtime are those of its current version is taken as unchanged
     without being read (the assumption rsync and make rely on; `tasks.ingest.changes` says what it
     misses); the others whose path is stored are read and hashed. `settings.rehash` hashes them all.
+    Rows stored before ingest stored what judging reads of their text get it first (`fill_unparsed`).
     """
     files = scan_workspace(Path(ref.root))
     with session_scope(get_engine(settings)) as session:
+        fill_unparsed(session, ref.id)  # rows stored before ingest stored what judging reads of them
         current = current_versions(session, ref.id)
     return changed_files(files, current, rehash=settings.rehash)
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from tasks.briefing.titles import clean_title, strip_markers, title_for
 from tasks.config.judgment import default_judgment
+from tasks.inbox.outline import naming_cells
 from tasks.model.window import CardView, MentionView, PaperLookup, WindowData
 
 J = default_judgment()
@@ -101,7 +102,8 @@ def test_title_sources_in_order() -> None:
 def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
     row = "| 3 | arXiv:2611.00001 | rag | PagedFlux: Paged KV Scheduling | 新入队 |"
     queue = MentionView(1, "organized/queue/work-queue.md", "work_queue", 1, "#3", "2026-11-03 22:00", None,
-                        "2611.00001", "arXiv:2611.00001", False, row, dt.datetime(2026, 11, 3, tzinfo=dt.UTC))
+                        "2611.00001", "arXiv:2611.00001", False, row, dt.datetime(2026, 11, 3, tzinfo=dt.UTC),
+                        cells=naming_cells(row))  # as ingest stores them
     data = _data()
     data.queue_categories["2611.00001"] = [("rag", None)]
     assert title_for("2611.00001", [queue], data, {}, J) == "PagedFlux: Paged KV Scheduling"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tasks.inbox.notes import parse_note
+from tasks.inbox.outline import stored_outline
 from tasks.model.window import EntryView, MentionView
 
 ROWS = 15
@@ -95,7 +96,7 @@ def views(path: str, text: str, source_id: int = 1, kind: str = "note"
         ids = tuple(dict.fromkeys(m.canonical for m in e.mentions if m.canonical and not m.malformed))
         entries[(source_id, e.ordinal)] = EntryView(
             source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, e.text,
-            tuple(e.hedges), tuple(e.numbers), WHEN, ids)
+            tuple(e.hedges), tuple(e.numbers), WHEN, ids, outline=stored_outline(e.text))
         mentions += [MentionView(source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, m.canonical,
                                  m.raw, m.malformed, m.context, WHEN, tuple(e.hedges))
                      for m in e.mentions]

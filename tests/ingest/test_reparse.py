@@ -1,0 +1,89 @@
+"""Contract of what ingest stores of an item's text for judging (tasks.ingest.sources,
+tasks.ingest.reparse):
+
+- a queue row whose title column is not recognised is stored with its cells that can name its
+  paper (`items.cells`, tasks.inbox.outline.naming_cells); any other row with SQL NULL there;
+- a row stored before ingest stored outlines or cells (SQL NULL) gets them at the next look for
+  changed files, equal to what a fresh ingest stores, superseded versions too; and the briefing
+  judged from those rows is the one judged before they were lost, so judging needs no parse.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session
+
+from db.models import Item, Source
+from tasks import run
+from tasks.config.settings import Settings
+from tasks.inbox.outline import naming_cells, stored_outline
+from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
+
+OCT9 = dt.date(2026, 10, 9)
+QUEUE = "organized/queue/work-queue.md"
+# A snapshot whose table names no title column ("论文标题" is not one of them): its rows' titles
+# come from their cells (a category of the paper aside, when judged).
+UNTITLED = """## 2026-10-10 22:00
+
+| # | arXiv | 主分类 | 论文标题 | 备注 |
+|---|---|---|---|---|
+| 1 | 2610.11959 | multimodal | MiMo-V2.6 Technical Report | 新卡 1707 |
+| 2 | arXiv:2610.08571 | rag | — | 承接 |
+
+"""
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "workspace"
+    shutil.copytree(SAMPLE_WORKSPACE, root)
+    queue = root / QUEUE
+    head, rest = queue.read_text(encoding="utf-8").split("## ", 1)
+    queue.write_text(head + UNTITLED + "## " + rest, encoding="utf-8")
+    return root
+
+
+def _stored(engine: Engine) -> list[tuple[str, str, str | None, object, object]]:
+    with Session(engine) as session:
+        return [tuple(r) for r in session.execute(
+            select(Source.kind, Item.text, Item.title, Item.outline, Item.cells)
+            .join(Source, Source.id == Item.source_id).order_by(Item.id))]
+
+
+def test_a_queue_row_without_a_title_column_is_stored_with_its_cells(
+    clean_db: Engine, settings: Settings, workspace: Path
+) -> None:
+    ingest_all(settings, workspace)
+    rows = _stored(clean_db)
+    untitled = [(body, cells) for kind, body, title, _, cells in rows if kind == "work_queue" and title is None]
+    assert [cells for _, cells in untitled] == [["multimodal", "MiMo-V2.6 Technical Report", "新卡 1707"], ["rag", "承接"]]
+    assert all(cells == list(naming_cells(body)) for body, cells in untitled)
+    with clean_db.connect() as conn:  # SQL NULL, not a JSON null, for every other row
+        titled = conn.execute(text("SELECT count(*) FROM items WHERE title IS NOT NULL AND cells IS NOT NULL")).scalar()
+        notes = conn.execute(text("SELECT count(*) FROM items JOIN sources s ON s.id = items.source_id "
+                                  "WHERE s.kind <> 'work_queue' AND (cells IS NOT NULL OR outline IS NULL)")).scalar()
+    assert titled == 0 and notes == 0
+
+
+def test_rows_stored_before_outlines_and_cells_get_them_and_judge_alike(
+    clean_db: Engine, settings: Settings, workspace: Path
+) -> None:
+    before = briefing_json(settings, workspace, "inference", OCT9)
+    fresh = _stored(clean_db)
+    with clean_db.begin() as conn:  # as rows stored before 0011 and 0012 are
+        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+    ref = run.register_workspace(settings, workspace)
+    assert run.find_changed_files(settings, ref) == []  # nothing to ingest; the rows are filled in
+    assert _stored(clean_db) == fresh
+    for kind, body, title, outline, cells in fresh:
+        assert outline == (None if kind == "work_queue" else stored_outline(body).to_json())
+        assert cells == (list(naming_cells(body)) if kind == "work_queue" and title is None else None)
+    with clean_db.begin() as conn:
+        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+    assert briefing_json(settings, workspace, "inference", OCT9) == before
+    assert _stored(clean_db) == fresh
