@@ -299,13 +299,37 @@ def module_settings(tmp_path_factory: pytest.TempPathFactory, database_url: str)
 
 
 @pytest.fixture(scope="session")
-def prefect_harness() -> Iterator[None]:
-    """One ephemeral Prefect API for the whole session (it takes seconds to start)."""
+def prefect_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Prefect server database at head, migrated once per run for all xdist workers (tests/prefect_db.py)."""
+    from tests.prefect_db import migrated_prefect_db
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return migrated_prefect_db(shared / "prefect-db")
+
+
+@pytest.fixture(scope="session")
+def prefect_harness(prefect_db_template: Path) -> Iterator[None]:
+    """One ephemeral Prefect API for the whole session (it takes seconds to start), on a copy of
+    the migrated database: the harness puts its database in a new temp dir (`mkdtemp`), which
+    is handed one that already holds it."""
     os.environ.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
+    from unittest import mock
+
+    from prefect.testing import utilities
     from prefect.testing.utilities import prefect_test_harness
 
-    with prefect_test_harness(server_startup_timeout=120):
+    from tests.prefect_db import seed_prefect_home
+
+    seeded = Path(tempfile.mkdtemp(prefix="prefect-harness-"))
+    seed_prefect_home(seeded, prefect_db_template, "prefect-test.db")  # the harness's database name
+    harness = prefect_test_harness(server_startup_timeout=120)
+    with mock.patch.object(utilities, "mkdtemp", return_value=str(seeded)):
+        harness.__enter__()
+    try:
         yield
+    finally:
+        harness.__exit__(None, None, None)
 
 
 # --- s3 ------------------------------------------------------------------------------------------

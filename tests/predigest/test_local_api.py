@@ -28,6 +28,7 @@ import pytest
 
 from predigest import local_api, orchestrate, processes
 from tests.helpers import ROOT
+from tests.prefect_db import seed_prefect_home
 
 pytestmark = pytest.mark.slow
 
@@ -51,10 +52,11 @@ def _server_pids(home: Path) -> set[int]:
 
 
 @pytest.fixture
-def home() -> Iterator[Path]:
+def home(prefect_db_template: Path) -> Iterator[Path]:
     if not Path("/proc").is_dir():
         pytest.skip("needs /proc to list processes")
     base = Path(tempfile.mkdtemp(prefix="pdapi", dir="/tmp"))
+    seed_prefect_home(base / "home" / "prefect", prefect_db_template)  # PREFECT_HOME (processes.prefect_env)
     yield base / "home"
     orchestrate.down(base / "home", grace=10.0, echo=lambda _: None)
     for pid in _server_pids(base / "home"):  # a replaced server the test left behind

@@ -44,6 +44,7 @@ from tasks import run
 from tasks.config.settings import Settings
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
+from tests.prefect_db import seed_prefect_home
 from tests.publish.hooks import Hooks, serve_hooks
 
 pytestmark = [pytest.mark.slow, pytest.mark.stack]
@@ -126,13 +127,17 @@ def one_stack_at_a_time() -> Iterator[None]:
 
 
 @pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
+def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str],
+          prefect_db_template: Path) -> Iterator[Stack]:
     with one_stack_at_a_time():
-        yield from _stack(tmp_path_factory, migrated_database)
+        yield from _stack(tmp_path_factory, migrated_database, prefect_db_template)
 
 
-def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str]) -> Iterator[Stack]:
-    parts = stack_parts(tmp_path_factory.mktemp("stack"), migrated_database("predigest_orch"))
+def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[[str], str],
+           prefect_db_template: Path) -> Iterator[Stack]:
+    tmp = tmp_path_factory.mktemp("stack")
+    parts = stack_parts(tmp, migrated_database("predigest_orch"))
+    seed_prefect_home(tmp, prefect_db_template)  # the server's database (stack_parts names tmp/prefect.db)
     home, published, workspace, settings, engine = parts.home, parts.published, parts.workspace, parts.settings, parts.engine
     ingest_all(settings, workspace)
     port = _free_port()
