@@ -27,7 +27,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from functools import lru_cache
 
 from tasks.briefing.identity import same_name
 from tasks.model.window import EntryView
@@ -49,15 +48,6 @@ def names_it(entry: EntryView, names: Sequence[str], common: frozenset[str], nm:
     return nm.mentions_name(entry.text, names[0])
 
 
-# A window's index holds its lookback's entries too: a backfill indexes each note entry in the ~30
-# windows after it, and splitting its text into words was a third of building the index. The words
-# are a pure function of the text, so they are kept per text (a text seen again gives the same tuple).
-@lru_cache(maxsize=8192)
-def _distinct_words(text: str, nm: Names) -> tuple[str, ...]:
-    """The distinct words of `text` (`nm.text_words`), in first-seen order."""
-    return tuple(dict.fromkeys(nm.text_words(text)))
-
-
 class NamingIndex:
     """The entries of a pool by what `names_it` could accept them for (see the module docstring)."""
 
@@ -73,7 +63,7 @@ class NamingIndex:
             if head:
                 self._heads[head].append(at)
         for at, entry in enumerate(self.pool):
-            for word in _distinct_words(entry.text, nm):
+            for word in nm.distinct_words(entry.text):
                 self._words[word].append(at)
 
     def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
