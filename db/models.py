@@ -48,6 +48,9 @@ class Workspace(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     root: Mapped[str] = mapped_column(Text, unique=True)
     created_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # What ingest stores of an item's text for judging, as numbered by tasks.ingest.reparse.STORED_PARSE,
+    # that all of the workspace's rows carry (0: rows stored before migration 0013).
+    stored_parse: Mapped[int] = mapped_column(Integer, server_default="0")
 
 
 class Source(Base):

@@ -28,6 +28,7 @@ from db.models import Source, Workspace
 from tasks.common.guard import guarded
 from tasks.config.judgment import Judgment
 from tasks.ingest.orm import ingest_file_orm
+from tasks.ingest.reparse import STORED_PARSE
 from tasks.ingest.rows import (
     MAX_SOURCE_BYTES,
     BuiltFile,
@@ -53,7 +54,9 @@ UTC = dt.UTC
 
 def get_workspace_id(session: Session, root: str) -> int:
     """The id of the workspace row for `root`, created on first use."""
-    session.execute(insert(Workspace).values(root=root).on_conflict_do_nothing(index_elements=["root"]))
+    # A new workspace's rows are all stored by this ingest, so it carries what this ingest stores.
+    session.execute(insert(Workspace).values(root=root, stored_parse=STORED_PARSE)
+                    .on_conflict_do_nothing(index_elements=["root"]))
     return session.execute(select(Workspace.id).where(Workspace.root == root)).scalar_one()
 
 

@@ -3,9 +3,11 @@ tasks.ingest.reparse):
 
 - a queue row whose title column is not recognised is stored with its cells that can name its
   paper (`items.cells`, tasks.inbox.outline.naming_cells); any other row with SQL NULL there;
-- a row stored before ingest stored outlines or cells (SQL NULL) gets them at the next look for
+- a row stored before ingest stored outlines or cells (SQL NULL) in a workspace stored by that
+  older ingest (`workspaces.stored_parse` behind `STORED_PARSE`) gets them at the next look for
   changed files, equal to what a fresh ingest stores, superseded versions too; and the briefing
-  judged from those rows is the one judged before they were lost, so judging needs no parse.
+  judged from those rows is the one judged before they were lost, so judging needs no parse;
+- a workspace already up to date is not scanned: the look reads one column of one row.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy.orm import Session
 
 from db.models import Item, Source
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.ingest.reparse import STORED_PARSE, fill_unparsed
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 
 OCT9 = dt.date(2026, 10, 9)
@@ -75,8 +78,9 @@ def test_rows_stored_before_outlines_and_cells_get_them_and_judge_alike(
 ) -> None:
     before = briefing_json(settings, workspace, "inference", OCT9)
     fresh = _stored(clean_db)
-    with clean_db.begin() as conn:  # as rows stored before 0011 and 0012 are
+    with clean_db.begin() as conn:  # as rows stored before 0011 and 0012 are, in a workspace stored then
         conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+        conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
     ref = run.register_workspace(settings, workspace)
     assert run.find_changed_files(settings, ref) == []  # nothing to ingest; the rows are filled in
     assert _stored(clean_db) == fresh
@@ -85,5 +89,25 @@ def test_rows_stored_before_outlines_and_cells_get_them_and_judge_alike(
         assert cells == (list(naming_cells(body)) if kind == "work_queue" and title is None else None)
     with clean_db.begin() as conn:
         conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+        conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
     assert briefing_json(settings, workspace, "inference", OCT9) == before
     assert _stored(clean_db) == fresh
+
+
+def test_a_workspace_up_to_date_is_not_scanned(clean_db: Engine, settings: Settings, workspace: Path) -> None:
+    ingest_all(settings, workspace)
+    with clean_db.connect() as conn:
+        assert conn.execute(text("SELECT stored_parse FROM workspaces")).scalars().all() == [STORED_PARSE]
+    statements: list[str] = []
+
+    def count(conn: object, cursor: object, statement: str, *args: object) -> None:
+        statements.append(statement)
+
+    ref = run.register_workspace(settings, workspace)
+    with Session(clean_db) as session, session.begin():
+        event.listen(session.connection().engine, "before_cursor_execute", count)
+        try:
+            assert fill_unparsed(session, ref.id) == 0
+        finally:
+            event.remove(session.connection().engine, "before_cursor_execute", count)
+    assert len(statements) == 1 and "FROM workspaces" in statements[0] and "items" not in statements[0]
