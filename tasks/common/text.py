@@ -47,3 +47,13 @@ def display_name(name: str) -> str:
 def clamp_text(value: str | None, limit: int) -> str | None:
     """A value for a VARCHAR(limit) column: cleaned and cut to fit (None stays None)."""
     return None if value is None else clean_text(value, limit)
+
+
+def word_alternation(words: tuple[str, ...]) -> str:
+    """`words` as one regex alternation, longest first, a space matching any run of spaces. Blank
+    words are left out, and a list with none left matches nothing: a bare "" would match everywhere,
+    so a workspace override that empties a list would turn its marker on for every text."""
+    unique = {w for w in words if w.strip()}
+    if not unique:
+        return "(?!)"
+    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(unique, key=lambda w: (-len(w), w)))

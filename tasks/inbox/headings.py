@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tasks.common.text import word_alternation
 from tasks.config.judgment import Judgment, default_judgment
 
 CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
@@ -60,21 +61,13 @@ class HeadingWords:
     label: re.Pattern[str]
 
 
-def _alternation(words: tuple[str, ...]) -> str:
-    """`words` as one regex alternation, longest first; an empty list matches nothing (not everything)."""
-    unique = {w for w in words if w.strip()}
-    if not unique:
-        return "(?!)"
-    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(unique, key=lambda w: (-len(w), w)))
-
-
 @lru_cache(maxsize=8)
 def _compiled(entry_words: tuple[str, ...], lead_in_words: tuple[str, ...]) -> HeadingWords:
-    entry = _alternation(entry_words)
+    entry = word_alternation(entry_words)
     return HeadingWords(
         marked=re.compile(rf"(?P<word>{entry})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*\S",
                           re.I),
-        lead_in=re.compile(rf"(?:{_alternation(lead_in_words)})\s*[:：]?\s*$", re.I),
+        lead_in=re.compile(rf"(?:{word_alternation(lead_in_words)})\s*[:：]?\s*$", re.I),
         # Lines that may head an entry in some style: the only ones the rules above run on.
         hints=re.compile(rf"^(?: {{0,3}}\*\*|[一二三四五六七八九十（(]|\d|(?:{entry}))", re.M | re.I),
         # A heading's label: an entry word and number, "#4", "1.2", "1." / "1)" / "1、", "A.", or a

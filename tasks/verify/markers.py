@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from tasks.common import sentences
+from tasks.common.text import word_alternation
 from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
 
@@ -23,11 +24,6 @@ _E1_HEADER = re.compile(r"E1", re.IGNORECASE)
 
 def _regexes(words: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{r})" for r in words), re.IGNORECASE)
-
-
-def alternation(words: tuple[str, ...]) -> str:
-    """`words` as one regex alternation, longest first, a space matching any run of spaces."""
-    return "|".join(re.escape(w).replace(r"\ ", r"\s*") for w in sorted(words, key=lambda w: (-len(w), w)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,7 +41,6 @@ class Markers:
     label_ref: re.Pattern[str]  # "条目#1 + #2", "#6", "条目1", "Entry 3"
     merged_name: re.Pattern[str]
     stars: re.Pattern[str]
-    hedge_boilerplate: str
     trailing_progress: str
     section_hint: re.Pattern[str]
     generic_title: re.Pattern[str]
@@ -77,7 +72,7 @@ def markers_of(j: Judgment) -> Markers:
         return j.words("markers", name)
 
     def alt(name: str) -> str:
-        return alternation(words(name))
+        return word_alternation(words(name))
 
     entry = alt("entry_words")
     labels = alt("note_labels")
@@ -95,7 +90,6 @@ def markers_of(j: Judgment) -> Markers:
         label_ref=re.compile(f"(?:{entry})?\\s*[#＃]\\s*(\\d{{1,3}})(?![\\d.])|(?:{entry})\\s*(\\d{{1,3}})(?![\\d.])", re.I),
         merged_name=re.compile(f"(?:{alt('merge_words')})\\s*(?:一条)?\\s*[「“\"]([^」”\"]{{3,120}})[」”\"]", re.I),
         stars=re.compile(f"(?:{alt('credibility')})[^⭐\\n]{{0,16}}?(⭐+)", re.I),
-        hedge_boilerplate=alt("hedge_boilerplate"),
         trailing_progress=alt("trailing_progress"),
         section_hint=word_pattern(words("section_hint")),
         generic_title=re.compile(f"^(?:{'|'.join(words('generic_title_regex'))})", re.IGNORECASE),
