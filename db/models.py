@@ -116,6 +116,9 @@ class Item(Base):
     # A queue row without a recognised title column: its cells that can name the paper, in order
     # (tasks.inbox.outline.naming_cells), read by judging for its title; NULL for every other row.
     cells: Mapped[list[str] | None] = mapped_column(JSONB, nullable=True)
+    # A note entry's papers' own joined texts, their outlines parsed once at ingest (tasks.inbox.own_parts,
+    # tasks.model.outline.PaperOutlines); NULL when none differs from the entry's own outline.
+    paper_outlines: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
     # The topic the entry is mostly about, and the others it touches (from the topics' vocabularies).
 
     source: Mapped[Source] = relationship(back_populates="items")

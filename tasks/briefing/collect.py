@@ -23,7 +23,7 @@ from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
-from tasks.model.outline import Outline
+from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -171,7 +171,7 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
                    Item.title, Item.text,
                    cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
                    cast(Item.extra, Text).label("extra"), cast(Item.outline, Text).label("outline"),
-                   cast(Item.cells, Text).label("cells"),
+                   cast(Item.cells, Text).label("cells"), cast(Item.paper_outlines, Text).label("paper_outlines"),
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
             .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
@@ -195,13 +195,15 @@ def _items(session: Session, versions: Versions, since: dt.datetime, window: Win
 @lru_cache(maxsize=16384)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
            text: str, hedges: str | None, numbers: str | None, extra: str | None, outline: str | None,
-           cells: str | None, when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
+           cells: str | None, paper_outlines: str | None,
+           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(_json(hedges)), tuple(_json(numbers)), when,
                      tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
                      None if outline is None else Outline.from_json(json.loads(outline)),
-                     None if cells is None else tuple(str(c) for c in json.loads(cells)))
+                     None if cells is None else tuple(str(c) for c in json.loads(cells)),
+                     None if paper_outlines is None else PaperOutlines.from_json(json.loads(paper_outlines)))
 
 
 def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:

@@ -16,6 +16,8 @@ from tasks.feeds.health import FeedHealthRule, day_start, is_stale, snapshot_fac
 from tasks.feeds.marks import lock_feed, rejudge_feed
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.inbox.outline import stored_outline
+from tasks.inbox.own_parts import paper_outlines
+from tasks.ingest.sources import entry_text
 from tasks.ingest.store import IngestOutcome
 
 
@@ -63,6 +65,9 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     warnings = list(snapshot.warnings)
     if stale and snapshot.items:
         warnings.append(f"{len(snapshot.items)} entries of the listing dated {snapshot.day} not counted: stale")
+    entries = () if stale else snapshot.items
+    # A feed's entries are read like a note's (`tasks.model.window.NOTE_KINDS`): their papers' own texts too.
+    papers = paper_outlines([entry_text(e.title, e.summary, [e.arxiv_id]) for e in entries], warnings)
     source_id = session.execute(
         insert(Source)
         .values(
@@ -86,7 +91,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
                Source.superseded_at.is_(None), Source.observed_at == observed_at)
         .values(superseded_at=now)
     )
-    for ordinal, entry in enumerate(() if stale else snapshot.items):
+    for ordinal, entry in enumerate(entries):
         extra = {
             "upvotes": entry.upvotes, "announce_type": entry.announce_type, "categories": list(entry.categories),
             "doi": entry.doi, "journal_ref": entry.journal_ref, "authors": list(entry.authors), "link": entry.link,
@@ -96,6 +101,8 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
             text=entry.summary, numbers=[], hedges=[], links=[entry.link] if entry.link else [],
             extra=extra, outline=stored_outline(entry.summary).to_json(),
         )
+        if (paper := papers[ordinal]) is not None:
+            item.paper_outlines = paper.to_json()
         item.mentions = [Mention(
             arxiv_id=entry.arxiv_id, version=entry.version, raw=entry.raw_id, malformed=entry.arxiv_id is None,
             context=_context(entry),

@@ -121,12 +121,6 @@ def joined(head: str, items: list[str]) -> str:
     return f"{head}{'：' if is_cjk(head.rstrip()[-1]) or is_cjk(body[0]) else ': '}{body}"
 
 
-@lru_cache(maxsize=256)
-def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
-    """The points of an entry's text, in order (see the module docstring)."""
-    return points_of(parse_outline(text), join_below)
-
-
 def stored_outline(text: str) -> Outline:
     """What ingest stores of an entry's text (`items.outline`): its outline and, when every line of
     it is indented, the outline of the text dedented."""
@@ -144,8 +138,8 @@ def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:
 
 @lru_cache(maxsize=256)
 def parse_outline(text: str) -> Outline:
-    """An entry's outline, read from its structure (see the module docstring): the part of `outline`
-    that no setting changes, which ingest stores."""
+    """An entry's outline, read from its structure (see the module docstring): what no setting
+    changes, which ingest stores; `points_of` turns it into points."""
     lines = text.split("\n")
     code = _code_flags(lines)
     labelled = sequence_starts(lines, code)

@@ -96,6 +96,8 @@ def _store_content(
             outline=None if extracted.outline is None else extracted.outline.to_json(),
             cells=None if extracted.cells is None else list(extracted.cells),
         )
+        if extracted.paper_outlines is not None:  # unset, not None: SQL NULL, as the bulk path writes it
+            item.paper_outlines = extracted.paper_outlines.to_json()
         item.mentions = [
             Mention(arxiv_id=m.canonical, version=m.version, raw=m.raw, malformed=m.malformed, context=m.context)
             for m in extracted.mentions

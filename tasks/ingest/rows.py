@@ -36,7 +36,14 @@ from tasks.ingest.source_row import (
     sha256,
     source_header,
 )
-from tasks.ingest.sources import ExtractedItem, card_items, note_items, queue_items
+from tasks.ingest.sources import (
+    WHOLE_ITEMS,
+    ExtractedItem,
+    card_items,
+    note_items,
+    queue_items,
+    with_paper_outlines,
+)
 from tasks.knowledge.header import DocumentWords, document_words
 from tasks.knowledge.parse import ParsedKnowledge, parse_knowledge
 from tasks.model.windows import local_midnight
@@ -55,7 +62,7 @@ UTC = dt.UTC
 CARD_COLUMNS = ("arxiv_id", "title", "primary_category", "secondary", "created_on", "votes", "tldr", "source_id")
 ANCHOR_COLUMNS = ("topic", "arxiv_id", "section", "anchored_on", "cited_on", "reference_only", "entry", "snapshot_id")
 ITEM_COLUMNS = ("ordinal", "label", "heading", "title", "text", "numbers", "hedges", "links",
-                "observed_at", "extra", "outline", "cells", "id", "source_id")
+                "observed_at", "extra", "outline", "cells", "paper_outlines", "id", "source_id")
 MENTION_COLUMNS = ("arxiv_id", "version", "raw", "malformed", "context", "item_id")
 QUEUE_COLUMNS = ("snapshot_at", "rank", "arxiv_id", "title", "primary_category", "secondary_category", "note",
                  "source_id", "item_id")
@@ -186,6 +193,8 @@ def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str,
     else:
         items = list(note_items(text_, deadline, words.notes))
     out.items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
+    if wf.kind not in WHOLE_ITEMS:
+        out.items = with_paper_outlines(out.items, source["warnings"])
     return out
 
 
@@ -236,6 +245,10 @@ def _content(
     cut = deadline.cut_short(len(lines.items))
     if cut:
         rows.source["warnings"].append(cut.warning())
+        if wf.kind not in WHOLE_ITEMS:  # an entry's sub-sections are those stored, not those cut off
+            kept = with_paper_outlines(parsed.items[: len(lines.items)], [])
+            lines.items = [line if x.paper_outlines == y.paper_outlines else _item_line(k, y)
+                           for k, (line, x, y) in enumerate(zip(lines.items, parsed.items, kept, strict=False))]
     rows.items, rows.mentions, rows.queue = (
         "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
     rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items
@@ -244,6 +257,17 @@ def _content(
 def _text(value: str | None) -> str:
     """`copytext.field` for a text column, without its type tests (called for every entry and mention)."""
     return NULL if value is None else escape(value)
+
+
+def _item_line(ordinal: int, x: ExtractedItem) -> str:
+    return template([
+        str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text),
+        json_field(x.numbers), json_field(x.hedges), json_field(x.links),
+        NULL if x.observed_at is None else str(x.observed_at), json_field(x.extra) if x.extra else "{}",
+        NULL if x.outline is None else json_field(x.outline.to_json()),
+        NULL if x.cells is None else json_field(list(x.cells)),
+        NULL if x.paper_outlines is None else json_field(x.paper_outlines.to_json()),
+    ], 2)
 
 
 class _Lines:
@@ -257,13 +281,7 @@ class _Lines:
         self.queue_items: list[int] = []
 
     def add(self, ordinal: int, x: ExtractedItem) -> None:
-        self.items.append(template([
-            str(ordinal), _text(x.label), escape(x.heading), _text(x.title), escape(x.text),
-            json_field(x.numbers), json_field(x.hedges), json_field(x.links),
-            NULL if x.observed_at is None else str(x.observed_at), json_field(x.extra) if x.extra else "{}",
-            NULL if x.outline is None else json_field(x.outline.to_json()),
-            NULL if x.cells is None else json_field(list(x.cells)),
-        ], 2))
+        self.items.append(_item_line(ordinal, x))
         # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
         contexts: dict[str, str] = {}
         for m in x.mentions:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from tasks.cards.parse import ParsedCard
@@ -12,7 +12,8 @@ from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.notes import NoteWords, parse_note
 from tasks.inbox.outline import naming_cells, stored_outline
-from tasks.model.outline import Outline
+from tasks.inbox.own_parts import EntryText, paper_outlines
+from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
 
@@ -42,6 +43,8 @@ class ExtractedItem:
     outline: Outline | None = None  # its text's outline (`items.outline`, read by judging); none for a queue row
     # A queue row without a recognised title column: its cells that can name the paper (`items.cells`).
     cells: tuple[str, ...] | None = None
+    # A note's entry: its papers' own joined texts' outlines (`items.paper_outlines`, `with_paper_outlines`).
+    paper_outlines: PaperOutlines | None = None
 
 
 def note_items(text: str, deadline: Deadline | None = None,
@@ -58,6 +61,24 @@ def note_items(text: str, deadline: Deadline | None = None,
             # Kept for what a note says about itself (its own credibility rating, tasks/briefing/credibility).
             extra={"front_matter": dict(note.front_matter)} if k == 0 and note.front_matter else {},
         )
+
+
+# Kinds whose items judging reads whole (a card, a queue row), never as a paper's own parts.
+WHOLE_ITEMS = ("paper_card", "work_queue")
+
+
+def with_paper_outlines(items: list[ExtractedItem], warnings: list[str]) -> list[ExtractedItem]:
+    """A note's entries as stored (within the caps, mentions capped too), each with its papers' own
+    joined texts' outlines (`tasks.inbox.own_parts.paper_outlines`, which judging reads)."""
+    found = paper_outlines([entry_text(x.heading, x.text, (m.canonical for m in x.mentions if not m.malformed))
+                            for x in items], warnings)
+    return [x if p is None and x.paper_outlines is None else replace(x, paper_outlines=p)
+            for x, p in zip(items, found, strict=True)]
+
+
+def entry_text(heading: str, text: str, canonical: Iterable[str | None]) -> EntryText:
+    """What `paper_outlines` reads of an entry: its well-formed mentions' ids as judging reads them."""
+    return EntryText(heading, text, tuple(dict.fromkeys(i for i in canonical if i)))
 
 
 def card_items(card: ParsedCard, timezone: str) -> Iterator[ExtractedItem]:

@@ -20,15 +20,12 @@ from functools import lru_cache
 
 from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment, TopicTerms
-from tasks.inbox.segment import sequence_starts
+from tasks.inbox.own_parts import ids_named
+from tasks.inbox.segment import PATH_SEP, sequence_starts
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
 
-PATH_SEP = " › "
 _BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+>]|\d{1,3}[.)、]|#{1,6}\s)")
-_ID_EDGE = re.compile(r"[0-9]")
-# A new-style id as `names_id` reads it: not after a digit or a dot, not followed by a digit.
-_NEW_ID_TOKEN = re.compile(r"(?<![0-9.])[0-9]{4}\.[0-9]{4,5}(?![0-9])")
 
 
 @dataclass(frozen=True)
@@ -37,34 +34,6 @@ class OwnText:
     sections: str
     body: str
     listed: bool = False  # a line or row of a note entry about several papers, not an entry of its own
-
-
-def names_id(text: str, arxiv_id: str) -> bool:
-    """Whether `text` names the canonical id (any raw form: arXiv:…, a URL, a version suffix)."""
-    lowered = text.lower()
-    at = lowered.find(arxiv_id)
-    while at >= 0:
-        before = lowered[at - 1] if at else " "
-        after = lowered[at + len(arxiv_id)] if at + len(arxiv_id) < len(lowered) else " "
-        if not _ID_EDGE.match(before) and before != "." and not _ID_EDGE.match(after):
-            return True
-        at = lowered.find(arxiv_id, at + 1)
-    return False
-
-
-def ids_named(text: str, ids: frozenset[str]) -> frozenset[str]:
-    """Which of `ids` the text names (`names_id` for each), in one pass over the text: an entry of a
-    digest can name thousands of ids, and asking each id of each block is quadratic."""
-    found = {token for token in _NEW_ID_TOKEN.findall(text) if token in ids}
-    found.update(i for i in _old_style(ids) if names_id(text, i))  # old-style ids are rare
-    return frozenset(found)
-
-
-@lru_cache(maxsize=256)
-def _old_style(ids: frozenset[str]) -> tuple[str, ...]:
-    """The old-style ids (`hep-th/9901001`) among `ids`, found once per set rather than once per block
-    (the sets are an entry's `id_set`, the same object for each of its blocks)."""
-    return tuple(sorted(i for i in ids if "/" in i))
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,8 @@ item stands without its parent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 from tasks.common.sentences import clip_text, sentence_at
 from tasks.config.judgment import Judgment
@@ -30,16 +29,14 @@ from tasks.inbox.outline import (
     joined,
     numbers_in,
     only_ids,
-    outline,
     points_of,
     row_point,
     substantive,
-    units,
 )
+from tasks.inbox.own_parts import is_own_entry, subsection_offsets
 from tasks.inbox.segment import is_table
-from tasks.judge.own_text import PATH_SEP, ids_named
 from tasks.judge.statements import found_word
-from tasks.model.outline import Outline
+from tasks.model.outline import OWN_OUTLINE, Outline
 from tasks.model.window import EntryView, MentionView
 
 THESIS_OPENING = 16  # a thesis word must open a point within this many characters
@@ -77,17 +74,19 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
             point = row_point(row or m.context, (*skip, m.raw, m.title or ""))
             out.append(_Candidate(0 if m.kind == "work_queue" else 1, (Point(point),) if point else ()))
         elif m.kind == "paper_card":
-            out.append(_Candidate(3, _stored(entry, join) if entry else outline(m.context, join)))
+            # A mention's entry is always in the window (both are read from the same items, see
+            # `tasks.briefing.collect`): a card is read from its stored outline.
+            out.append(_Candidate(3, _stored(entry, join) if entry else ()))
         elif entry is not None:
-            known = entry.ids_with(arxiv_id)
-            if len(known) == 1 or arxiv_id in ids_named(entry.heading, known):
-                subs = _subsections(entry, arxiv_id, entries)
-                out.append(_Candidate(4, _line(entry, title, join) or (
-                    outline("\n\n".join([entry.text, *subs]), join) if subs else _stored(entry, join))))
+            if is_own_entry(entry.heading, entry.ids_with(arxiv_id), arxiv_id):
+                offsets = subsection_offsets(entry.heading, _following(entry, entries), arxiv_id)
+                out.append(_Candidate(4, _line(entry, title, join) or _paper(
+                    entry, entry.paper_outlines.for_subsections(offsets) if offsets and entry.paper_outlines else None,
+                    join, own=True)))
             else:
-                cut, by_id = _units_by_id(entry.text, entry.id_set)
-                own = [cut[k] for k in by_id.get(arxiv_id, ())]
-                out.append(_Candidate(2, outline("\n\n".join(own), join)))
+                # An id the briefing's date drops (`issued_by`) is not the entry's: no unit names it.
+                k = entry.paper_outlines.for_id(arxiv_id) if entry.paper_outlines and arxiv_id in entry.id_set else None
+                out.append(_Candidate(2, _paper(entry, k, join, own=False)))
     return out
 
 
@@ -103,29 +102,24 @@ def entry_items(entry: EntryView) -> list[str]:
     return [i.head for i in (entry.outline or Outline()).items if i.head]
 
 
-def _subsections(entry: EntryView, arxiv_id: str, entries: dict[tuple[int, int], EntryView]) -> list[str]:
-    """The text of the sub-sections under the entry's heading ("### 核心观点"), each under its own
-    heading; a sub-section naming another paper is that paper's."""
-    parts: list[str] = []
-    prefix = entry.heading + PATH_SEP
+def _following(entry: EntryView, entries: dict[tuple[int, int], EntryView]) -> Iterator[tuple[str, tuple[str, ...]]]:
+    """(heading, ids) of the entries after `entry` in its note, in order (`subsection_offsets` reads
+    as far as its sub-sections go)."""
     k = entry.ordinal + 1
-    while (child := entries.get((entry.source_id, k))) is not None and child.heading.startswith(prefix):
-        if set(child.ids) <= {arxiv_id}:
-            parts.append(f"#### {child.heading[len(prefix):].split(PATH_SEP)[-1]}\n{child.text}")
+    while (child := entries.get((entry.source_id, k))) is not None:
+        yield child.heading, child.ids
         k += 1
-    return parts
 
 
-@lru_cache(maxsize=64)
-def _units_by_id(text: str, ids: frozenset[str]) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """An entry's units other than table rows, and the units naming each id: indexed once per entry,
-    not once per paper (a digest's entry can name hundreds)."""
-    cut = tuple(u for u in units(text) if not is_table(u))
-    by_id: dict[str, list[int]] = {}
-    for k, unit in enumerate(cut):
-        for arxiv_id in ids_named(unit, ids):
-            by_id.setdefault(arxiv_id, []).append(k)
-    return cut, {i: tuple(v) for i, v in by_id.items()}
+def _paper(entry: EntryView, k: int | None, join: int, own: bool) -> tuple[Point, ...]:
+    """The points of a paper's own joined text in the entry, from the outline ingest stored of it
+    (`tasks.inbox.own_parts`): `k` indexes the entry's paper outlines (OWN_OUTLINE: its own outline).
+    No index: the paper's own entry alone (`own`), else no unit of the entry names the paper."""
+    if k is None:
+        return _stored(entry, join) if own else ()
+    if k == OWN_OUTLINE or entry.paper_outlines is None:
+        return _stored(entry, join)
+    return points_of(entry.paper_outlines.outlines[k], join)
 
 
 def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:

@@ -11,6 +11,7 @@ is indented (a list item or a digest's labelled line: `tasks.judge.points` reads
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 
@@ -46,4 +47,50 @@ class Outline:
                   for h, children, lead, group in value.get("items", ())),
             tuple(str(p) for p in value.get("paragraphs", ())),
             None if dedented is None else cls.from_json(dedented),
+        )
+
+
+OWN_OUTLINE = -1  # a paper whose own joined text parses as the entry's own text reads the entry's outline
+
+
+@dataclass(frozen=True)
+class PaperOutlines:
+    """The outlines of the joined texts that are one paper's own in an entry (`items.paper_outlines`,
+    made by `tasks.inbox.own_parts.paper_outlines`): each distinct one once, and which paper or which
+    sub-sections read which (an index into `outlines`, or OWN_OUTLINE)."""
+
+    outlines: tuple[Outline, ...] = ()
+    # An entry about several papers: a paper's own units joined (no pair: no unit names it).
+    by_id: tuple[tuple[str, int], ...] = ()
+    # A paper's own entry: the entry with the sub-sections at these offsets after it (1: the next entry).
+    by_subsections: tuple[tuple[tuple[int, ...], int], ...] = ()
+
+    @cached_property
+    def _ids(self) -> dict[str, int]:
+        return dict(self.by_id)
+
+    @cached_property
+    def _subsections(self) -> dict[tuple[int, ...], int]:
+        return dict(self.by_subsections)
+
+    def for_id(self, arxiv_id: str) -> int | None:
+        return self._ids.get(arxiv_id)
+
+    def for_subsections(self, offsets: tuple[int, ...]) -> int | None:
+        return self._subsections.get(offsets)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"outlines": [o.to_json() for o in self.outlines]}
+        if self.by_id:
+            out["by_id"] = dict(self.by_id)
+        if self.by_subsections:
+            out["by_subsections"] = {",".join(map(str, key)): k for key, k in self.by_subsections}
+        return out
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> PaperOutlines:
+        return cls(
+            tuple(Outline.from_json(o) for o in value.get("outlines", ())),
+            tuple((str(i), int(k)) for i, k in value.get("by_id", {}).items()),
+            tuple((tuple(int(o) for o in key.split(",")), int(k)) for key, k in value.get("by_subsections", {}).items()),
         )

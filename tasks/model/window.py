@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from tasks.model.outline import Outline
+from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.windows import Window
 
 # Source kinds whose entries are notes (as opposed to cards, the queue and knowledge documents).
@@ -66,6 +66,7 @@ class EntryView:
     outline: Outline | None = None  # its text's outline, parsed at ingest (None: a queue row)
     # A queue row without a recognised title column: its cells that can name the paper, stored at ingest.
     cells: tuple[str, ...] | None = None
+    paper_outlines: PaperOutlines | None = None  # its papers' own joined texts' outlines, parsed at ingest
 
     @cached_property
     def id_set(self) -> frozenset[str]:

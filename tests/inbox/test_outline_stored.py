@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import outline, points_of, stored_outline
+from tasks.inbox.outline import Point, parse_outline, points_of, stored_outline
 from tasks.model.outline import Outline
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,6 +27,12 @@ TEXTS = [
     "- 顶层\n  继续一行\n    - 嵌套\n- 第二项：\n```\n- 代码里\n```\n| a | b |\n|---|---|",
     "R1 第一\nR2 第二\n\n#### 小标题\n- 甲\n- 乙",
 ]
+
+
+def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
+    """The points of a text, as judging reads them from the outline ingest stores."""
+    return points_of(parse_outline(text), join_below)
+
 
 
 def _entries() -> list[str]:

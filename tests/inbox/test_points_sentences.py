@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
 from tasks.inbox.claims import hedges, note_hedges
-from tasks.inbox.outline import MAX_POINT_CHARS, outline, parse_outline, row_point
+from tasks.inbox.outline import MAX_POINT_CHARS, Point, parse_outline, points_of, row_point
 
 PIECES = {
     "zh": ["FooServe 在 H100 上吞吐 2.1×。", "卡片的 TL;DR 没有给出基线。", "版本 v0.6.3 修了调度器。",
@@ -27,6 +27,12 @@ PIECES = {
     "en": ["FooServe reports 2.1× on H100.", "The card's TL;DR gives no baseline.", "Version v0.6.3 fixes the scheduler.",
            "I have not read the paper.", "See https://example.org/a.b?c=1;d=2 for details."],
 }
+
+
+def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
+    """The points of a text, as judging reads them from the outline ingest stores."""
+    return points_of(parse_outline(text), join_below)
+
 
 
 def _squash(text: str) -> str:

@@ -3,8 +3,8 @@ tasks.ingest.reparse):
 
 - a queue row whose title column is not recognised is stored with its cells that can name its
   paper (`items.cells`, tasks.inbox.outline.naming_cells); any other row with SQL NULL there;
-- a row stored before ingest stored outlines or cells (SQL NULL) in a workspace stored by that
-  older ingest (`workspaces.stored_parse` behind `STORED_PARSE`) gets them at the next look for
+- a row stored before ingest stored outlines, cells or its papers' own outlines (SQL NULL) in a
+  workspace stored by that older ingest (`workspaces.stored_parse` behind `STORED_PARSE`) gets them at the next look for
   changed files, equal to what a fresh ingest stores, superseded versions too; and the briefing
   judged from those rows is the one judged before they were lost, so judging needs no parse;
 - a workspace already up to date is not scanned: the look reads one column of one row.
@@ -51,10 +51,10 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def _stored(engine: Engine) -> list[tuple[str, str, str | None, object, object]]:
+def _stored(engine: Engine) -> list[tuple[str, str, str | None, object, object, object]]:
     with Session(engine) as session:
         return [tuple(r) for r in session.execute(
-            select(Source.kind, Item.text, Item.title, Item.outline, Item.cells)
+            select(Source.kind, Item.text, Item.title, Item.outline, Item.cells, Item.paper_outlines)
             .join(Source, Source.id == Item.source_id).order_by(Item.id))]
 
 
@@ -63,32 +63,35 @@ def test_a_queue_row_without_a_title_column_is_stored_with_its_cells(
 ) -> None:
     ingest_all(settings, workspace)
     rows = _stored(clean_db)
-    untitled = [(body, cells) for kind, body, title, _, cells in rows if kind == "work_queue" and title is None]
+    untitled = [(body, cells) for kind, body, title, _, cells, _ in rows if kind == "work_queue" and title is None]
     assert [cells for _, cells in untitled] == [["multimodal", "MiMo-V2.6 Technical Report", "新卡 1707"], ["rag", "承接"]]
     assert all(cells == list(naming_cells(body)) for body, cells in untitled)
     with clean_db.connect() as conn:  # SQL NULL, not a JSON null, for every other row
         titled = conn.execute(text("SELECT count(*) FROM items WHERE title IS NOT NULL AND cells IS NOT NULL")).scalar()
         notes = conn.execute(text("SELECT count(*) FROM items JOIN sources s ON s.id = items.source_id "
                                   "WHERE s.kind <> 'work_queue' AND (cells IS NOT NULL OR outline IS NULL)")).scalar()
-    assert titled == 0 and notes == 0
+        json_null = conn.execute(text("SELECT count(*) FROM items WHERE paper_outlines = 'null'::jsonb")).scalar()
+    assert titled == 0 and notes == 0 and json_null == 0
 
 
-def test_rows_stored_before_outlines_and_cells_get_them_and_judge_alike(
+def test_rows_stored_before_outlines_cells_and_paper_outlines_get_them_and_judge_alike(
     clean_db: Engine, settings: Settings, workspace: Path
 ) -> None:
     before = briefing_json(settings, workspace, "inference", OCT9)
     fresh = _stored(clean_db)
-    with clean_db.begin() as conn:  # as rows stored before 0011 and 0012 are, in a workspace stored then
-        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+    # Digests' entries name several papers, each with its own units' outline.
+    assert sum(bool(papers) for *_, papers in fresh) >= 5
+    with clean_db.begin() as conn:  # as rows stored before 0011, 0012 and 0014 are, in a workspace stored then
+        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL, paper_outlines = NULL"))
         conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
     ref = run.register_workspace(settings, workspace)
     assert run.find_changed_files(settings, ref) == []  # nothing to ingest; the rows are filled in
     assert _stored(clean_db) == fresh
-    for kind, body, title, outline, cells in fresh:
+    for kind, body, title, outline, cells, _ in fresh:
         assert outline == (None if kind == "work_queue" else stored_outline(body).to_json())
         assert cells == (list(naming_cells(body)) if kind == "work_queue" and title is None else None)
     with clean_db.begin() as conn:
-        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL"))
+        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL, paper_outlines = NULL"))
         conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
     assert briefing_json(settings, workspace, "inference", OCT9) == before
     assert _stored(clean_db) == fresh

@@ -12,6 +12,8 @@ import datetime as dt
 
 from tasks.inbox.notes import parse_note
 from tasks.inbox.outline import stored_outline
+from tasks.inbox.own_parts import paper_outlines
+from tasks.ingest.sources import WHOLE_ITEMS, entry_text
 from tasks.model.window import EntryView, MentionView
 
 ROWS = 15
@@ -92,11 +94,13 @@ def views(path: str, text: str, source_id: int = 1, kind: str = "note"
     parsed = parse_note(text)
     entries: dict[tuple[int, int], EntryView] = {}
     mentions: list[MentionView] = []
-    for e in parsed.entries:
-        ids = tuple(dict.fromkeys(m.canonical for m in e.mentions if m.canonical and not m.malformed))
+    texts = [entry_text(e.heading_path, e.text, (m.canonical for m in e.mentions if not m.malformed))
+             for e in parsed.entries]
+    papers = paper_outlines(texts, []) if kind not in WHOLE_ITEMS else [None] * len(texts)
+    for e, text_, paper in zip(parsed.entries, texts, papers, strict=True):
         entries[(source_id, e.ordinal)] = EntryView(
             source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, e.text,
-            tuple(e.hedges), tuple(e.numbers), WHEN, ids, outline=stored_outline(e.text))
+            tuple(e.hedges), tuple(e.numbers), WHEN, text_.ids, outline=stored_outline(e.text), paper_outlines=paper)
         mentions += [MentionView(source_id, path, kind, e.ordinal, e.label, e.heading_path, e.title, m.canonical,
                                  m.raw, m.malformed, m.context, WHEN, tuple(e.hedges))
                      for m in e.mentions]

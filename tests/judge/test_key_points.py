@@ -21,12 +21,18 @@ from hypothesis import strategies as st
 
 from tasks.config.judgment import default_judgment
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import Point, has_number, listed, outline, row_point
+from tasks.inbox.outline import Point, has_number, listed, parse_outline, points_of, row_point
 from tasks.judge.points import choose, key_points
 from tests.judge.digests import HEADINGS, OTHERS, ROWS, STYLES, TARGET, TARGET_ID, digest, rows, views
 
 J = default_judgment()
 PATH = "inbox/tom/2026-11-03T0900-tom-radar.md"
+
+
+def outline(text: str, join_below: int = 60) -> tuple[Point, ...]:
+    """The points of a text, as judging reads them from the outline ingest stores."""
+    return points_of(parse_outline(text), join_below)
+
 
 
 def _points_of(style: str, heading: str, lang: str, at: int) -> tuple[list[str], list[str]]:
