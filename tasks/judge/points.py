@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from tasks.common.sentences import clip_text, sentence_at
 from tasks.config.judgment import Judgment
@@ -93,7 +94,14 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
 def _stored(entry: EntryView, join: int) -> tuple[Point, ...]:
     """The points of the entry's text from the outline ingest stored (`tasks.ingest.reparse` fills
     in a row stored before it did, so no entry is parsed here)."""
-    return points_of(entry.outline or Outline(), join)
+    return _points(entry.outline or Outline(), join)
+
+
+@lru_cache(maxsize=256)
+def _points(parsed: Outline, join: int) -> tuple[Point, ...]:
+    """An outline's points, made once per outline: every paper of a digest whose own units are the
+    whole entry reads the entry's outline (a long paragraph is cut at a sentence end each time)."""
+    return points_of(parsed, join)
 
 
 def entry_items(entry: EntryView) -> list[str]:
@@ -119,7 +127,7 @@ def _paper(entry: EntryView, k: int | None, join: int, own: bool) -> tuple[Point
         return _stored(entry, join) if own else ()
     if k == OWN_OUTLINE or entry.paper_outlines is None:
         return _stored(entry, join)
-    return points_of(entry.paper_outlines.outlines[k], join)
+    return _points(entry.paper_outlines.outlines[k], join)
 
 
 def _line(entry: EntryView, title: str, join: int) -> tuple[Point, ...]:

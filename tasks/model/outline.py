@@ -29,6 +29,14 @@ class Outline:
     paragraphs: tuple[str, ...] = ()  # an entry without any list item: its paragraphs, plain
     dedented: Outline | None = None
 
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        # Once per object: judging looks an entry's points up by its outline once per paper it names.
+        return hash((self.items, self.paragraphs, self.dedented))
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.items:
