@@ -116,9 +116,9 @@ class EntryText:
 
 
 def paper_outlines(entries: Sequence[EntryText], warnings: list[str]) -> list[PaperOutlines | None]:
-    """Per entry of a note, in order, the outlines of its papers' own joined texts (None: none
-    differs from the entry's own outline). An entry whose joined texts would pass
-    MAX_OWN_PARTS_FACTOR keeps those within it, and the note's warnings say so."""
+    """Per entry of a note, in order, the outlines of its papers' own joined texts (None: nothing to
+    store). An entry whose joined texts would pass MAX_OWN_PARTS_FACTOR keeps those within it, and
+    the note's warnings say so."""
     out, capped = [], 0
     for k, entry in enumerate(entries):
         following = (entries[j] for j in range(k + 1, len(entries)))
@@ -127,12 +127,13 @@ def paper_outlines(entries: Sequence[EntryText], warnings: list[str]) -> list[Pa
         out.append(built.result())
     if capped:
         warnings.append(f"{CAPPED}{capped} entries name papers whose own parts pass {MAX_OWN_PARTS_FACTOR} times "
-                        "the entry's text; the rest are read as naming no text of their own")
+                        "the entry's text; the rest are read from the entry alone, or from none of it")
     return out
 
 
 class _Built:
-    """One entry's stored outlines as they are made: each distinct joined text parsed once."""
+    """One entry's stored outlines as they are made: each distinct joined text parsed once, within
+    MAX_OWN_PARTS_FACTOR times the entry's text and the sub-sections under it."""
 
     def __init__(self, entry: EntryText, following: Iterator[EntryText]) -> None:
         self.entry = entry
@@ -159,17 +160,15 @@ class _Built:
 
     def _add(self, text: str) -> int | None:
         """The index of the joined text's outline (OWN_OUTLINE: the entry's own), None past the cap."""
+        # Every text parsed counts against the cap, so the cap bounds the parsing as well as what is stored.
+        if len(text) > self.budget:
+            self.capped = True
+            return None
+        self.budget -= len(text)
         parsed = parse_outline(text)
         if parsed == self._own:
             return OWN_OUTLINE
-        if parsed in self.outlines:
-            return self.outlines[parsed]
-        self.budget -= len(text)
-        if self.budget < 0:
-            self.capped = True
-            return None
-        self.outlines[parsed] = len(self.outlines)
-        return self.outlines[parsed]
+        return self.outlines.setdefault(parsed, len(self.outlines))
 
     def _joined(self, key: tuple[int, ...]) -> str:
         return with_subsections(self.entry.text, self.entry.heading,
