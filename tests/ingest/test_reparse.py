@@ -24,6 +24,7 @@ from db.models import Item, Source
 from tasks import run
 from tasks.config.settings import Settings
 from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.ingest import reparse
 from tasks.ingest.reparse import STORED_PARSE, fill_unparsed
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 
@@ -38,6 +39,25 @@ UNTITLED = """## 2026-10-10 22:00
 | 1 | 2610.11959 | multimodal | MiMo-V2.6 Technical Report | 新卡 1707 |
 | 2 | arXiv:2610.08571 | rag | — | 承接 |
 
+"""
+
+# A paper's own entry with sub-sections, one naming another paper: its stored outlines read the
+# entries after it.
+OWN_ENTRY = """# FooServe
+
+## FooServe: Tiered KV Cache（arXiv:2610.00001）
+
+FooServe 把 KV cache 分层放到 CPU 内存。
+
+### 核心观点
+- 分层卸载让长上下文吞吐提升 2.1×。
+- 只在 H100 上测过。
+
+### 和 BarKV 的对比（arXiv:2610.00002）
+- BarKV 更省显存。
+
+### 结论
+- 值得跟进。
 """
 
 
@@ -114,3 +134,22 @@ def test_a_workspace_up_to_date_is_not_scanned(clean_db: Engine, settings: Setti
         finally:
             event.remove(session.connection().engine, "before_cursor_execute", count)
     assert len(statements) == 1 and "FROM workspaces" in statements[0] and "items" not in statements[0]
+
+
+def test_a_refill_read_in_small_chunks_computes_whole_sources(
+    clean_db: Engine, settings: Settings, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (workspace / "inbox" / "tom" / "2026-10-09T0900-tom-foo.md").write_text(OWN_ENTRY, encoding="utf-8")
+    ingest_all(settings, workspace)
+    fresh = _stored(clean_db)
+    assert any(isinstance(papers, dict) and "by_subsections" in papers for *_, papers in fresh)
+    with clean_db.begin() as conn:
+        conn.execute(text("UPDATE items SET outline = NULL, cells = NULL, paper_outlines = NULL"))
+        conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
+    # Chunks end inside sources: an entry's sub-sections and ids are read with the rest of its source.
+    monkeypatch.setattr(reparse, "FILL_CHUNK_ROWS", 3)
+    ref = run.register_workspace(settings, workspace)
+    with Session(clean_db) as session, session.begin():
+        assert reparse.fill_unparsed(session, ref.id) == sum(
+            1 for *_, outline, cells, papers in fresh if (outline, cells, papers) != (None, None, None))
+    assert _stored(clean_db) == fresh
