@@ -29,7 +29,7 @@ from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwrap
 from tasks.inbox.claims import plain
 from tasks.inbox.numbers import find_numbers
-from tasks.inbox.segment import ITEM, is_hr, is_table, sequence_starts
+from tasks.inbox.segment import ITEM, block_spans, is_hr, is_table, sequence_starts
 from tasks.model.outline import Outline, OutlineItem
 
 MAX_POINT_CHARS = 600  # a longer "point" is a dump; it is cut (and says so with "…")
@@ -122,11 +122,11 @@ def joined(head: str, items: list[str]) -> str:
 
 
 def stored_outline(text: str) -> Outline:
-    """What ingest stores of an entry's text (`items.outline`): its outline and, when every line of
-    it is indented, the outline of the text dedented."""
+    """What ingest stores of an entry's text (`items.outline`): its outline, its blocks' line spans
+    (`segment.block_spans`) and, when every line of it is indented, the outline of the text dedented."""
     lines = [x for x in text.split("\n") if x.strip()]
     dedented = parse_outline(textwrap.dedent(text)) if lines and all(x[:1].isspace() for x in lines) else None
-    return replace(parse_outline(text), dedented=dedented)
+    return replace(parse_outline(text), dedented=dedented, blocks=block_spans(text))
 
 
 def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:

@@ -32,7 +32,8 @@ from tasks.ingest.sources import WHOLE_ITEMS, entry_text
 
 QUEUE = "work_queue"
 # What ingest stores of an item's text for judging: 1, outlines (0011) and a title-less queue
-# row's cells (0012); 2, a note entry's papers' own joined texts' outlines (0014). A change to
+# row's cells (0012); 2, a note entry's papers' own joined texts' outlines (0014) and an outline's
+# blocks' line spans (`segment.block_spans`). A change to
 # `stored_outline`, `naming_cells` or `paper_outlines` output raises it.
 STORED_PARSE = 2
 # Rows read per query while bringing a workspace up to date: its memory stays bounded (a source's

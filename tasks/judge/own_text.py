@@ -21,11 +21,9 @@ from functools import lru_cache
 from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.own_parts import ids_named
-from tasks.inbox.segment import PATH_SEP, sequence_starts
+from tasks.inbox.segment import PATH_SEP
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
-
-_BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+>]|\d{1,3}[.)、]|#{1,6}\s)")
 
 
 @dataclass(frozen=True)
@@ -44,10 +42,12 @@ class _NamedBlocks:
 
 
 @lru_cache(maxsize=64)
-def _named_blocks(text: str, ids: frozenset[str]) -> _NamedBlocks:
-    """An entry's blocks with the ids each names, indexed once per entry, not per paper: a digest's
-    entry can name thousands of papers, each of which asks for its own blocks."""
-    blocks = tuple(b for b in _blocks(text) if not b.lstrip().startswith("|"))
+def _named_blocks(text: str, spans: tuple[tuple[int, int], ...], ids: frozenset[str]) -> _NamedBlocks:
+    """An entry's blocks (other than table rows: `spans`, the lines ingest stored of them, see
+    `tasks.inbox.segment.block_spans`) with the ids each names, indexed once per entry, not per
+    paper: a digest's entry can name thousands of papers, each of which asks for its own blocks."""
+    lines = text.split("\n")
+    blocks = tuple("\n".join(lines[a:b]) for a, b in spans)
     by_id: dict[str, list[int]] = {}
     unnamed: list[int] = []
     for k, block in enumerate(blocks):
@@ -92,24 +92,6 @@ def _bound_by_id(block: str, ids: frozenset[str]) -> dict[str, str] | None:
     return {arxiv_id: " ".join(parts) for arxiv_id, parts in kept.items()}
 
 
-def _blocks(text: str) -> list[str]:
-    """A note body as blocks: list items with their continuation lines, paragraphs, table rows."""
-    blocks: list[list[str]] = []
-    lines = text.split("\n")
-    labelled = sequence_starts(lines)  # "R1 …", "R2 …": a digest's lines, each its own block
-    for k, line in enumerate(lines):
-        stripped = line.strip()
-        if not stripped:
-            blocks.append([])
-            continue
-        starts = bool(_BLOCK_START.match(line)) or stripped.startswith("|") or k in labelled
-        if starts or not blocks or not blocks[-1] or blocks[-1][-1].strip().startswith("|"):
-            blocks.append([line])
-        else:
-            blocks[-1].append(line)
-    return ["\n".join(b) for b in blocks if b]
-
-
 def _split_heading(entry: EntryView) -> tuple[str, str]:
     """(enclosing section headings, own heading) of a note entry."""
     parts = entry.heading.split(PATH_SEP) if entry.heading else []
@@ -125,7 +107,7 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> 
     if mention.context.lstrip().startswith("|"):
         return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
     known = entry.ids_with(arxiv_id)
-    named = _named_blocks(entry.text, known)
+    named = _named_blocks(entry.text, entry.outline.blocks if entry.outline else (), known)
     if len(known) == 1:
         return OwnText(mention.path, sections, "\n".join([heading, *named.blocks]))
     in_heading = ids_named(heading, known)

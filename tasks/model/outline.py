@@ -28,6 +28,7 @@ class Outline:
     items: tuple[OutlineItem, ...] = ()
     paragraphs: tuple[str, ...] = ()  # an entry without any list item: its paragraphs, plain
     dedented: Outline | None = None
+    blocks: tuple[tuple[int, int], ...] = ()  # its blocks other than table rows, as line spans (`block_spans`)
 
     def __hash__(self) -> int:
         return self._hash
@@ -35,7 +36,7 @@ class Outline:
     @cached_property
     def _hash(self) -> int:
         # Once per object: judging looks an entry's points up by its outline once per paper it names.
-        return hash((self.items, self.paragraphs, self.dedented))
+        return hash((self.items, self.paragraphs, self.dedented, self.blocks))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -45,6 +46,8 @@ class Outline:
             out["paragraphs"] = list(self.paragraphs)
         if self.dedented is not None:
             out["dedented"] = self.dedented.to_json()
+        if self.blocks:
+            out["blocks"] = [list(b) for b in self.blocks]
         return out
 
     @classmethod
@@ -55,6 +58,7 @@ class Outline:
                   for h, children, lead, group in value.get("items", ())),
             tuple(str(p) for p in value.get("paragraphs", ())),
             None if dedented is None else cls.from_json(dedented),
+            tuple((int(a), int(b)) for a, b in value.get("blocks", ())),
         )
 
 

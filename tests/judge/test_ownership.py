@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
+from tasks.inbox.outline import stored_outline
 from tasks.judge.evidence import judge_ownership
 from tasks.judge.relevance import Verdict
 from tasks.model.window import CardView, EntryView, MentionView, WindowData
@@ -43,7 +44,7 @@ def _data(cards: dict[str, list[CardView]] | None = None,
 
 def _note(path: str, heading: str, text: str, ids: tuple[str, ...], title: str | None = "t"
           ) -> tuple[list[MentionView], dict[tuple[int, int], EntryView]]:
-    entry = EntryView(1, path, "note", 0, None, heading, title, text, (), ids=ids)
+    entry = EntryView(1, path, "note", 0, None, heading, title, text, (), ids=ids, outline=stored_outline(text))
     mentions = [MentionView(1, path, "note", 0, None, heading, title, i, i, False, f"{heading}\n{text}", NOW)
                 for i in ids]
     return mentions, {(1, 0): entry}
