@@ -26,6 +26,7 @@ from tasks.briefing.sources import credibility_rule
 from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
+from tasks.inbox.outline import stored_outline
 from tasks.judge.density import DensityRule
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.model.windows import window_for
@@ -49,7 +50,7 @@ def _window(notes: dict[str, list[tuple[str, str, tuple[str, ...]]]], broken: st
         for k, (heading, text, ids) in enumerate(entries):
             label = "preamble" if not heading else f"#{k}"
             data.entries.append(EntryView(sid, path, "note", k, label, heading, heading or None, text, (),
-                                          item_time=NOON, ids=ids))
+                                          item_time=NOON, ids=ids, outline=stored_outline(text)))
             data.mentions += [MentionView(sid, path, "note", k, label, heading, heading, i, i, False, text, NOON)
                           for i in ids]
     data.mentions.append(MentionView(1, next(iter(notes)), "note", 1, "#1", "", None, None, "arXiv:2610.0x", True,
