@@ -1,0 +1,81 @@
+"""Contract: every stage of the evening grows at most linearly with the number of sources in one
+window (issue 23, the cross-source half; tests/ingest/test_scaling.py grows one source).
+
+A busy day is ten times the notes in the same window (benchmarks/README.md, "the whole run from
+10 MB to 96 MB": 33 -> 333 notes a day made the evening's CPU grow with their square), so the
+window here holds 5, 50 and 500 short notes (tests/generate/window_sources.py: each names a paper
+or two, some shared, states numbers, and raises, confirms or merges hedged claims and engineering
+increments, in Chinese and English). Each stage's operations are counted as test_scaling counts
+them (tests/counting.py: Python lines executed, deterministic) and must grow linearly: a pass that
+meets every source's items with every other source's (each entry against every window paper's
+coined name, each entry against every open subject, each source against every paper) fails here.
+
+Stages: the derivation of the window's verifications (`derive_verifications`: collecting, judging
+and observing the window), judging alone (`judge_evening`), the briefing's content
+(`collected_content`: tracked items, source rows, sections) and its rendering (`rendered`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import Engine
+
+from tasks import run
+from tasks.briefing.assemble import judge_evening
+from tasks.config.settings import Settings
+from tasks.publish.rendered import rendered
+from tasks.stages.derive import Derivation
+from tests.counting import assert_linear, count_lines
+from tests.generate.window_sources import DAY, KNOWLEDGE, notes
+from tests.helpers import ingest_all, truncate_all
+
+SIZES = (5, 50, 500)
+STAGES = ("derive", "judge", "content", "render")
+
+
+def _workspace(root: Path, n: int) -> Path:
+    (root / "organized" / "knowledge").mkdir(parents=True)
+    (root / "organized" / "knowledge" / "inference.md").write_text(KNOWLEDGE, encoding="utf-8")
+    for rel, text in notes(n).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _evening(settings: Settings, engine: Engine, root: Path, n: int) -> dict[str, int]:
+    """Each stage's count over a window of n notes."""
+    truncate_all(engine)
+    workspace = _workspace(root, n)
+    ref = ingest_all(settings, workspace)
+    (topic,) = run.topics_for(settings, workspace, ["inference"])
+    known = run.known_topic_names(settings, workspace)
+    rule = run.density_rule_for(settings, workspace, topic.name)
+    out: dict[str, int] = {}
+    derived: list[Derivation] = []
+    out["derive"] = count_lines(lambda: derived.append(
+        run.derive_verifications(settings, ref, topic, DAY, keep=[DAY], known=known)))
+    judged = derived[0].judged[DAY]
+    assert len(judged.data.sources) == n  # all in one window
+    out["judge"] = count_lines(judge_evening, judged.data, topic)
+    content = []
+    out["content"] = count_lines(lambda: content.append(run.collected_content(
+        settings, ref, topic, judged.data, known, rule, judged.papers, judged.budgets)))
+    out["render"] = count_lines(rendered, content[0], settings.lang)
+    return out
+
+
+def test_the_evening_grows_linearly_in_the_sources_of_a_window(
+        tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
+    # Warms what is built once per process (the judgment, compiled patterns, statements) with the
+    # smallest window, so that the first counted size pays none of it.
+    _evening(settings, clean_db, tmp_path / "warm", SIZES[0])
+    counts = {n: _evening(settings, clean_db, tmp_path / f"n{n}", n) for n in SIZES}
+    print(counts)  # shown with -s: the figures an issue or a report quotes
+    failures = []
+    for stage in STAGES:
+        try:
+            assert_linear({n: c[stage] for n, c in counts.items()}, f"evening {stage}")
+        except AssertionError as e:
+            failures.append(str(e))
+    assert not failures, "\n".join(failures)
