@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +16,7 @@ from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
 from tasks.verify.markers import Markers, markers_of
+from tasks.verify.name_index import CoinedIds
 from tasks.verify.names import Names, names_of, normalise
 from tasks.verify.status import Observation, Tracked, state_on
 
@@ -116,6 +116,7 @@ class Context:
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
     budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's time (tasks.common.limits)
     _people: frozenset[str] | None = None
+    _coined_ids: CoinedIds | None = None
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],
@@ -154,13 +155,9 @@ class Context:
 
     def named_ids(self, text: str) -> list[str]:
         """Topical ids whose coined name appears in `text` ("FooQuant" -> the id of "FooQuant: …")."""
-        nm = self.names
-        out = []
-        for arxiv_id, paper in sorted(self.papers.items()):
-            name = nm.short_name(paper.title)
-            if name and re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text):
-                out.append(arxiv_id)
-        return out
+        if self._coined_ids is None:  # searching every paper's name in every entry was quadratic in the window
+            self._coined_ids = CoinedIds(((i, p.title) for i, p in self.papers.items()), self.names)
+        return self._coined_ids.named(text)
 
     def relevant(self, entry: EntryView) -> bool:
         verdict = judge_context(f"{entry.heading}\n{entry.text}", self.topic, self.known).verdict
