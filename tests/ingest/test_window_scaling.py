@@ -30,7 +30,7 @@ from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, notes
 from tests.helpers import ingest_all, truncate_all
 
-SIZES = (5, 50, 500)
+SIZES = (10, 100, 1000)
 STAGES = ("derive", "judge", "content", "render")
 
 
