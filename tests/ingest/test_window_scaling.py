@@ -3,12 +3,15 @@ window (issue 23, the cross-source half; tests/ingest/test_scaling.py grows one 
 
 A busy day is ten times the notes in the same window (benchmarks/README.md, "the whole run from
 10 MB to 96 MB": 33 -> 333 notes a day made the evening's CPU grow with their square), so the
-window here holds 5, 50 and 500 short notes (tests/generate/window_sources.py: each names a paper
+window here holds 10, 100 and 1000 short notes (tests/generate/window_sources.py: each names a paper
 or two, some shared, states numbers, and raises, confirms or merges hedged claims and engineering
 increments, in Chinese and English). Each stage's operations are counted as test_scaling counts
 them (tests/counting.py: Python lines executed, deterministic) and must grow linearly: a pass that
 meets every source's items with every other source's (each entry against every window paper's
 coined name, each entry against every open subject, each source against every paper) fails here.
+
+The window's claims are about its papers (`papers`), or about things with no arXiv id (`named`,
+still quadratic: NAMED_LEFT says where).
 
 Stages: the derivation of the window's verifications (`derive_verifications`: collecting, judging
 and observing the window), judging alone (`judge_evening`), the briefing's content
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from sqlalchemy import Engine
 
 from tasks import run
@@ -34,19 +38,19 @@ SIZES = (10, 100, 1000)
 STAGES = ("derive", "judge", "content", "render")
 
 
-def _workspace(root: Path, n: int) -> Path:
+def _workspace(root: Path, n: int, named: bool) -> Path:
     (root / "organized" / "knowledge").mkdir(parents=True)
     (root / "organized" / "knowledge" / "inference.md").write_text(KNOWLEDGE, encoding="utf-8")
-    for rel, text in notes(n).items():
+    for rel, text in notes(n, named).items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
     return root
 
 
-def _evening(settings: Settings, engine: Engine, root: Path, n: int) -> dict[str, int]:
+def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool) -> dict[str, int]:
     """Each stage's count over a window of n notes."""
     truncate_all(engine)
-    workspace = _workspace(root, n)
+    workspace = _workspace(root, n, named)
     ref = ingest_all(settings, workspace)
     (topic,) = run.topics_for(settings, workspace, ["inference"])
     known = run.known_topic_names(settings, workspace)
@@ -65,12 +69,22 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int) -> dict[str
     return out
 
 
+# Subjects with no arXiv id, each pending in one note and confirmed by the next: still quadratic
+# (left for issue 23, found with this test): a new subject is keyed by trying every named subject
+# keyed before it (`Keyer.key`, tasks/verify/context.py); items sharing a distinctive word are
+# compared pairwise (`one_per_subject`'s index keys, tasks/verify/items.py); and a settling entry is
+# met with every open subject one of whose words it holds (`observe_settlements`' probes,
+# tasks/verify/hedges.py). "router" / "路由器" is in every one of these subjects.
+NAMED_LEFT = pytest.mark.xfail(strict=True, reason="named subjects are still matched pairwise (issue 23)")
+
+
+@pytest.mark.parametrize("named", [False, pytest.param(True, marks=NAMED_LEFT)], ids=["papers", "named"])
 def test_the_evening_grows_linearly_in_the_sources_of_a_window(
-        tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
+        named: bool, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     # Warms what is built once per process (the judgment, compiled patterns, statements) with the
     # smallest window, so that the first counted size pays none of it.
-    _evening(settings, clean_db, tmp_path / "warm", SIZES[0])
-    counts = {n: _evening(settings, clean_db, tmp_path / f"n{n}", n) for n in SIZES}
+    _evening(settings, clean_db, tmp_path / "warm", SIZES[0], named)
+    counts = {n: _evening(settings, clean_db, tmp_path / f"n{n}", n, named) for n in SIZES}
     print(counts)  # shown with -s: the figures an issue or a report quotes
     failures = []
     for stage in STAGES:
