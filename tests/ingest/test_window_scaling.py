@@ -69,13 +69,12 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool
     return out
 
 
-# Subjects with no arXiv id, each pending in one note and confirmed by the next: still quadratic
-# (left for issue 23, found with this test): a new subject is keyed by trying every named subject
-# keyed before it (`Keyer.key`, tasks/verify/context.py); items sharing a distinctive word are
-# compared pairwise (`one_per_subject`'s index keys, tasks/verify/items.py); and a settling entry is
-# met with every open subject one of whose words it holds (`observe_settlements`' probes,
-# tasks/verify/hedges.py). "router" / "路由器" is in every one of these subjects.
-NAMED_LEFT = pytest.mark.xfail(strict=True, reason="named subjects are still matched pairwise (issue 23)")
+# Subjects with no arXiv id, each pending in one note and confirmed by the next, all sharing the
+# word "router" / "路由器": still quadratic in the briefing's content (left for issue 23, found with
+# this test): items sharing a distinctive word are compared pairwise (`one_per_subject`'s index
+# keys, tasks/verify/items.py). (A settling entry also meets every open subject one of whose words
+# it holds, `observe_settlements`' probes; that stays within the slack at these sizes.)
+NAMED_LEFT = pytest.mark.xfail(strict=True, reason="items sharing a word are still compared pairwise (issue 23)")
 
 
 @pytest.mark.parametrize("named", [False, pytest.param(True, marks=NAMED_LEFT)], ids=["papers", "named"])
