@@ -73,11 +73,13 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool
 # word "router" / "路由器": still quadratic in the briefing's content (left for issue 23, found with
 # this test): items sharing a distinctive word are compared pairwise (`one_per_subject`'s index
 # keys, tasks/verify/items.py). (A settling entry also meets every open subject one of whose words
-# it holds, `observe_settlements`' probes; that stays within the slack at these sizes.)
-NAMED_LEFT = pytest.mark.xfail(strict=True, reason="items sharing a word are still compared pairwise (issue 23)")
+# it holds, `observe_settlements`' probes; that stays within the slack at these sizes.) The other
+# stages of the case must be linear; this one is an expected failure until it is, and says so
+# when it no longer fails.
+LEFT = {(True, "content"): "items sharing a word are still compared pairwise (issue 23)"}
 
 
-@pytest.mark.parametrize("named", [False, pytest.param(True, marks=NAMED_LEFT)], ids=["papers", "named"])
+@pytest.mark.parametrize("named", [False, True], ids=["papers", "named"])
 def test_the_evening_grows_linearly_in_the_sources_of_a_window(
         named: bool, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     # Warms what is built once per process (the judgment, compiled patterns, statements) with the
@@ -85,10 +87,15 @@ def test_the_evening_grows_linearly_in_the_sources_of_a_window(
     _evening(settings, clean_db, tmp_path / "warm", SIZES[0], named)
     counts = {n: _evening(settings, clean_db, tmp_path / f"n{n}", n, named) for n in SIZES}
     print(counts)  # shown with -s: the figures an issue or a report quotes
-    failures = []
+    failures: list[str] = []
+    left: list[str] = []
     for stage in STAGES:
         try:
             assert_linear({n: c[stage] for n, c in counts.items()}, f"evening {stage}")
         except AssertionError as e:
-            failures.append(str(e))
+            (left if (named, stage) in LEFT else failures).append(str(e))
+        else:
+            assert (named, stage) not in LEFT, f"evening {stage} is linear now: drop it from LEFT"
     assert not failures, "\n".join(failures)
+    if left:
+        pytest.xfail("; ".join(LEFT[named, stage] for stage in STAGES if (named, stage) in LEFT) + ": " + " ".join(left))
