@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from operator import attrgetter
 
 from tasks.briefing.eng_candidates import Candidate, Judged, eligible, note_candidates
 from tasks.briefing.identity import context_words, identifying_links, same_name
-from tasks.briefing.judge import clean_title, origins, split_points, stars
+from tasks.briefing.judge import clean_title, origins, sources_by_path, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
 from tasks.common.limits import SourceBudgets, Unit, unbounded
@@ -35,7 +35,7 @@ from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_items, entry_key_points
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
-from tasks.model.window import NOTE_KINDS, EntryView, WindowData
+from tasks.model.window import NOTE_KINDS, EntryView, SourceView, WindowData
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of
 
@@ -171,6 +171,7 @@ def engineering_increments(
     window_index = NamingIndex([e for e in data.entries if e.kind in NOTE_KINDS], nm)
     history_index = NamingIndex(data.history, nm)
     firsts = first_entries(data)
+    by_path = sources_by_path(data)
     out: list[Paper] = []
     # Lazy: a source cut while judging one increment drops out of the increments after it.
     for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), "engineering", _unit):
@@ -193,7 +194,7 @@ def engineering_increments(
         mentions = [e for e in others if id(e) not in sourced]
         earlier = history_index.naming(names, common)
         days = sorted({e.item_time.astimezone(tz).date() for e in cand.entries + others + earlier if e.item_time})
-        paper = _increment(cand, cand.entries + about, mentions, earlier, days, data, topic)
+        paper = _increment(cand, cand.entries + about, mentions, earlier, days, by_path, topic)
         kinds = "/".join(dict.fromkeys(s.kind.removeprefix("eng_") for s in signals))
         paper.reason = ((Reason("recommended"),) if cand.recommended else ()) + ownership.reason + (
             Reason("signals", (("score", f"{score:g}"), ("kinds", kinds))),)
@@ -204,7 +205,7 @@ def engineering_increments(
 
 
 def _increment(cand: Candidate, naming: list[EntryView], mentions: list[EntryView], earlier: list[EntryView],
-               days: list[dt.date], data: WindowData, topic: Topic) -> Paper:
+               days: list[dt.date], by_path: Mapping[str, SourceView], topic: Topic) -> Paper:
     sources = list(dict.fromkeys(e.path for e in naming))
     own = entry_key_points(cand.entries[0], cand.title, topic.name, topic.judgment)  # tasks.judge.points
     if len(cand.entries) == 1:
@@ -220,6 +221,6 @@ def _increment(cand: Candidate, naming: list[EntryView], mentions: list[EntryVie
         key_points=points[:6], key_points_cut=own.cut if len(cand.entries) == 1 else max(0, len(points) - 6),
         thesis=own.thesis, headline=own.headline, first_seen=days[0] if days else None, days_seen=len(days),
         earlier_sources=list(dict.fromkeys(e.path for e in earlier)),
-        credibility=max((stars(e.text, markers_of(topic.judgment)) for e in cand.entries), default=0), independent=origins(sources, data),
+        credibility=max((stars(e.text, markers_of(topic.judgment)) for e in cand.entries), default=0), independent=origins(sources, by_path),
         relation=relation[:3], hint_texts=[*(e.text for e in cand.entries), *cand.lines],
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from functools import lru_cache
 
 from tasks.briefing.titles import (
@@ -17,7 +18,7 @@ from tasks.judge.points import key_points
 from tasks.judge.relevance import Verdict
 from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import EntryRef, Paper
-from tasks.model.window import EntryView, MentionView, WindowData
+from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.verify.markers import Markers, markers_of
 
 STATUS_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2, "already_anchored": 3, "reference_list_only": 4,
@@ -39,9 +40,15 @@ def stars(text: str, m: Markers) -> int:
     return max((len(hit.group(1)) for hit in m.stars.finditer(text)), default=0)
 
 
-def origins(paths: list[str], data: WindowData) -> int:
-    """Independent origins among source paths: distinct authors; cards and the queue count once each."""
-    by_path = {s.path: s for s in data.sources}
+def sources_by_path(data: WindowData) -> dict[str, SourceView]:
+    """The window's sources by path (a later one of a path wins), built once per window for `origins`."""
+    return {s.path: s for s in data.sources}
+
+
+def origins(paths: list[str], by_path: Mapping[str, SourceView]) -> int:
+    """Independent origins among source paths: distinct authors; cards and the queue count once each.
+    `by_path`: `sources_by_path` of the window, built once (per paper, it made judging a window
+    quadratic in its sources)."""
     found = set()
     for path in paths:
         source = by_path.get(path)
@@ -88,6 +95,7 @@ def judge_window(
     anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
     papers: list[Paper] = []
     per_item = ids_per_item(data)
+    by_path = sources_by_path(data)
     # Lazy: a source cut while judging one paper drops out of the papers after it.
     pending = ((i, kept) for i, ms in by_id.items() if (kept := budgets.kept(ms, _path)))
     for arxiv_id, mentions in budgets.each(pending, "papers", _first_named):
@@ -120,7 +128,7 @@ def judge_window(
             primary=cards[0].primary if cards else None,
             votes=max((c.votes for c in cards if c.votes is not None), default=None),
             first_seen=days[0] if days else None, days_seen=len(days),
-            credibility=max((stars(t, markers) for t in texts), default=0), independent=origins(sources, data),
+            credibility=max((stars(t, markers) for t in texts), default=0), independent=origins(sources, by_path),
             relation=own.relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
             evidence=tuple(ownership.evidence), owner=ownership.owner,
             decision=decision_text(verdict, topic.name), scores=ownership.scores,

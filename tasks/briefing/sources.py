@@ -69,9 +69,9 @@ def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, lis
     return limited + _contents(source, contents, queue, L, headed)
 
 
-def _entries_named(entries: list[EntryView], papers: list[Paper], j: Judgment) -> list[tuple[str, list[str]]]:
-    """(title, the window papers' ids it names) of each entry that names one thing."""
-    known, nm = {p.arxiv_id for p in papers if p.arxiv_id}, names_of(j)
+def _entries_named(entries: list[EntryView], known: set[str], j: Judgment) -> list[tuple[str, list[str]]]:
+    """(title, the window papers' ids it names: those in `known`) of each entry that names one thing."""
+    nm = names_of(j)
     out: list[tuple[str, list[str]]] = []
     for entry in (e for e in entries if e.label != "preamble"):
         title = entry.title or entry.heading
@@ -94,10 +94,11 @@ def _contents(source: SourceView, contents: list[tuple[str, list[str]]], queue: 
     return L["sep"].join(parts[:5]) + (L["src_more"].format(n=len(parts) - 5) if len(parts) > 5 else "")
 
 
-def _relevance(source: SourceView, entries: list[EntryView], papers: list[Paper], topic: Topic,
+def _relevance(entries: list[EntryView], papers: list[Paper], topic: Topic,
                known: list[str]) -> list[tuple[str, str]]:
-    """What in the source concerns the topic, each with its standing (NET-new, anchored, confirmatory …)."""
-    mine = [p for p in papers if source.path in p.sources and p.status in TAGS]
+    """What in the source concerns the topic, each with its standing (NET-new, anchored, confirmatory …);
+    `papers`: the source's own (`_papers_by_source`)."""
+    mine = [p for p in papers if p.status in TAGS]
     parts = [(short_title(p.title), p.status) for p in mine]
     named = {e.path + str(e.label) for p in mine for e in p.entries}
     nm = names_of(topic.judgment)
@@ -119,10 +120,10 @@ def _relevance_text(parts: list[tuple[str, str]], L: Labels) -> str:
 
 
 def _outcome(source: SourceView, papers: list[Paper], has_relevance: bool) -> str:
-    """increments, confirmatory, off_topic or error."""
+    """increments, confirmatory, off_topic or error; `papers`: the source's own."""
     if source.error:
         return "error"
-    counts = Counter(p.status for p in papers if source.path in p.sources)
+    counts = Counter(p.status for p in papers)
     if counts["net_new"] or counts["engineering"] or counts["adjacent"]:
         return "increments"
     if counts["already_anchored"] or counts["reference_list_only"] or has_relevance:
@@ -130,10 +131,10 @@ def _outcome(source: SourceView, papers: list[Paper], has_relevance: bool) -> st
     return "off_topic"
 
 
-def _conclusion(source: SourceView, papers: list[Paper], outcome: str, has_relevance: bool, L: Labels) -> str:
+def _conclusion(source: SourceView, mine: list[Paper], outcome: str, has_relevance: bool, L: Labels) -> str:
+    """`mine`: the source's own papers."""
     if source.error:
         return L["c_error"].format(error=source.error)
-    mine = [p for p in papers if source.path in p.sources]
     counts = Counter(p.status for p in mine)
     if outcome == "increments":
         parts = [L["c_part"].format(n=counts[status], label=L[f"rt_{status}"],
@@ -147,6 +148,16 @@ def _conclusion(source: SourceView, papers: list[Paper], outcome: str, has_relev
     return L["c_off_topic_papers"] if counts["off_topic"] else L["c_off_topic"]
 
 
+def _papers_by_source(papers: list[Paper]) -> dict[str, list[Paper]]:
+    """The papers each source path names, in the papers' order: one pass, instead of every
+    source's rows scanning every paper of the window (issue 23: a busy day has hundreds of each)."""
+    out: dict[str, list[Paper]] = {}
+    for p in papers:
+        for path in dict.fromkeys(p.sources):
+            out.setdefault(path, []).append(p)
+    return out
+
+
 def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str],
                   cut: Mapping[str, CutShort] | None = None) -> list[SourceCheck]:
     """One row per window source (errors included), in window order, worded in every language;
@@ -157,16 +168,18 @@ def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: li
     by_source: dict[int, list[EntryView]] = {}
     for e in data.entries:
         by_source.setdefault(e.source_id, []).append(e)
+    ids = {p.arxiv_id for p in papers if p.arxiv_id}
+    papers_of = _papers_by_source(papers)
     for s in data.sources:
-        rating, entries = ratings[s.id], by_source.get(s.id, [])
-        parts = [] if s.error else _relevance(s, entries, papers, topic, known)
-        outcome = _outcome(s, papers, bool(parts))
-        contents = _entries_named(entries, papers, topic.judgment)
-        queue = [p.arxiv_id for p in papers if p.arxiv_id and s.path in p.sources] if s.kind == "work_queue" else []
+        rating, entries, mine = ratings[s.id], by_source.get(s.id, []), papers_of.get(s.path, [])
+        parts = [] if s.error else _relevance(entries, mine, topic, known)
+        outcome = _outcome(s, mine, bool(parts))
+        contents = _entries_named(entries, ids, topic.judgment)
+        queue = [p.arxiv_id for p in mine if p.arxiv_id] if s.kind == "work_queue" else []
         wording = {
             lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L, cut.get(s.path)),
                               "—" if s.error else _relevance_text(parts, L),
-                              _conclusion(s, papers, outcome, bool(parts), L))
+                              _conclusion(s, mine, outcome, bool(parts), L))
             for lang, L in LABELS.items()
         }
         zh = wording["zh"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +16,7 @@ from tasks.judge.sections import DocEntry
 from tasks.model.briefing import Paper
 from tasks.model.window import EntryView, WindowData
 from tasks.verify.markers import Markers, markers_of
+from tasks.verify.name_index import CoinedIds, NameIndex
 from tasks.verify.names import Names, names_of, normalise
 from tasks.verify.status import Observation, Tracked, state_on
 
@@ -58,6 +58,10 @@ class Keyer:
             (t.kind, t.subject, t.key) for t in tracked if not text_ids(t.subject)
         )
         self._by_kind: dict[str, list[tuple[str, str]]] = {}  # distinct (subject, key) per kind, in order
+        # Per kind, the positions in `_by_kind` that could be `same_thing` as a query: by what could make
+        # `names_match` true (NameIndex), or by the coined head token. Trying every earlier subject
+        # was quadratic in a window's named subjects.
+        self._could: dict[str, tuple[NameIndex, dict[str, list[int]]]] = {}
         self._listed: set[tuple[str, str, str]] = set()
         self._memo: dict[tuple[str, str, str], tuple[int, int | None]] = {}  # query -> (checked, match)
         for kind, subject, key in self.named:
@@ -74,7 +78,25 @@ class Keyer:
     def _list(self, kind: str, subject: str, key: str) -> None:
         if (kind, subject, key) not in self._listed:
             self._listed.add((kind, subject, key))
-            self._by_kind.setdefault(kind, []).append((subject, key))
+            listed = self._by_kind.setdefault(kind, [])
+            index, heads = self._could.setdefault(kind, (NameIndex(self._nm), {}))
+            index.add(len(listed), subject)
+            head = self._nm.head_token(subject)
+            if head is not None:
+                heads.setdefault(head, []).append(len(listed))
+            listed.append((subject, key))
+
+    def _first_same(self, kind: str, subject: str, suffix: str, checked: int) -> int | None:
+        """The first position from `checked` on of a subject of `kind` ending in `suffix` that is
+        `same_thing` as `subject`, tried only where the index says it could be."""
+        listed = self._by_kind.get(kind, [])
+        if kind not in self._could:
+            return None
+        index, heads = self._could[kind]
+        head = self._nm.head_token(subject)
+        could = index.matching(subject) | set(heads.get(head, ()) if head is not None else ())
+        return next((i for i in sorted(could) if i >= checked and listed[i][1].endswith(suffix)
+                     and self._nm.same_thing(listed[i][0], subject)), None)
 
     def key(self, kind: str, subject: str, suffix: str = "") -> tuple[str, str]:
         """(key, subject) for a new observation; a named subject reuses a matching tracked one."""
@@ -87,8 +109,7 @@ class Keyer:
         listed = self._by_kind.get(kind, [])
         checked, hit = self._memo.get(query, (0, None))
         if hit is None:
-            hit = next((i for i in range(checked, len(listed))
-                        if listed[i][1].endswith(suffix) and self._nm.same_thing(listed[i][0], subject)), None)
+            hit = self._first_same(kind, subject, suffix, checked)
             checked = len(listed)
         self._memo[query] = (checked, hit)
         if hit is not None:
@@ -116,6 +137,7 @@ class Context:
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
     budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's time (tasks.common.limits)
     _people: frozenset[str] | None = None
+    _coined_ids: CoinedIds | None = None
 
     @classmethod
     def build(cls, data: WindowData, papers: Sequence[Paper], topic: Topic, known: list[str],
@@ -154,13 +176,9 @@ class Context:
 
     def named_ids(self, text: str) -> list[str]:
         """Topical ids whose coined name appears in `text` ("FooQuant" -> the id of "FooQuant: …")."""
-        nm = self.names
-        out = []
-        for arxiv_id, paper in sorted(self.papers.items()):
-            name = nm.short_name(paper.title)
-            if name and re.search(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])", text):
-                out.append(arxiv_id)
-        return out
+        if self._coined_ids is None:  # searching every paper's name in every entry was quadratic in the window
+            self._coined_ids = CoinedIds(((i, p.title) for i, p in self.papers.items()), self.names)
+        return self._coined_ids.named(text)
 
     def relevant(self, entry: EntryView) -> bool:
         verdict = judge_context(f"{entry.heading}\n{entry.text}", self.topic, self.known).verdict

@@ -18,6 +18,8 @@ observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import defaultdict
 from typing import Any
 
 from tasks.common.arxiv_ids import find_ids
@@ -191,14 +193,33 @@ def _probe(ctx: Context, subject: str) -> list[str]:
     return sorted(t for t in ctx.names.distinctive(subject) if len(t) >= 2) or [subject.lower()]
 
 
-def named_somewhere(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
-    """The keys of `probes` one of whose probes is a substring of one of `texts`, found with one
-    search per probe in the joined texts: a probe can span two texts only if it holds the separator,
-    and such a probe is kept (the caller's own scan of each text decides)."""
+def texts_naming(probes: dict[str, list[str]], texts: list[str]) -> dict[str, list[int]]:
+    """For each key of `probes`, the indices (in order) of the `texts` holding one of its probes as a
+    substring: each probe is searched in the joined texts, skipping to the next text at each find,
+    so the Python work is one step per (key, text) found, not per (key, text) pair. A probe holding
+    the separator is tried in each text instead (it could span two in the joined string)."""
     if not texts:
-        return set()
+        return {}
+    starts, offset = [], 0
+    for t in texts:
+        starts.append(offset)
+        offset += len(t) + 1
     joined = "\0".join(texts)
-    return {key for key, found in probes.items() if any(p in joined or "\0" in p for p in found)}
+    out: dict[str, list[int]] = {}
+    for key, words in probes.items():
+        hits: set[int] = set()
+        for p in words:
+            if "\0" in p:
+                hits.update(i for i, t in enumerate(texts) if p in t)
+                continue
+            at = joined.find(p)
+            while at != -1:
+                i = bisect_right(starts, at) - 1
+                hits.add(i)
+                at = joined.find(p, starts[i + 1]) if i + 1 < len(starts) else -1
+        if hits:
+            out[key] = sorted(hits)
+    return out
 
 
 def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:
@@ -224,14 +245,18 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     raised_today = {(o.key, o.kind, o.subject) for o in ctx.out if o.action == "raised"}
     candidates = sorted({(t.key, t.kind, t.subject) for t in open_items} | raised_today)
     probes = {subject: _probe(ctx, subject) for _, _, subject in candidates}
-    entries = [(e, f"{e.heading}\n{e.text}".lower()) for e in ctx.data.entries if e.kind != "work_queue"]
-    # Open items pile up over a year, and few are named on any one day: only those named somewhere
-    # in the window are looked for entry by entry.
+    entries = [(e, f"{e.heading}\n{e.text}".lower(), i)
+               for i, e in enumerate(e for e in ctx.data.entries if e.kind != "work_queue")]
     _doc_settlements(ctx, candidates)
-    named = named_somewhere(probes, [t for _, t in entries])
-    candidates = [c for c in candidates if c[2] in named]
-    for entry, lowered in ctx.within_budget(entries, "settlements"):
-        possible = [c for c in candidates if any(p in lowered for p in probes[c[2]])]
+    # Open items pile up over a year, and a busy day has hundreds of entries: each entry is met only
+    # with the subjects it names (a probe of theirs found in it), not with every subject.
+    naming = texts_naming(probes, [t for _, t, _ in entries])
+    possible_at: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
+    for c in candidates:
+        for i in naming.get(c[2], ()):
+            possible_at[i].append(c)
+    for entry, _, index in ctx.within_budget(entries, "settlements"):
+        possible = possible_at.get(index, [])
         if not possible:
             continue  # names none of the open subjects: no need to look for settling words
         body = entry.text if entry.text.strip() else entry.title or ""  # an entry that is only its heading says it there

@@ -19,6 +19,7 @@ The caller then runs `names_match` itself on what is returned.
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 
@@ -82,3 +83,33 @@ class NameIndex:
                                score_cutoff=_FUZZY_FLOOR, limit=None)
         found.update(self._owners[at] for _, _, at in near)
         return found
+
+
+_ALNUM = re.compile(r"[A-Za-z0-9]+")
+
+
+class CoinedIds:
+    """Which papers' coined names (`Names.short_name` of their titles) a text names, as a whole word
+    (no ASCII letter or digit either side), through an index rather than one search per paper.
+
+    A name that starts with an ASCII letter or digit begins with a run of them, and where the name
+    stands in a text as a whole word that run is the whole of one of the text's runs (the name's
+    next character, or the text's past its end, is none). So only the names whose first run is one
+    of the text's are searched; a name starting otherwise ("（…）") is searched in every text."""
+
+    def __init__(self, titles: Iterable[tuple[str, str]], nm: Names) -> None:
+        self._by_run: dict[str, list[tuple[str, re.Pattern[str]]]] = defaultdict(list)
+        self._always: list[tuple[str, re.Pattern[str]]] = []
+        for arxiv_id, title in sorted(titles):
+            name = nm.short_name(title)
+            if not name:
+                continue
+            found = (arxiv_id, re.compile(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9])"))
+            first = _ALNUM.match(name)
+            (self._by_run[first.group(0)] if first else self._always).append(found)
+
+    def named(self, text: str) -> list[str]:
+        """The ids whose coined name `text` names, in id order."""
+        runs = set(_ALNUM.findall(text))
+        candidates = [c for run in runs for c in self._by_run.get(run, ())] + self._always
+        return sorted(dict.fromkeys(i for i, pattern in candidates if pattern.search(text)))

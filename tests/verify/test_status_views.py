@@ -4,8 +4,8 @@ plain computation on random histories (events in any order, days before and afte
 - `is_open(t, day)` is `status_as_of(t, day, n).status in OPEN` for any staleness threshold `n`,
   and False where `status_as_of` gives None;
 - `listed` lists what building every view and filtering them lists, in the same order;
-- `named_somewhere` keeps exactly the keys one of whose probes occurs in one of the texts (or could
-  span two of them), whatever the texts and probes hold, the separator included.
+- `texts_naming` finds, for each key, exactly the texts one of its probes occurs in, in order,
+  whatever the texts and probes hold, the separator and empty ones included.
 Runs without a database."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import datetime as dt
 import random
 
 from tasks.model.briefing import StatusAsOf
-from tasks.verify.hedges import named_somewhere
+from tasks.verify.hedges import texts_naming
 from tasks.verify.status import OPEN, Event, Tracked, is_open, listed, state_on, status_as_of
 
 D = dt.date(2026, 10, 1)
@@ -73,19 +73,16 @@ def test_listed_is_the_plain_filter_of_every_view() -> None:
     assert nonempty > 50
 
 
-def _plain_named(probes: dict[str, list[str]], texts: list[str]) -> set[str]:
-    return {key for key, found in probes.items() if any(p in text for p in found for text in texts)}
+def _plain_naming(probes: dict[str, list[str]], texts: list[str]) -> dict[str, list[int]]:
+    found = {key: [i for i, text in enumerate(texts) if any(p in text for p in words)] for key, words in probes.items()}
+    return {key: hits for key, hits in found.items() if hits}
 
 
-def test_named_somewhere_keeps_every_key_a_text_names() -> None:
+def test_texts_naming_finds_exactly_the_texts_each_key_names() -> None:
     rng = random.Random(2)
     alphabet = "ab\0c推理 "
     for _ in range(2000):
         texts = ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 8))) for _ in range(rng.randrange(0, 4))]
         probes = {f"k{k}": ["".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 4)))
                             for _ in range(rng.randrange(1, 3))] for k in range(5)}
-        kept = named_somewhere(probes, texts)
-        plain = _plain_named(probes, texts)
-        assert plain <= kept
-        # Only probes holding the separator may be kept without a text naming them.
-        assert all(any("\0" in p for p in probes[key]) for key in kept - plain)
+        assert texts_naming(probes, texts) == _plain_naming(probes, texts), (probes, texts)
