@@ -15,10 +15,11 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
   each object byte-identical to `tasks.run.render_briefing` for that date.
 - `up` registers the automations (predigest/automations.py): a failed daily-briefing run is notified
   to the configured webhook by the server; one "no briefing by 23:00" automation per topic; the one
-  that crashes runs whose heartbeats stopped (the killed-worker drill, off the suite for now: README, "Faults survived", "A worker dies mid-backfill").
+  that crashes runs whose heartbeats stopped (the killed-worker drill, tests/predigest/test_worker_killed.py).
 - A daily-briefing run on a worker shows a markdown artifact for each published briefing on its
   run page, and the webhook hears one message per published briefing.
-- `down` stops the server, the workers and the watcher and removes their pid files.
+- `down` stops the server, the workers and the watcher and removes their pid files; before it, no
+  Prefect sender of this process is bound to the stack's server (tests/predigest/prefect_senders.py).
 Waits have generous deadlines that only turn a hang into a failure; nothing asserts durations.
 """
 
@@ -44,6 +45,7 @@ from tasks import run
 from tasks.config.settings import Settings
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
+from tests.predigest.prefect_senders import drain_senders_to
 from tests.prefect_db import seed_prefect_home
 from tests.publish.hooks import Hooks, serve_hooks
 
@@ -144,14 +146,19 @@ def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable
     hooks_server = serve_hooks()
     hooks = hooks_server.__enter__()
     extra = {**parts.env, "PREDIGEST_NOTIFY_WEBHOOKS": json.dumps([hooks.url])}
+    bound: list[str] = []
     try:
         result = orchestrate.up(home, port=port, workers=2, workspace=workspace, extra_env=extra, echo=lambda _: None)
         assert sorted(result.started) == ["server", "watcher", "worker-1", "worker-2"]
         yield Stack(result.api_url, home, workspace, published, settings, engine, hooks)
     finally:
-        stopped = orchestrate.down(home, echo=lambda _: None)
-        engine.dispose()
-        hooks_server.__exit__(None, None, None)
+        try:  # while the server still answers: nothing may be left queued for it
+            bound = drain_senders_to(f"http://127.0.0.1:{port}/api")
+        finally:
+            stopped = orchestrate.down(home, echo=lambda _: None)
+            engine.dispose()
+            hooks_server.__exit__(None, None, None)
+    assert bound == [], f"this process's Prefect senders were bound to the stack's server: {bound}"
     assert set(stopped) == {"server", "watcher", "worker-1", "worker-2"}
     assert not list((home / "run").glob("*.pid"))
 
