@@ -23,6 +23,7 @@ from typing import NamedTuple
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers
+from tasks.verify.name_index import NameIndex
 from tasks.verify.names import names_of
 from tasks.verify.status import OPEN
 from tasks.verify.subjects import entry_heading
@@ -118,52 +119,83 @@ def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
     )
 
 
-_SUBJECT = "\x00"  # prefixes a view's subject as its own index key (no token starts with it)
+def _blocks(m: Markers, name: str) -> tuple[str, ...]:
+    """Where a name looks for names nearly the same string: its distinctive tokens, ASCII ones by
+    their first four letters (so "FooServe" and "FooServer" meet)."""
+    return tuple(sorted({t[:4] if t.isascii() else t for t in names_of(m.judgment).distinctive(name)}))
 
 
-def _keys(m: Markers, v: StatusAsOf) -> frozenset[str]:
-    """Index keys a view can only match a view sharing one of: its ids, and its names' distinctive
-    tokens (ASCII ones by their first four letters, so "FooServe"/"FooServer" still meet)."""
-    return _keys_of(m, v.subject, v.title)
+def _exact_keys(m: Markers, subject: str, title: str, figs: frozenset[str]) -> tuple[tuple[str, ...], ...]:
+    """What two views sharing one of is the same subject by a rule other than matching names: the
+    subject itself, an arXiv id one of them is or holds, a name's head token, a coined token
+    questioned for the same figure."""
+    named = _named(m, subject, title)
+    return (("s", subject), *(("id", i) for i in text_ids(subject)),
+            *(("h", h) for h in dict.fromkeys(named.heads) if h is not None),
+            *(("cf", c, f) for c in sorted(named.coined) for f in sorted(figs)))
 
 
-@lru_cache(maxsize=65536)
-def _keys_of(m: Markers, subject: str, title: str) -> frozenset[str]:
-    keys, nm = set(text_ids(subject)), names_of(m.judgment)
-    for name in _names_of(m, subject, title):
-        keys.update(t[:4] if t.isascii() else t for t in nm.distinctive(name))
-    return frozenset(keys or {subject})
+class _Partition:
+    """The items some views were merged into, by what could make `_same_subject` true of a view:
+    its exact keys (`_exact_keys`) or its names (`NameIndex`, which argues that no `names_match`
+    is missed; its nearly-the-same-string scan looks among names sharing a `_blocks` block, as the
+    pairs compared always did)."""
+
+    def __init__(self, m: Markers, order_names: list[str]) -> None:
+        self._m = m
+        self._names = NameIndex(names_of(m.judgment), order_names, blocks=lambda name: _blocks(m, name))
+        self._exact: dict[tuple[str, ...], list[int]] = {}
+        self._held: set[tuple[int, object]] = set()  # (item, key or name) already added
+
+    def add(self, at: int, names: tuple[str, ...], keys: tuple[tuple[str, ...], ...]) -> None:
+        for key in keys:
+            if (at, key) not in self._held:
+                self._held.add((at, key))
+                self._exact.setdefault(key, []).append(at)
+        for name in names:
+            if (at, name) not in self._held:
+                self._held.add((at, name))
+                self._names.add(at, name)
+
+    def could_match(self, names: tuple[str, ...], keys: tuple[tuple[str, ...], ...]) -> set[int]:
+        found: set[int] = set()
+        for key in keys:
+            found.update(self._exact.get(key, ()))
+        for name in names:
+            found.update(self._names.matching(name))
+        return found
 
 
 def one_per_subject(views: Sequence[StatusAsOf], m: Markers) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
-    any of the views already merged into it names it). A year of open items is thousands of views:
-    each is compared only with the items sharing an index key with it, not with all, and with each
-    (subject, title, figures) merged into an item once (views with all three equal compare alike).
+    any of the views already merged into it names it). A busy window or a year of open items is
+    thousands of views, many sharing a word: each view is compared only with the items that could
+    be about its subject by one of `_same_subject`'s rules (`_Partition`), never with every item
+    sharing a word, and with each (subject, title, figures) merged into an item once.
 
-    Index keys (no match is missed): views with one subject share it as a key; two papers are
-    otherwise two subjects, so a paper meets the papers of other items only by its subject, and
-    items' other views by its `_keys`; any other match shares one of `_keys` (see there)."""
+    Items are kept apart by (open, a paper): an item stays open or resolved as it was created
+    (`merge_into` keeps the first one's) and only open merges with open; two papers are two
+    subjects unless their subjects are equal, so a paper view meets the papers of other items by
+    its subject only."""
+    order = [n for v in views for n in _named(m, v.subject, v.title).names]
+    parts = {(o, p): _Partition(m, order) for o in (True, False) for p in (True, False)}
     out: list[StatusAsOf] = []
     members: list[dict[tuple[str, str, frozenset[str]], None]] = []  # per item: its views' (subject, title, figures)
-    # By (open, a paper): an item stays open or resolved as it was created (`merge_into` keeps the
-    # first one's) and only open merges with open; a paper view looks up papers by its subject only.
-    index: dict[tuple[bool, bool], dict[str, set[int]]] = {(o, p): {} for o in (True, False) for p in (True, False)}
     for view in views:
-        keys, figs, is_open = _keys(m, view), figures(view.claim), view.status in OPEN
-        own, paper = _SUBJECT + view.subject, _is_paper(view)
-        lookups = [(index[is_open, False], (*keys, own)), (index[is_open, True], (own,) if paper else (*keys, own))]
-        near = sorted(set().union(*(found.get(k, ()) for found, wanted in lookups for k in wanted)))
-        at = next((k for k in near if any(_same_subject(m, s, t, f, view.subject, view.title, figs)
-                                          for s, t, f in members[k])), None)
+        figs, is_open, paper = figures(view.claim), view.status in OPEN, _is_paper(view)
+        names, keys = _named(m, view.subject, view.title).names, _exact_keys(m, view.subject, view.title, figs)
+        near = parts[is_open, False].could_match(names, keys)
+        near.update(parts[is_open, True].could_match((), keys[:1]) if paper
+                    else parts[is_open, True].could_match(names, keys))
+        at = next((k for k in sorted(near) if any(_same_subject(m, s, t, f, view.subject, view.title, figs)
+                                                 for s, t, f in members[k])), None)
         if at is None:
             at = len(out)
             out.append(view)
             members.append({})
         else:
             out[at] = merge_into(out[at], view)
-        members[at][(view.subject, view.title, figs)] = None
-        registered = index[is_open, paper]
-        for k in (*keys, own):
-            registered.setdefault(k, set()).add(at)
+        if (view.subject, view.title, figs) not in members[at]:
+            members[at][(view.subject, view.title, figs)] = None
+            parts[is_open, paper].add(at, names, keys)
     return out

@@ -13,7 +13,9 @@ b. One shared token where one side has only that token: the query is that one to
 c. `fuzz.ratio(normalise(a), normalise(b)) >= FUZZY_SAME`: nearly the same string implies no shared
    token (each word of one may differ by a letter from the other's). This rule keeps its scan over
    the normalised names, done by `rapidfuzz.process.extract` in C with the same scorer and a cutoff
-   a little below the rule's, so it costs one call per query, not Python work per name.
+   a little below the rule's, so it costs one call per query, not Python work per name. A caller
+   that looks for nearly the same string only among names sharing a block with it (`blocks`: the
+   pending items' grouping blocks on words cut to their first letters) gets one scan per block.
 The caller then runs `names_match` itself on what is returned.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from rapidfuzz import fuzz, process
 
@@ -35,9 +37,11 @@ class NameIndex:
     """Owners (pool positions, merged candidates, list positions) of names, found by what could make
     `names_match` true. Rule 1a needs one order of tokens for both sides, fixed before the first
     name is added: by how many of `order_names` hold a token, else (names not known up front) the
-    longer token first, as a rarer one usually is. `nm`: the run's name matching."""
+    longer token first, as a rarer one usually is. `nm`: the run's name matching. `blocks`: rule c
+    looks only among the names sharing one of a name's blocks (else among all names)."""
 
-    def __init__(self, nm: Names, order_names: Iterable[str] | None = None) -> None:
+    def __init__(self, nm: Names, order_names: Iterable[str] | None = None,
+                 blocks: Callable[[str], Iterable[str]] | None = None) -> None:
         self._distinctive = nm.distinctive
         self._held = Counter(token for name in order_names or () for token in nm.distinctive(name))
         self._by_count = order_names is not None
@@ -46,6 +50,10 @@ class NameIndex:
         self._singles: dict[str, list[int]] = defaultdict(list)
         self._owners: list[int] = []  # the owner of each name in `_normal`
         self._normal: list[str] = []  # normalised names that have a distinctive token
+        self._blocks = blocks
+        # Per block, its names' owners and normalised names (rule c with `blocks`).
+        self._block_owners: dict[str, list[int]] = defaultdict(list)
+        self._block_normal: dict[str, list[str]] = defaultdict(list)
 
     def _all_but_last(self, tokens: frozenset[str]) -> list[str]:
         """The tokens but the last in the order (rule 1a); none of a single token."""
@@ -63,8 +71,13 @@ class NameIndex:
             self._prefix[token].append(owner)
         if len(tokens) == 1:
             self._singles[next(iter(tokens))].append(owner)
-        self._owners.append(owner)
-        self._normal.append(normalise(name))
+        if self._blocks is None:
+            self._owners.append(owner)
+            self._normal.append(normalise(name))
+            return
+        for block in self._blocks(name):
+            self._block_owners[block].append(owner)
+            self._block_normal[block].append(normalise(name))
 
     def matching(self, name: str) -> set[int]:
         """The owners of a name that could match `name`."""
@@ -79,10 +92,21 @@ class NameIndex:
                 found.update(self._prefix.get(token, ()))
             for token in tokens:
                 found.update(self._singles.get(token, ()))
-        near = process.extract(normalise(name), self._normal, scorer=fuzz.ratio, processor=None,
-                               score_cutoff=_FUZZY_FLOOR, limit=None)
-        found.update(self._owners[at] for _, _, at in near)
+        if self._blocks is None:
+            found.update(self._owners[at] for at in _nearly_same(name, self._normal))
+            return found
+        for block in self._blocks(name):
+            owners = self._block_owners.get(block)
+            if owners:
+                found.update(owners[at] for at in _nearly_same(name, self._block_normal[block]))
         return found
+
+
+def _nearly_same(name: str, normal: list[str]) -> list[int]:
+    """The positions in `normal` of the names nearly the same string as `name` (rule c), in C."""
+    near = process.extract(normalise(name), normal, scorer=fuzz.ratio, processor=None,
+                           score_cutoff=_FUZZY_FLOOR, limit=None)
+    return [at for _, _, at in near]
 
 
 _ALNUM = re.compile(r"[A-Za-z0-9]+")

@@ -10,8 +10,8 @@ them (tests/counting.py: Python lines executed, deterministic) and must grow lin
 meets every source's items with every other source's (each entry against every window paper's
 coined name, each entry against every open subject, each source against every paper) fails here.
 
-The window's claims are about its papers (`papers`), or about things with no arXiv id (`named`,
-still quadratic: NAMED_LEFT says where).
+The window's claims are about its papers (`papers`), or about things with no arXiv id that share
+words (`named`).
 
 Stages: the derivation of the window's verifications (`derive_verifications`: collecting, judging
 and observing the window), judging alone (`judge_evening`), the briefing's content
@@ -69,16 +69,10 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool
     return out
 
 
-# Subjects with no arXiv id, each pending in one note and confirmed by the next, all sharing the
-# word "router" / "路由器": still quadratic in the briefing's content (left for issue 23, found with
-# this test): items sharing a distinctive word are compared pairwise (`one_per_subject`'s index
-# keys, tasks/verify/items.py). (A settling entry also meets every open subject one of whose words
-# it holds, `observe_settlements`' probes; that stays within the slack at these sizes.) The other
-# stages of the case must be linear; this one is an expected failure until it is, and says so
-# when it no longer fails.
-LEFT = {(True, "content"): "items sharing a word are still compared pairwise (issue 23)"}
-
-
+# With `named`, subjects with no arXiv id, each pending in one note and confirmed by the next, all
+# sharing the word "router" / "路由器" and the coined names' first letters: the briefing's grouping of
+# pending items (`one_per_subject`, tasks/verify/items.py) compared each with every item sharing a
+# word until it looked only where one of its rules could hold.
 @pytest.mark.parametrize("named", [False, True], ids=["papers", "named"])
 def test_the_evening_grows_linearly_in_the_sources_of_a_window(
         named: bool, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
@@ -88,14 +82,9 @@ def test_the_evening_grows_linearly_in_the_sources_of_a_window(
     counts = {n: _evening(settings, clean_db, tmp_path / f"n{n}", n, named) for n in SIZES}
     print(counts)  # shown with -s: the figures an issue or a report quotes
     failures: list[str] = []
-    left: list[str] = []
     for stage in STAGES:
         try:
             assert_linear({n: c[stage] for n, c in counts.items()}, f"evening {stage}")
         except AssertionError as e:
-            (left if (named, stage) in LEFT else failures).append(str(e))
-        else:
-            assert (named, stage) not in LEFT, f"evening {stage} is linear now: drop it from LEFT"
+            failures.append(str(e))
     assert not failures, "\n".join(failures)
-    if left:
-        pytest.xfail("; ".join(LEFT[named, stage] for stage in STAGES if (named, stage) in LEFT) + ": " + " ".join(left))

@@ -25,7 +25,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from sqlalchemy import Engine
 
 from tasks import run
@@ -169,6 +172,28 @@ def test_the_index_finds_what_comparing_every_pair_finds() -> None:
                                              claim=rng.choice(claims)))
         assert one_per_subject(views, M) == _naive(views)
 
+
+
+# Words many subjects share ("router", "路由器", the coined names' first letters "Quqrs"), coined
+# names a letter apart ("FooServe"/"FooServer": nearly the same string), one written in two cases,
+# ids inside names, and titles with a coined name before a colon: the grouping must find what
+# comparing every pair finds, however many items share a word.
+_WORDS = ["router", "路由器", "Quqrsbcd", "Quqrsfgh", "Quqrsjkl", "FooServe", "FooServer", "vLLM", "vllm",
+          "cache", "调度器", "throughput", "P99", f"（arXiv:{PAPER}）", "2.0"]
+_NAME = st.lists(st.sampled_from(_WORDS), min_size=1, max_size=3).map(" ".join)
+_SUBJECT = st.one_of(_NAME, st.sampled_from([PAPER, "2611.00120"]))
+_VIEW = st.tuples(_SUBJECT, st.one_of(st.none(), _NAME, _NAME.map(lambda n: f"{n}: Serving at Scale")),
+                  st.sampled_from(["吞吐 2.1×", "2.10x faster", "P99 低 40%", "no figure"]),
+                  st.sampled_from(["pending", "stale", "resolved"]))
+
+
+@hypothesis.settings(max_examples=300, deadline=None)
+@given(st.lists(_VIEW, max_size=24))
+def test_the_grouping_finds_what_comparing_every_pair_finds_among_shared_words(
+        drawn: list[tuple[str, str | None, str, str]]) -> None:
+    views = [dataclasses.replace(_view(subject, title or subject, f"hedge:{k}", (f"{k}.md",)), claim=claim, status=status)
+             for k, (subject, title, claim, status) in enumerate(drawn)]
+    assert one_per_subject(views, M) == _naive(views)
 
 # --- through the stages --------------------------------------------------------------------------
 
