@@ -125,14 +125,21 @@ def _blocks(m: Markers, name: str) -> tuple[str, ...]:
     return tuple(sorted({t[:4] if t.isascii() else t for t in names_of(m.judgment).distinctive(name)}))
 
 
+# The same-figure rule's keys pair each coined token with each figure: a person's heading names a
+# few coined things and a claim questions a few figures, so only the first of each (in sorted order)
+# make keys, which bounds a pathological heading or claim (thousands of each) to this many squared.
+MAX_COINED_FIGURES = 32
+
+
 def _exact_keys(m: Markers, subject: str, title: str, figs: frozenset[str]) -> tuple[tuple[str, ...], ...]:
     """What two views sharing one of is the same subject by a rule other than matching names: the
     subject itself, an arXiv id one of them is or holds, a name's head token, a coined token
     questioned for the same figure."""
     named = _named(m, subject, title)
+    coined, questioned = sorted(named.coined)[:MAX_COINED_FIGURES], sorted(figs)[:MAX_COINED_FIGURES]
     return (("s", subject), *(("id", i) for i in text_ids(subject)),
             *(("h", h) for h in dict.fromkeys(named.heads) if h is not None),
-            *(("cf", c, f) for c in sorted(named.coined) for f in sorted(figs)))
+            *(("cf", c, f) for c in coined for f in questioned))
 
 
 class _Partition:
