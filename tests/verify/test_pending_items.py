@@ -38,7 +38,15 @@ from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
 from tasks.verify.hedged import entry_hedges
-from tasks.verify.items import _same_subject, figures, merge_into, one_per_subject
+from tasks.verify.items import (
+    MAX_COINED_FIGURES,
+    _exact_keys,
+    _named,
+    _same_subject,
+    figures,
+    merge_into,
+    one_per_subject,
+)
 from tasks.verify.markers import markers_of, strip_labels
 from tasks.verify.names import names_of
 from tasks.verify.passage import hedge_parts
@@ -194,6 +202,16 @@ def test_the_grouping_finds_what_comparing_every_pair_finds_among_shared_words(
     views = [dataclasses.replace(_view(subject, title or subject, f"hedge:{k}", (f"{k}.md",)), claim=claim, status=status)
              for k, (subject, title, claim, status) in enumerate(drawn)]
     assert one_per_subject(views, M) == _naive(views)
+
+
+def test_a_pathological_heading_and_claim_make_a_bounded_number_of_keys() -> None:
+    heading = " ".join(f"Sys{k}Serve" for k in range(2000))
+    claim = " ".join(f"{k}.5×" for k in range(2000))
+    keys = _exact_keys(M, heading, heading, figures(claim))
+    assert len(_named(M, heading, heading).coined) >= 2000 and len(figures(claim)) == 2000
+    assert len([k for k in keys if k[0] == "cf"]) == MAX_COINED_FIGURES ** 2
+    views = [dataclasses.replace(_view(heading, heading, f"hedge:{k}", (f"{k}.md",)), claim=claim) for k in range(3)]
+    assert len(one_per_subject(views, M)) == 1
 
 # --- through the stages --------------------------------------------------------------------------
 
