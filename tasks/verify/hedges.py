@@ -18,8 +18,8 @@ observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections import defaultdict
+from dataclasses import dataclass
 from typing import Any
 
 from tasks.common.arxiv_ids import find_ids
@@ -28,6 +28,7 @@ from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
+from tasks.verify.joined import JoinedTexts, texts_naming
 from tasks.verify.markers import all_found, found, sentence_at, strip_labels
 from tasks.verify.names import Names
 from tasks.verify.passage import hedge_parts
@@ -99,16 +100,34 @@ def _settled_by_doc(nm: Names, entries: list[DocEntry], subject: str) -> bool:
     return any(_names_subject(nm, e, subject) for e in entries)
 
 
-def _settled_earlier(ctx: Context, subject: str, echoes: set[str]) -> bool:
-    """Whether a note of the lookback (not itself a restated briefing) said `subject` is settled."""
-    m = ctx.markers
+@dataclass(frozen=True)
+class _Settling:
+    """The lookback's settling sentences (not hedged, not in a restated briefing) by entry, with the
+    entries' texts joined to find those that could name a subject (`_probe`, as settlements do)."""
+
+    entries: list[tuple[EntryView, list[str]]]
+    joined: JoinedTexts
+
+
+def _settling(ctx: Context, restated: set[str]) -> _Settling:
+    m, kept = ctx.markers, []
     for entry in ctx.data.history:
-        if entry.path in echoes or not found(m, m.settle, entry.text):
+        if entry.path in restated or not found(m, m.settle, entry.text):
             continue
-        for match in all_found(m, m.settle, entry.text):
-            sentence = sentence_at(entry.text, match.start())
-            if not m.hedge.search(sentence) and _about(ctx, entry, subject, sentence):
-                return True
+        sentences = [sentence_at(entry.text, match.start()) for match in all_found(m, m.settle, entry.text)]
+        if said := [s for s in sentences if not m.hedge.search(s)]:
+            kept.append((entry, said))
+    return _Settling(kept, JoinedTexts([f"{e.heading}\n{e.text}".lower() for e, _ in kept]))
+
+
+def _settled_earlier(ctx: Context, subject: str, lookback: _Settling) -> bool:
+    """Whether a note of the lookback (not itself a restated briefing) said `subject` is settled. An
+    echo restates many subjects and the lookback is a month of notes: each subject is met only with
+    the entries that could name it, not with every entry."""
+    for i in lookback.joined.naming({subject: _probe(ctx, subject)}).get(subject, ()):
+        entry, sentences = lookback.entries[i]
+        if any(_about(ctx, entry, subject, sentence) for sentence in sentences):
+            return True
     return False
 
 
@@ -121,6 +140,13 @@ def observe_hedges(ctx: Context) -> None:
     echoes = echo_paths(ctx.data.entries, ctx.topic.judgment)
     doc_entries = _doc_entries(ctx) if echoes else []
     restated = echoes | echo_paths(ctx.data.history, ctx.topic.judgment) if echoes else echoes
+    lookback: list[_Settling] = []  # read once per window, when the first echo asks
+
+    def settled_earlier(subject: str) -> bool:
+        if not lookback:
+            lookback.append(_settling(ctx, restated))
+        return _settled_earlier(ctx, subject, lookback[0])
+
     nm = ctx.names
     for entry in ctx.within_budget(ctx.data.entries, "hedges"):
         if entry.kind == "work_queue":
@@ -140,7 +166,7 @@ def observe_hedges(ctx: Context) -> None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
             if entry.path in echoes and (key in ctx.resolved_keys or _settled_by_doc(nm, doc_entries, subject)
-                                         or _settled_earlier(ctx, subject, restated)):
+                                         or settled_earlier(subject)):
                 continue
             title = ctx.title_of(subject)
             parts = hedge_parts(ctx.markers, entry.text, text, tuple(n for n in (subject, nm.short_name(title) or "") if n))
@@ -191,35 +217,6 @@ def _probe(ctx: Context, subject: str) -> list[str]:
         name = ctx.names.short_name(ctx.title_of(subject))
         return [subject] + ([name.lower()] if name else [])
     return sorted(t for t in ctx.names.distinctive(subject) if len(t) >= 2) or [subject.lower()]
-
-
-def texts_naming(probes: dict[str, list[str]], texts: list[str]) -> dict[str, list[int]]:
-    """For each key of `probes`, the indices (in order) of the `texts` holding one of its probes as a
-    substring: each probe is searched in the joined texts, skipping to the next text at each find,
-    so the Python work is one step per (key, text) found, not per (key, text) pair. A probe holding
-    the separator is tried in each text instead (it could span two in the joined string)."""
-    if not texts:
-        return {}
-    starts, offset = [], 0
-    for t in texts:
-        starts.append(offset)
-        offset += len(t) + 1
-    joined = "\0".join(texts)
-    out: dict[str, list[int]] = {}
-    for key, words in probes.items():
-        hits: set[int] = set()
-        for p in words:
-            if "\0" in p:
-                hits.update(i for i, t in enumerate(texts) if p in t)
-                continue
-            at = joined.find(p)
-            while at != -1:
-                i = bisect_right(starts, at) - 1
-                hits.add(i)
-                at = joined.find(p, starts[i + 1]) if i + 1 < len(starts) else -1
-        if hits:
-            out[key] = sorted(hits)
-    return out
 
 
 def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> None:

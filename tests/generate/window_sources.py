@@ -83,6 +83,34 @@ def note_path(k: int) -> str:
     return f"inbox/{author}/{DAY}-{8 + minute // 60:02d}{minute % 60:02d}-{author}-inference-{k:04d}.md"
 
 
+PAST = DAY - dt.timedelta(days=2)  # in every window's lookback, in none of DAY's
+
+
+def echo_text(k: int) -> str:
+    """A published briefing dropped into the inbox (an echo), restating a hedged claim about a coined
+    system: a restated claim is raised again only if no lookback note settled it (`past_text`)."""
+    name = coined(3072 + k)
+    return (f"inference · E1 pre-digest briefing ({DAY - dt.timedelta(days=1)})\n\n## 三、待核实\n\n"
+            f"- ⚠️ 待核实 · {name} 路由器称 serving 吞吐 {2 + k % 7}.4×，只有厂商博客。\n")
+
+
+def past_text(k: int) -> str:
+    """A lookback note that says a thing is confirmed: every other one an echoed claim's thing."""
+    name = coined(3072 + k) if k % 8 == 0 else coined(1024 + k)
+    return f"# 推理跟进 {k}\n\n## {name} 跟进\n\n- {name} 的吞吐数字已核实：作者仓库的 benchmark 表与博客一致。\n"
+
+
+def echo_count(n: int) -> int:
+    """How many of `notes(n)`'s window sources are echoes."""
+    return n // 4
+
+
 def notes(n: int, named: bool = False) -> dict[str, str]:
-    """The window's n notes, path -> text; `named`: the hedged claims about subjects with no arXiv id."""
-    return {note_path(k): note_text(k, named) for k in range(1, n + 1)}
+    """The window's n notes, path -> text; `named`: the hedged claims about subjects with no arXiv id.
+    Besides them, every fourth k adds an echo to the window (`echo_text`), and every other k a
+    lookback note on PAST (`past_text`), so that what echoes restate is met with what the lookback
+    settled."""
+    out = {note_path(k): note_text(k, named) for k in range(1, n + 1)}
+    out.update({f"inbox/tom/{DAY}-1730-tom-e1-inference-{k:04d}.md": echo_text(k) for k in range(4, n + 1, 4)})
+    out.update({f"inbox/kai/{PAST}-1000-kai-inference-{k:04d}.md": past_text(k) for k in range(2, n + 1, 2)})
+    return out

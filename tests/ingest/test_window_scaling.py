@@ -5,10 +5,12 @@ A busy day is ten times the notes in the same window (benchmarks/README.md, "the
 10 MB to 96 MB": 33 -> 333 notes a day made the evening's CPU grow with their square), so the
 window here holds 10, 100 and 1000 short notes (tests/generate/window_sources.py: each names a paper
 or two, some shared, states numbers, and raises, confirms or merges hedged claims and engineering
-increments, in Chinese and English). Each stage's operations are counted as test_scaling counts
+increments, in Chinese and English; echoes, published briefings dropped into the inbox, restate
+hedged claims that lookback notes settled, or not). Each stage's operations are counted as test_scaling counts
 them (tests/counting.py: Python lines executed, deterministic) and must grow linearly: a pass that
 meets every source's items with every other source's (each entry against every window paper's
-coined name, each entry against every open subject, each source against every paper) fails here.
+coined name, each entry against every open subject, each source against every paper, each echoed
+claim against every lookback note) fails here.
 
 The window's claims are about its papers (`papers`), or about things with no arXiv id that share
 words (`named`).
@@ -31,7 +33,7 @@ from tasks.config.settings import Settings
 from tasks.publish.rendered import rendered
 from tasks.stages.derive import Derivation
 from tests.counting import assert_linear, count_lines
-from tests.generate.window_sources import DAY, KNOWLEDGE, notes
+from tests.generate.window_sources import DAY, KNOWLEDGE, echo_count, notes
 from tests.helpers import ingest_all, truncate_all
 
 SIZES = (10, 100, 1000)
@@ -60,7 +62,7 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool
     out["derive"] = count_lines(lambda: derived.append(
         run.derive_verifications(settings, ref, topic, DAY, keep=[DAY], known=known)))
     judged = derived[0].judged[DAY]
-    assert len(judged.data.sources) == n  # all in one window
+    assert len(judged.data.sources) == n + echo_count(n)  # all in one window
     out["judge"] = count_lines(judge_evening, judged.data, topic)
     content = []
     out["content"] = count_lines(lambda: content.append(run.collected_content(

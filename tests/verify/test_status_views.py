@@ -14,7 +14,7 @@ import datetime as dt
 import random
 
 from tasks.model.briefing import StatusAsOf
-from tasks.verify.hedges import texts_naming
+from tasks.verify.joined import texts_naming
 from tasks.verify.status import OPEN, Event, Tracked, is_open, listed, state_on, status_as_of
 
 D = dt.date(2026, 10, 1)
