@@ -34,11 +34,11 @@ import datetime as dt
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks.common.jsontext import json_text
+from tasks.common.jsontext import json_text, json_value
 from tasks.model.keys import (
     briefing_keys,
     site_index_key,
@@ -103,17 +103,17 @@ def stored_summary(store: ObjectStore, topic: str, date: dt.date, lang: str) -> 
     if raw is None:
         return None
     try:
-        return date_summary(json.loads(raw.decode("utf-8")))
+        return date_summary(json_value(raw))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("skipping %s in the site of %s: %s", store.url_for(key), topic, exc)
         return None
 
 
-def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
+def _rebuild_summaries(store: ObjectStore, topic: str, lang: str, known: Collection[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for key in store.list(f"{topic_folder(topic)}/"):
         parts = twin_key_parts(key)
-        if parts is None or parts[0] != topic or parts[2] != lang:
+        if parts is None or parts[0] != topic or parts[2] != lang or parts[1] in known:
             continue
         try:
             date = dt.date.fromisoformat(parts[1])
@@ -126,8 +126,10 @@ def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, d
     return out
 
 
-def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
-    """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be."""
+def read_summaries(store: ObjectStore, topic: str, lang: str, known: Collection[str] = ()) -> dict[str, dict[str, Any]]:
+    """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be.
+    `known`: dates whose summaries the caller has and puts over these: a rebuild does not read
+    their twins (a backfill's first site refresh read a year of twins twice)."""
     key = topic_keys(topic, lang)["summaries"]
     raw = store.get(key)
     if raw is not None:
@@ -139,7 +141,7 @@ def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[
             return dated
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("%s is unreadable (%s); rebuilding it from the JSON twins", store.url_for(key), exc)
-    return _rebuild_summaries(store, topic, lang)
+    return _rebuild_summaries(store, topic, lang, known)
 
 
 def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
@@ -154,7 +156,7 @@ def _write_site(
     topic's index page and feed, and the site index; which of the last three it had to write.
     The caller holds `_SITE_LOCK` (site.json is read-modify-write)."""
     keys = topic_keys(topic, lang)
-    summaries = read_summaries(store, topic, lang)
+    summaries = read_summaries(store, topic, lang, known=fresh.keys())
     summaries.update(fresh)
     put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
     ordered = [summaries[d] for d in sorted(summaries)]
