@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
-from tasks.briefing.knowledge import BaselineAsOf, baseline_as_of
+from tasks.briefing.knowledge import BaselineAsOf, anchors_as_of, baseline_as_of
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import source_checks
 from tasks.common.limits import SourceBudgets, unbounded
@@ -15,7 +15,6 @@ from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
-from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.merge import merge_time
 from tasks.model.window import WindowData
@@ -45,7 +44,7 @@ def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
     if doc is None:
         return None
     day = data.window.cutoff_local.date()
-    statuses = Counter(s.status for s in anchor_status_as_of(doc.anchors, day).values())
+    statuses = Counter(s.status for s in anchors_as_of(doc, day).values())
     anchored, cited = statuses["already_anchored"], statuses["reference_list_only"]
     wording = {}
     for lang, L in LABELS.items():

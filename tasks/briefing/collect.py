@@ -8,26 +8,22 @@ the queries. The views themselves live in `tasks.model.window`.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import Text, and_, cast, func, or_, select, union_all
-from sqlalchemy.dialects.postgresql import aggregate_order_by
+from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from tasks.briefing.knowledge import knowledge_in_force
 from tasks.briefing.undated import UNDATED, undated_sources
+from tasks.briefing.window_items import ItemRow, window_items
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
-from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
-    EntryView,
     MentionView,
     PaperLookup,
     SourceView,
@@ -94,7 +90,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
     # One read of the items for the window and the lookback before it, shared by the window's
     # sources, mentions, entries and history (each its own query, they read the items four times).
-    rows = _items(session, versions, since, window)
+    rows = window_items(session, versions.condition(), since, window)
     in_window = [r for r in rows if r.time > window.start]
 
     # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
@@ -150,80 +146,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     return data
 
 
-class _ItemRow(NamedTuple):
-    id: int
-    time: dt.datetime
-    entry: EntryView
-
-
-def _items(session: Session, versions: Versions, since: dt.datetime, window: Window) -> list[_ItemRow]:
-    """Current items dated in (since, window.end]: all of the window's, and note entries before it,
-    each with the canonical ids its well-formed mentions name (in mention order), by (path, ordinal)."""
-    ids = (
-        select(func.array_agg(aggregate_order_by(Mention.arxiv_id, Mention.id)))
-        .where(Mention.item_id == Item.id, Mention.arxiv_id.is_not(None), Mention.malformed.is_(False))
-        .scalar_subquery()
-    )
-
-    def dated_by(item_time: Any, *own: Any) -> Any:
-        return (
-            select(Item.id, Item.source_id, Source.path, Source.kind, Item.ordinal, Item.label, Item.heading,
-                   Item.title, Item.text,
-                   cast(Item.hedges, Text).label("hedges"), cast(Item.numbers, Text).label("numbers"),
-                   cast(Item.extra, Text).label("extra"), cast(Item.outline, Text).label("outline"),
-                   cast(Item.cells, Text).label("cells"), cast(Item.paper_outlines, Text).label("paper_outlines"),
-                   item_time.label("item_time"), ids.label("ids"))
-            .join(Source, Source.id == Item.source_id)
-            .where(versions.condition(), *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
-                   or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
-        )
-
-    # An item's time is its own, else its source's. As one COALESCE across the join no index could
-    # serve it (every item was read for every window); as two selects, each is found by its index.
-    dated = union_all(dated_by(Item.observed_at), dated_by(Source.observed_at, Item.observed_at.is_(None))).subquery()
-    rows = session.execute(select(*dated.c).order_by(dated.c.path, dated.c.ordinal))
-    day = window.date
-    return [_ItemRow(item_id, when, _entry(*fields, when, when.tzinfo,
-                                           tuple(i for i in item_ids or () if i and issued_by(i, day))))
-            for item_id, *fields, when, item_ids in rows]
-
-
-# Entries by their stored content (every field, the JSON as text), not by id: the same row read
-# again gives the same view, whatever happened to the database in between. Consecutive windows
-# of a backfill read mostly the same 30 days of entries (twice per date), and decoding their JSON
-# and building their views was a third of collecting a window. Views are frozen and never changed.
-@lru_cache(maxsize=16384)
-def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
-           text: str, hedges: str | None, numbers: str | None, extra: str | None, outline: str | None,
-           cells: str | None, paper_outlines: str | None,
-           when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
-    """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
-    return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
-                     tuple(_json(hedges)), tuple(_json(numbers)), when,
-                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
-                     None if outline is None else Outline.from_json(json.loads(outline)),
-                     None if cells is None else tuple(str(c) for c in json.loads(cells)),
-                     None if paper_outlines is None else PaperOutlines.from_json(json.loads(paper_outlines)))
-
-
-def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:
-    """A note's front matter (stored on its first entry), as sorted (key, value) pairs."""
-    if not extra or extra == "{}":
-        return ()
-    fields = json.loads(extra).get("front_matter") or {}
-    return tuple(sorted((str(k), str(v)) for k, v in fields.items()))
-
-
-def _json(value: str | None) -> list[Any]:
-    """A JSONB column read as text (psycopg's loader detects the encoding of every value's bytes;
-    most of these lists are empty); NULL reads as an empty list, as `value or ()` did."""
-    if value is None or value == "[]":
-        return []
-    decoded: list[Any] = json.loads(value)
-    return decoded or []
-
-
-def _mentions(session: Session, items: list[_ItemRow], day: dt.date) -> list[MentionView]:
+def _mentions(session: Session, items: list[ItemRow], day: dt.date) -> list[MentionView]:
     """The mentions of the window's items, by (path, ordinal, mention id). An id that could not
     exist by `day` (a new-style YYMM after the briefing's month) is malformed for this briefing."""
     by_id = {r.id: r for r in items}

@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from functools import lru_cache
 
+from tasks.briefing.knowledge import anchors_as_of
 from tasks.briefing.titles import (
     clean_title as clean_title,  # re-exported: engineering names its increments with it
 )
@@ -16,7 +17,6 @@ from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import key_points
 from tasks.judge.relevance import Verdict
-from tasks.knowledge.parse import anchor_status_as_of
 from tasks.model.briefing import EntryRef, Paper
 from tasks.model.window import EntryView, MentionView, SourceView, WindowData
 from tasks.verify.markers import Markers, markers_of
@@ -92,7 +92,7 @@ def judge_window(
         if m.arxiv_id and not m.malformed and m.path not in echoes:
             by_id[m.arxiv_id].append(m)
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
-    anchors = anchor_status_as_of(data.knowledge.anchors if data.knowledge else (), data.window.cutoff_local.date())
+    anchors = anchors_as_of(data.knowledge, data.window.cutoff_local.date())
     papers: list[Paper] = []
     per_item = ids_per_item(data)
     by_path = sources_by_path(data)

@@ -20,6 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Anchor, KnowledgeSnapshot, Source
+from tasks.knowledge.parse import AnchorStatus, anchor_status_as_of
 from tasks.model.window import AnchorView, KnowledgeView
 
 # Snapshots kept: one per topic a worker briefs is enough; a few more cover tests and re-ingests.
@@ -104,3 +105,24 @@ def baseline_as_of(doc: KnowledgeView, cutoff: dt.datetime) -> BaselineAsOf:
     if citations is None and later:
         citations = later[0].get("citations_before")
     return BaselineAsOf(row.get("version"), dt.datetime.fromisoformat(row["at"]), citations)
+
+
+class _AsOf:
+    """The last `anchors_as_of` answer: (view, day, statuses)."""
+
+    last: tuple[KnowledgeView, dt.date, dict[str, AnchorStatus]] | None = None
+
+
+def anchors_as_of(doc: KnowledgeView | None, day: dt.date) -> dict[str, AnchorStatus]:
+    """`anchor_status_as_of` of the document's anchors on `day` (none without a document).
+
+    A window's judging and its briefing's baseline ask it of the same view on every date (thousands
+    of anchors), so the last answer is kept for that view object: views are frozen, and the one
+    kept is held, so while kept its identity names its anchors."""
+    last = _AsOf.last
+    if doc is not None and last is not None and last[0] is doc and last[1] == day:
+        return dict(last[2])
+    found = anchor_status_as_of(doc.anchors if doc else (), day)
+    if doc is not None:
+        _AsOf.last = (doc, day, dict(found))
+    return found

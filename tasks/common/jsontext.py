@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any
 
 import orjson
@@ -21,6 +22,8 @@ import orjson
 _OPTIONS = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
 # repr() of a float writes an exponent outside [1e-4, 1e16); orjson's exponents are written otherwise.
 _PLAIN_FLOATS = (1e-4, 1e16)
+# Long enough to be an integer orjson reads as a float (2**63 has 19 digits).
+_LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 
 def _orjson_agrees(value: Any) -> bool:
@@ -45,3 +48,17 @@ def json_text(value: Any) -> str:
         except orjson.JSONEncodeError:  # e.g. a lone surrogate in a string
             pass
     return json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2)
+
+
+def json_value(raw: bytes) -> Any:
+    """`json.loads(raw.decode("utf-8"))`, parsed by orjson when it can (a tenth of the time: a
+    backfill's site refresh reads a year of JSON twins back). orjson parses strict JSON to the
+    same values, but reads an integer past 64 bits as a float: text with a run of 19 digits or more,
+    and what orjson refuses (NaN, lone surrogates, bytes that are not UTF-8), go to the standard
+    library, so the value, and any error, is always the standard library's."""
+    if not _LONG_DIGITS.search(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw.decode("utf-8"))

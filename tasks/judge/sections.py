@@ -185,6 +185,18 @@ def _terms(text: str) -> tuple[str, ...]:
     return tuple(tokens(text))
 
 
+@lru_cache(maxsize=256)
+def _section_doc(label: str, texts: tuple[str, ...]) -> Doc:
+    """A section's BM25 document: its label and entries joined by newlines; no term spans a
+    newline, so its counts are the sum of the parts' counts. A section's entries as of a day change
+    only when one is anchored in it, so the windows of a backfill share most sections' documents
+    (callers only read the Counter)."""
+    # Counted from the parts' terms in one pass (Counter's C loop): adding the parts' Counters
+    # one by one ran in Python and was most of a window's placing.
+    parts = [_terms(label), *(_terms(t) for t in texts)]
+    return Counter(chain.from_iterable(parts)), sum(len(p) for p in parts)
+
+
 class SectionIndex:
     """BM25 over the document's sections as of a day."""
 
@@ -192,14 +204,7 @@ class SectionIndex:
         self.sections = list(sections)
         self.mapping, self.judgment = mapping, j
         self.entry_docs = [[_doc(e.text) for e in s.entries] for s in self.sections]
-        # A section's document is its label and entries joined by newlines; no term spans a
-        # newline, so its counts are the sum of the parts' counts.
-        self.docs: list[Doc] = []
-        for section in self.sections:
-            # Counted from the parts' terms in one pass (Counter's C loop): adding the parts'
-            # Counters one by one ran in Python and was most of a window's placing.
-            parts = [_terms(section.label), *(_terms(e.text) for e in section.entries)]
-            self.docs.append((Counter(chain.from_iterable(parts)), sum(len(p) for p in parts)))
+        self.docs = [_section_doc(s.label, tuple(e.text for e in s.entries)) for s in self.sections]
         self.avgdl = sum(length for _, length in self.docs) / len(self.docs) if self.docs else 0.0
         df: Counter[str] = Counter()
         for tf, _ in self.docs:

@@ -30,7 +30,14 @@ _TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2
 
 def split_lines(text: str) -> list[str]:
     """The lines of `text`, each with its own line ending; `"".join` gives `text` back."""
-    return _LINE.findall(text)
+    return list(_lines(text))
+
+
+# Every date's merge proposal split the same knowledge document twice (to scan it, to diff it);
+# a backfill reads one version on many dates. Frozen here, a new list for each caller.
+@lru_cache(maxsize=8)
+def _lines(text: str) -> tuple[str, ...]:
+    return tuple(_LINE.findall(text))
 
 
 def body(line: str) -> str:

@@ -30,15 +30,17 @@ tasks.stages.briefings; `_SITE_LOCK` only serialises the threads of one process)
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import json
 import logging
 import threading
-from collections.abc import Iterable, Mapping
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks.common.jsontext import json_text
+from tasks.common.jsontext import json_text, json_value
 from tasks.model.keys import (
     briefing_keys,
     site_index_key,
@@ -64,7 +66,7 @@ from tasks.publish.publish import (
     write_briefing,
 )
 from tasks.publish.rendered import RenderedBriefing
-from tasks.publish.storage import ObjectStore
+from tasks.publish.storage import ObjectStore, sha256_hex
 
 log = logging.getLogger(__name__)
 
@@ -93,27 +95,47 @@ class PublishedSite:
         return self.briefing.markdown_written or self.briefing.json_written or self.page_written
 
 
+# The summaries of the twins this process wrote, by the sha256 of the twin's bytes: a twin is
+# written from a view, and the view's summary is the summary of the twin parsed back, so a
+# backfill's site refresh does not parse again the year of twins (most of a refresh) it just wrote.
+_WRITTEN_KEPT = 1024
+_written: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+
+def _wrote(briefing: RenderedBriefing) -> None:
+    digest = sha256_hex(briefing.json_text.encode("utf-8"))
+    with _SITE_LOCK:
+        _written[digest] = copy.deepcopy(briefing.summary)
+        _written.move_to_end(digest)
+        while len(_written) > _WRITTEN_KEPT:
+            _written.popitem(last=False)
+
+
 def stored_summary(store: ObjectStore, topic: str, date: dt.date, lang: str) -> dict[str, Any] | None:
     """The summary (`date_summary`) of the briefing of `topic` on `date` in `lang` as published,
-    read from its stored JSON twin; None when there is none or it is unreadable. The one place a
-    published briefing is read back: only for dates a site lists that this process did not just
-    render (published by an earlier run, or by another lane of a backfill)."""
+    read from its stored JSON twin (that of a twin this process wrote is known); None when there is
+    none or it is unreadable. The one place a published briefing is read back: only for dates a
+    site lists that this process did not just render (published by an earlier run, or by another
+    lane of a backfill)."""
     key = briefing_keys(topic, date, lang)[1]
     raw = store.get(key)
     if raw is None:
         return None
+    known = _written.get(sha256_hex(raw))
+    if known is not None:
+        return copy.deepcopy(known)
     try:
-        return date_summary(json.loads(raw.decode("utf-8")))
+        return date_summary(json_value(raw))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         log.warning("skipping %s in the site of %s: %s", store.url_for(key), topic, exc)
         return None
 
 
-def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
+def _rebuild_summaries(store: ObjectStore, topic: str, lang: str, known: Collection[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for key in store.list(f"{topic_folder(topic)}/"):
         parts = twin_key_parts(key)
-        if parts is None or parts[0] != topic or parts[2] != lang:
+        if parts is None or parts[0] != topic or parts[2] != lang or parts[1] in known:
             continue
         try:
             date = dt.date.fromisoformat(parts[1])
@@ -126,8 +148,10 @@ def _rebuild_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, d
     return out
 
 
-def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[str, Any]]:
-    """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be."""
+def read_summaries(store: ObjectStore, topic: str, lang: str, known: Collection[str] = ()) -> dict[str, dict[str, Any]]:
+    """date -> summary of every briefing of `topic` published in `lang`; rebuilt from the JSON twins if need be.
+    `known`: dates whose summaries the caller has and puts over these: a rebuild does not read
+    their twins (a backfill's first site refresh read a year of twins twice)."""
     key = topic_keys(topic, lang)["summaries"]
     raw = store.get(key)
     if raw is not None:
@@ -139,7 +163,7 @@ def read_summaries(store: ObjectStore, topic: str, lang: str) -> dict[str, dict[
             return dated
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("%s is unreadable (%s); rebuilding it from the JSON twins", store.url_for(key), exc)
-    return _rebuild_summaries(store, topic, lang)
+    return _rebuild_summaries(store, topic, lang, known)
 
 
 def _summaries_bytes(summaries: Mapping[str, Mapping[str, Any]]) -> bytes:
@@ -154,7 +178,7 @@ def _write_site(
     topic's index page and feed, and the site index; which of the last three it had to write.
     The caller holds `_SITE_LOCK` (site.json is read-modify-write)."""
     keys = topic_keys(topic, lang)
-    summaries = read_summaries(store, topic, lang)
+    summaries = read_summaries(store, topic, lang, known=fresh.keys())
     summaries.update(fresh)
     put_if_changed(store, keys["summaries"], _summaries_bytes(summaries), JSON_CONTENT_TYPE)
     ordered = [summaries[d] for d in sorted(summaries)]
@@ -216,6 +240,7 @@ def publish_with_site(
     index) as it was: the caller refreshes it later with `refresh_site` (a backfill, once for all its dates)."""
     published = write_briefing(store, briefing.topic, briefing.date, briefing.markdown, briefing.json_text, lang,
                                index=False)
+    _wrote(briefing)
     if site:
         keys, written = publish_site(store, briefing, lang, site_url)
     else:

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.common.jsontext import json_text
+from tasks.common.jsontext import json_text, json_value
 
 _TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=30)
 _LEAVES = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True, allow_infinity=True) | _TEXT
@@ -61,3 +61,29 @@ def test_errors_are_the_standard_librarys() -> None:
             _stdlib(value)
         with pytest.raises(TypeError):
             json_text(value)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_VALUES)
+def test_read_back_as_the_standard_library(value: Any) -> None:
+    written = _stdlib(value).encode("utf-8", "surrogatepass")
+    try:
+        expected: Any = json.loads(written.decode("utf-8"))
+    except ValueError as exc:  # a lone surrogate written as itself is not UTF-8
+        import pytest
+
+        with pytest.raises(type(exc)):
+            json_value(written)
+        return
+    assert _stdlib(json_value(written)) == _stdlib(expected)
+
+
+def test_what_orjson_cannot_read_goes_to_the_standard_library() -> None:
+    for text in ('{"n": NaN}', '{"big": 1180591620717411303424}', '{"s": "\\ud800"}', '[1e400]', '{"a": 1, "a": 2}'):
+        assert _stdlib(json_value(text.encode())) == _stdlib(json.loads(text))
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False) | st.integers())
+def test_every_number_read_back(value: float | int) -> None:
+    read = json_value(json_text({"x": [value]}).encode())["x"][0]
+    assert type(read) is type(value) and read == value
