@@ -23,7 +23,7 @@ from typing import NamedTuple
 from tasks.model.briefing import StatusAsOf
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers
-from tasks.verify.name_index import NameIndex
+from tasks.verify.name_index import NameIndex, TokenOrder
 from tasks.verify.names import names_of
 from tasks.verify.status import OPEN
 from tasks.verify.subjects import entry_heading
@@ -119,6 +119,7 @@ def merge_into(base: StatusAsOf, other: StatusAsOf) -> StatusAsOf:
     )
 
 
+@lru_cache(maxsize=65536)
 def _blocks(m: Markers, name: str) -> tuple[str, ...]:
     """Where a name looks for names nearly the same string: its distinctive tokens, ASCII ones by
     their first four letters (so "FooServe" and "FooServer" meet)."""
@@ -131,6 +132,8 @@ def _blocks(m: Markers, name: str) -> tuple[str, ...]:
 MAX_COINED_FIGURES = 32
 
 
+# A year of open items lists the same views on every date (a pure function of its arguments).
+@lru_cache(maxsize=65536)
 def _exact_keys(m: Markers, subject: str, title: str, figs: frozenset[str]) -> tuple[tuple[str, ...], ...]:
     """What two views sharing one of is the same subject by a rule other than matching names: the
     subject itself, an arXiv id one of them is or holds, a name's head token, a coined token
@@ -148,9 +151,8 @@ class _Partition:
     is missed; its nearly-the-same-string scan looks among names sharing a `_blocks` block, as the
     pairs compared always did)."""
 
-    def __init__(self, m: Markers, order_names: list[str]) -> None:
-        self._m = m
-        self._names = NameIndex(names_of(m.judgment), order_names, blocks=lambda name: _blocks(m, name))
+    def __init__(self, m: Markers, order: TokenOrder) -> None:
+        self._names = NameIndex(names_of(m.judgment), blocks=lambda name: _blocks(m, name), order=order)
         self._exact: dict[tuple[str, ...], list[int]] = {}
         self._held: set[tuple[int, object]] = set()  # (item, key or name) already added
 
@@ -184,7 +186,7 @@ def one_per_subject(views: Sequence[StatusAsOf], m: Markers) -> list[StatusAsOf]
     (`merge_into` keeps the first one's) and only open merges with open; two papers are two
     subjects unless their subjects are equal, so a paper view meets the papers of other items by
     its subject only."""
-    order = [n for v in views for n in _named(m, v.subject, v.title).names]
+    order = TokenOrder(names_of(m.judgment), (n for v in views for n in _named(m, v.subject, v.title).names))
     parts = {(o, p): _Partition(m, order) for o in (True, False) for p in (True, False)}
     out: list[StatusAsOf] = []
     members: list[dict[tuple[str, str, frozenset[str]], None]] = []  # per item: its views' (subject, title, figures)

@@ -33,18 +33,36 @@ from tasks.verify.names import FUZZY_SAME, Names, normalise
 _FUZZY_FLOOR = FUZZY_SAME - 0.5
 
 
-class NameIndex:
-    """Owners (pool positions, merged candidates, list positions) of names, found by what could make
-    `names_match` true. Rule 1a needs one order of tokens for both sides, fixed before the first
-    name is added: by how many of `order_names` hold a token, else (names not known up front) the
-    longer token first, as a rarer one usually is. `nm`: the run's name matching. `blocks`: rule c
-    looks only among the names sharing one of a name's blocks (else among all names)."""
+class TokenOrder:
+    """One order of distinctive tokens for rule a, fixed before the first name is added: by how many
+    of `order_names` hold a token, else (names not known up front) the longer token first, as a
+    rarer one usually is. Indexes that are asked about the same names share one; what each set of
+    tokens keeps of the order is worked out once."""
 
-    def __init__(self, nm: Names, order_names: Iterable[str] | None = None,
-                 blocks: Callable[[str], Iterable[str]] | None = None) -> None:
-        self._distinctive = nm.distinctive
+    def __init__(self, nm: Names, order_names: Iterable[str] | None = None) -> None:
         self._held = Counter(token for name in order_names or () for token in nm.distinctive(name))
         self._by_count = order_names is not None
+        self._kept: dict[frozenset[str], list[str]] = {}
+
+    def all_but_last(self, tokens: frozenset[str]) -> list[str]:
+        """The tokens but the last in the order (rule 1a); none of a single token."""
+        kept = self._kept.get(tokens)
+        if kept is None:
+            key = (lambda t: (self._held[t], t)) if self._by_count else (lambda t: (-len(t), t))
+            kept = self._kept[tokens] = sorted(tokens, key=key)[:-1]
+        return kept
+
+
+class NameIndex:
+    """Owners (pool positions, merged candidates, list positions) of names, found by what could make
+    `names_match` true. Rule 1a needs one order of tokens for both sides (`TokenOrder`: of
+    `order_names`, unless `order` is given). `nm`: the run's name matching. `blocks`: rule c looks
+    only among the names sharing one of a name's blocks (else among all names)."""
+
+    def __init__(self, nm: Names, order_names: Iterable[str] | None = None,
+                 blocks: Callable[[str], Iterable[str]] | None = None, order: TokenOrder | None = None) -> None:
+        self._distinctive = nm.distinctive
+        self._order = order if order is not None else TokenOrder(nm, order_names)
         self._prefix: dict[str, list[int]] = defaultdict(list)
         self._containing: dict[str, list[int]] = defaultdict(list)
         self._singles: dict[str, list[int]] = defaultdict(list)
@@ -55,19 +73,13 @@ class NameIndex:
         self._block_owners: dict[str, list[int]] = defaultdict(list)
         self._block_normal: dict[str, list[str]] = defaultdict(list)
 
-    def _all_but_last(self, tokens: frozenset[str]) -> list[str]:
-        """The tokens but the last in the order (rule 1a); none of a single token."""
-        if self._by_count:
-            return sorted(tokens, key=lambda t: (self._held[t], t))[:-1]
-        return sorted(tokens, key=lambda t: (-len(t), t))[:-1]
-
     def add(self, owner: int, name: str) -> None:
         tokens = self._distinctive(name)
         if not tokens:
             return  # names_match is false for it
         for token in tokens:
             self._containing[token].append(owner)
-        for token in self._all_but_last(tokens):
+        for token in self._order.all_but_last(tokens):
             self._prefix[token].append(owner)
         if len(tokens) == 1:
             self._singles[next(iter(tokens))].append(owner)
@@ -88,7 +100,7 @@ class NameIndex:
         if len(tokens) == 1:
             found.update(self._containing.get(next(iter(tokens)), ()))
         else:
-            for token in self._all_but_last(tokens):
+            for token in self._order.all_but_last(tokens):
                 found.update(self._prefix.get(token, ()))
             for token in tokens:
                 found.update(self._singles.get(token, ()))
