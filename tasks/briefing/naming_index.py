@@ -56,22 +56,15 @@ class NamingIndex:
         titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not nm.is_generic(e.title)]
         self._titles = NameIndex(nm, (title for _, title in titled))
         self._heads: dict[str, list[int]] = defaultdict(list)
+        self._words: dict[str, list[int]] = defaultdict(list)
         for at, title in titled:
             self._titles.add(at, title)
             head = nm.head_token(title)
             if head:
                 self._heads[head].append(at)
-        # Each word's list is made when an increment's run asks for it: a window asks for a few
-        # dozen words, and listing every word of every entry of the lookback was most of the index.
-        self._texts = [nm.distinct_words(entry.text) for entry in self.pool]
-        self._words: dict[str, list[int]] = {}
-
-    def _holding(self, word: str) -> list[int]:
-        """The entries whose text holds `word`, in pool order."""
-        found = self._words.get(word)
-        if found is None:
-            found = self._words[word] = [at for at, words in enumerate(self._texts) if word in words]
-        return found
+        for at, entry in enumerate(self.pool):
+            for word in nm.distinct_words(entry.text):
+                self._words[word].append(at)
 
     def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
         found: set[int] = set()
@@ -82,7 +75,7 @@ class NamingIndex:
             found.update(self._heads.get(head, ()))
         run = self._nm.mention_run(names[0])
         if run:
-            shortest = min((self._holding(word) for word in run), key=len)
+            shortest = min((self._words.get(word, []) for word in run), key=len)
             found.update(shortest)
         return found
 

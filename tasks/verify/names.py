@@ -49,7 +49,7 @@ class Names:
     distinctive: Callable[[str], frozenset[str]] = field(init=False, repr=False)
     # `distinct_words`, cached per judgment: a backfill indexes each note entry's text in the ~30
     # windows after it (tasks.briefing.naming_index), and splitting it was a third of that.
-    distinct_words: Callable[[str], frozenset[str]] = field(init=False, repr=False)
+    distinct_words: Callable[[str], tuple[str, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "distinctive", lru_cache(maxsize=16384)(self._distinctive))
@@ -139,9 +139,9 @@ class Names:
         """The lower-cased ASCII words of free text, stop words left out, in order (what `mentions_name` reads)."""
         return [t.lower() for t in _ASCII.findall(text) if t.lower() not in self.stop]
 
-    def _distinct_words(self, text: str) -> frozenset[str]:
-        """The distinct words of `text` (`text_words`)."""
-        return frozenset(self.text_words(text))
+    def _distinct_words(self, text: str) -> tuple[str, ...]:
+        """The distinct words of `text` (`text_words`), in first-seen order."""
+        return tuple(dict.fromkeys(self.text_words(text)))
 
     def mention_run(self, name: str) -> tuple[str, ...]:
         """The run of words free text must hold to name `name`: its leading ASCII tokens (3, or all if
