@@ -194,7 +194,7 @@ def one_per_subject(views: Sequence[StatusAsOf], m: Markers) -> list[StatusAsOf]
         figs, is_open, paper = figures(view.claim), view.status in OPEN, _is_paper(view)
         names, keys = _named(m, view.subject, view.title).names, _exact_keys(m, view.subject, view.title, figs)
         near = parts[is_open, False].could_match(names, keys)
-        near.update(parts[is_open, True].could_match((), keys[:1]) if paper
+        near.update(parts[is_open, True].could_match((), (("s", view.subject),)) if paper
                     else parts[is_open, True].could_match(names, keys))
         at = next((k for k in sorted(near) if any(_same_subject(m, s, t, f, view.subject, view.title, figs)
                                                  for s, t, f in members[k])), None)
