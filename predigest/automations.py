@@ -9,7 +9,7 @@
 - "predigest: crash unresponsive flow runs": a flow run of a deployment emits
   `prefect.flow-run.heartbeat` every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds while it runs (the
   environment `up` gives the workers and this registration alike). A run that turned Pending (a
-  worker took it), turned Running or beat, and then for `ZOMBIE_MISSED_HEARTBEATS` periods neither
+  worker took it), turned Running or beat, and then for `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` periods neither
   beats, nor turns Running, nor leaves Pending/Running, is set Crashed. Its process died with its
   worker or machine (SIGKILL, power loss): nothing else would ever move it on, so it would stay in
   limbo and hold up a backfill waiting on it. That covers a run killed before its first heartbeat
@@ -43,8 +43,6 @@ FAILED_EVENTS = {"prefect.flow-run.Failed", "prefect.flow-run.Crashed", "prefect
                  "prefect.flow-run.Late"}
 PUBLISHED_EVENTS = {"predigest.briefing.published", "predigest.briefing.unchanged"}
 DAILY_FLOW = "daily-briefing"
-# Missed heartbeats before a run is declared dead: one late heartbeat on a loaded machine is not a crash.
-ZOMBIE_MISSED_HEARTBEATS = 3
 FINAL_EVENTS = {"prefect.flow-run.Completed", "prefect.flow-run.Failed", "prefect.flow-run.Cancelled",
                 "prefect.flow-run.Crashed"}
 # What opens a run's watch: a worker took it, it started, or it beat.
@@ -111,17 +109,19 @@ def _replace(automation: Any) -> None:
     automation.create()
 
 
-def zombie_automation(heartbeat_seconds: int | None) -> Any | None:
-    """The automation that sets a flow run Crashed once its heartbeats stop (None: heartbeats are off)."""
+def zombie_automation(heartbeat_seconds: int | None, missed: int) -> Any | None:
+    """The automation that sets a flow run Crashed once `missed` heartbeat periods pass without one
+    (None: heartbeats are off)."""
     from prefect.automations import Automation, EventTrigger, Posture
     from prefect.client.schemas.objects import StateType
     from prefect.events.actions import ChangeFlowRunState
 
     if heartbeat_seconds is None:
         return None
+    silence = missed * heartbeat_seconds
     return Automation(
         name=f"{PREFIX}: crash unresponsive flow runs",
-        description=f"A flow run Pending or Running sent no heartbeat for {ZOMBIE_MISSED_HEARTBEATS} x "
+        description=f"A flow run Pending or Running sent no heartbeat for {missed} x "
                     f"{heartbeat_seconds} s: its process is gone (worker or machine died).",
         trigger=EventTrigger(
             # Running and heartbeat are in both: each one closes the watch it answers and opens the next.
@@ -131,10 +131,10 @@ def zombie_automation(heartbeat_seconds: int | None) -> Any | None:
             # a flow run in some shell may beat less often and is no worker's to declare dead.
             match_related={"prefect.resource.role": "deployment"},
             posture=Posture.Proactive, threshold=1,
-            within=dt.timedelta(seconds=ZOMBIE_MISSED_HEARTBEATS * heartbeat_seconds),
+            within=dt.timedelta(seconds=silence),
         ),
         actions=[ChangeFlowRunState(name="Crashed", state=StateType.CRASHED, force=False,
-                                    message=f"no heartbeat for {ZOMBIE_MISSED_HEARTBEATS * heartbeat_seconds} s: "
+                                    message=f"no heartbeat for {silence} s: "
                                             "its worker or machine died")],
     )
 
@@ -144,7 +144,7 @@ def register_automations(settings: Settings) -> list[str]:
     from prefect.automations import Automation, EventTrigger, Posture, SendNotification
     from prefect.settings import get_current_settings
 
-    zombie = zombie_automation(get_current_settings().flows.heartbeat_frequency)
+    zombie = zombie_automation(get_current_settings().flows.heartbeat_frequency, settings.zombie_missed_heartbeats)
     if zombie is not None:
         _replace(zombie)
     names = [zombie.name] if zombie is not None else []

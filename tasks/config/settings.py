@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     # attempts in all, waiting the backoff, then twice as long each time (db/retry.py).
     db_retry_attempts: int = Field(default=6, ge=1, le=20)
     db_retry_backoff_seconds: float = Field(default=1.0, ge=0)
+    # Heartbeat periods a deployment's flow run may stay silent before the automation `predigest up`
+    # registers sets it Crashed (predigest/automations.py): one late beat on a loaded machine is no crash.
+    zombie_missed_heartbeats: int = Field(default=3, ge=2, le=20)
     s3_endpoint_url: str | None = None
     # botocore's retry of S3 requests that answer 5xx/throttling or drop the connection: "standard"
     # backs off exponentially with jitter (up to 20 s a wait); max_attempts counts the first try.

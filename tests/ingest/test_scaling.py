@@ -54,6 +54,7 @@ GROWN: dict[str, Callable[[int], str]] = {
 }
 SIZES = (10, 100, 1000)
 EVENING_SIZES = (5, 50, 500)  # the evening is counted over a database round trip: smaller, same factors
+pytestmark = pytest.mark.counting  # Python lines, whatever the database: CI's server pass only
 
 
 @pytest.mark.parametrize("dimension", sorted(GROWN))

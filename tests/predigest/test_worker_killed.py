@@ -2,8 +2,10 @@
 
 Contract, for both ways a worker's death can hit a backfill (one test each, on one stack; the
 dead worker is started again between them):
-- A backfill over five dates of the generated workspace (`tests.generate.ten_days`: notes in
-  Chinese and English, two topics) runs its dates one at a time as `briefing-for-date` children.
+- A backfill over three dates of the generated workspace (`tests.generate.ten_days`: notes in
+  Chinese and English, two topics) runs its dates one at a time as `briefing-for-date` children:
+  the first is published before the kill, the second is in flight, the third not begun (more dates
+  would add only more of the third kind, each a child process to start).
   Which worker takes a run is up to the workers, so the test places them: once the backfill runs on
   a worker, the other one (path "the dead worker held a child only") or that one (path "it held the
   backfill itself") is SIGSTOPped until the second date's child is taken by the worker that is to
@@ -14,9 +16,10 @@ dead worker is started again between them):
   processes it started, in their own sessions, and their spawned helpers) are SIGKILLed at once, as
   a machine crash would: nobody reports a final state.
 - Every run the dead worker held is set Crashed by the server, through the automation `up`
-  registers (`predigest.automations`: Pending, Running or beaten, then nothing for 3 heartbeat
-  periods; the workers beat every 30 s here); a surviving backfill then fails on its crashed
-  child. No run is left Pending or Running.
+  registers (`predigest.automations`: Pending, Running or beaten, then nothing for
+  `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` heartbeat periods: 2 here, the least it takes, where 3 is the
+  default; the runs beat every 30 s, the shortest Prefect allows); a surviving backfill then fails
+  on its crashed child. No run is left Pending or Running.
 - The operator re-runs the backfill deployment with the same parameters; it completes on the
   surviving worker and publishes the dates left undone. Each briefing that was out keeps its row's
   `published_at` (the re-run wrote nothing for it); each (topic, date) has exactly one briefings
@@ -66,7 +69,8 @@ from tests.prefect_db import seed_prefect_home
 pytestmark = [pytest.mark.slow, pytest.mark.stack]
 
 TOPICS = ("inference", "rag")
-HEARTBEAT_S = 30  # Prefect's minimum; the zombie automation waits 3 of them
+HEARTBEAT_S = 30  # Prefect's minimum
+MISSED_HEARTBEATS = 2  # the zombie automation's wait, in heartbeats: the least the setting allows
 FLOWS = ("backfill-briefings", "briefing-for-date")
 WORKERS = ("worker-1", "worker-2")
 
@@ -221,7 +225,8 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
     tmp = tmp_path_factory.mktemp("killed")
     parts = stack_parts(tmp, migrated_database("predigest_killed"))
     seed_prefect_home(tmp, prefect_db_template)  # the server's database (stack_parts names tmp/prefect.db)
-    extra = {**parts.env, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S)}
+    extra = {**parts.env, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S),
+             "PREDIGEST_ZOMBIE_MISSED_HEARTBEATS": str(MISSED_HEARTBEATS)}
     port = _free_port()
 
     def up() -> orchestrate.Stack:
@@ -259,10 +264,11 @@ def test_a_killed_worker_s_dates_are_completed_once_by_the_re_run(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     api_url, engine = stack.api_url, stack.engine
-    days = DAYS[5:] if dead_held_backfill else DAYS[:5]  # each path its own dates, all undone at first
+    days = DAYS[5:8] if dead_held_backfill else DAYS[:3]  # each path its own dates, all undone at first
     assert set(stack.up().started) <= set(WORKERS)  # the worker the other path killed is started again
     with _client(api_url) as client:
-        assert client.read_automations_by_name("predigest: crash unresponsive flow runs")
+        (zombie,) = client.read_automations_by_name("predigest: crash unresponsive flow runs")
+    assert zombie.trigger.within == dt.timedelta(seconds=MISSED_HEARTBEATS * HEARTBEAT_S)  # the stack's setting
     params = {"start": str(days[0]), "end": str(days[-1]), "max_concurrency": 1, "workspace": str(stack.workspace)}
     first = _start_backfill(api_url, params)
     pids = _worker_pids(stack.home)
