@@ -15,9 +15,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import threading
-from collections import OrderedDict
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from sqlalchemy import Text, cast, func, literal_column, or_, select, text, union_all
@@ -28,17 +25,18 @@ from db.models import Item, Mention, Source
 from tasks.briefing.undated import UNDATED
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.sql import any_of
+from tasks.common.working_set import WorkingSetCache, fit_window, per_window_item
 from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.model.windows import Window
 
 __all__ = ["ItemRow", "window_items"]
 
-# Row versions whose large columns are kept (the lookback of a window holds a few thousand items).
-_KEPT_VERSIONS = 16384
+# Row versions whose large columns are kept, and entry views: at least two windows' worth (a window
+# and its lookback hold a few thousand items in a small workspace, tens of thousands in a large one).
+_KEPT = 16384
 Large = tuple[str, str | None, str | None, str | None, str | None, str | None, str | None]
-_large: OrderedDict[tuple[Any, ...], Large] = OrderedDict()
-_lock = threading.Lock()  # the flows' task threads may collect windows at once
+_large: WorkingSetCache[tuple[Any, ...], Large] = WorkingSetCache(_KEPT)
 
 
 class ItemRow(NamedTuple):
@@ -74,6 +72,8 @@ def window_items(session: Session, versions: Any, since: dt.datetime, window: Wi
                                         "(SELECT oid FROM pg_database WHERE datname = current_database())")).one())
     while True:
         rows = session.execute(select(*dated.c).order_by(dated.c.path, dated.c.ordinal)).all()
+        _large.fit(len(rows))
+        fit_window(len(rows))  # `_entry`, and what the checks ask of each item's text
         large = _large_columns(session, server, [(r.id, r.xmin) for r in rows])
         if large is not None:
             break
@@ -90,14 +90,12 @@ def _large_columns(session: Session, server: tuple[Any, ...], rows: list[tuple[i
     what was committed when it began), so the caller reads the window again."""
     out: dict[int, Large] = {}
     missing: dict[int, str] = {}
-    with _lock:
-        for item_id, xmin in rows:
-            kept = _large.get((*server, item_id, xmin))
-            if kept is None:
-                missing[item_id] = xmin
-            else:
-                _large.move_to_end((*server, item_id, xmin))
-                out[item_id] = kept
+    for item_id, xmin in rows:
+        kept = _large.get((*server, item_id, xmin))
+        if kept is None:
+            missing[item_id] = xmin
+        else:
+            out[item_id] = kept
     if not missing:
         return out
     read = session.execute(
@@ -110,12 +108,9 @@ def _large_columns(session: Session, server: tuple[Any, ...], rows: list[tuple[i
         if missing.get(item_id) != xmin:
             return None
         out[item_id] = tuple(columns)  # type: ignore[assignment]
-    with _lock:
-        for item_id, xmin in missing.items():
-            if item_id in out:
-                _large[(*server, item_id, xmin)] = out[item_id]
-        while len(_large) > _KEPT_VERSIONS:
-            _large.popitem(last=False)
+    for item_id, xmin in missing.items():
+        if item_id in out:
+            _large.put((*server, item_id, xmin), out[item_id])
     return out if len(out) == len(rows) else None
 
 
@@ -123,7 +118,7 @@ def _large_columns(session: Session, server: tuple[Any, ...], rows: list[tuple[i
 # again gives the same view, whatever happened to the database in between. Consecutive windows
 # of a backfill read mostly the same 30 days of entries (twice per date), and decoding their JSON
 # and building their views was a third of collecting a window. Views are frozen and never changed.
-@lru_cache(maxsize=16384)
+@per_window_item(_KEPT)
 def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None, heading: str, title: str | None,
            text: str, hedges: str | None, numbers: str | None, extra: str | None, outline: str | None,
            cells: str | None, paper_outlines: str | None,

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 
+from tasks.common.working_set import per_window_item
 from tasks.config.topics import Topic
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -50,7 +50,7 @@ def judge_context(text: str, topic: Topic, known_topics: Iterable[str]) -> Conte
 
 # A pure function of its arguments (the verdict is immutable); a backfill judges the same entries
 # of its lookback again for each date.
-@lru_cache(maxsize=4096)
+@per_window_item(4096)  # asked of every entry a window and its lookback read, for every window
 def _judge_context(text: str, topic: Topic, known_topics: tuple[str, ...]) -> ContextVerdict:
     j = topic.judgment
     own = {n.lower() for n in topic.names}

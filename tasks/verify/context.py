@@ -5,11 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import SourceBudgets, Unit, unbounded
+from tasks.common.working_set import per_window_item
 from tasks.config.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
@@ -29,7 +29,7 @@ def text_ids(text: str) -> list[str]:
     return list(_text_ids(text))
 
 
-@lru_cache(maxsize=16384)
+@per_window_item(16384)
 def _text_ids(text: str) -> tuple[str, ...]:
     # The same number contexts and subjects are read by every window of the lookback.
     return tuple(dict.fromkeys(m.canonical for m in find_ids(text) if m.canonical and not m.malformed))

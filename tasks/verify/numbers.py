@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from tasks.common.working_set import per_window_item
 from tasks.verify.markers import Markers
 
 _VALUE = re.compile(
@@ -47,7 +48,7 @@ class Reading:
 
 
 # The same numbers are read by every window of the lookback (and twice per date): both are pure.
-@lru_cache(maxsize=32768)
+@per_window_item(32768)
 def _metrics(m: Markers, context: str, value: str) -> frozenset[str]:
     return metrics_of(m, segment(context, value.replace("▲", "").strip()))
 
