@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from typing import Any, Generic, TypeVar
@@ -85,7 +86,8 @@ class _Grown:
         self.cached.cache_clear()
 
 
-_grown: list[_Grown] = []
+# Weak: a cache made per object (`Names`) goes with its object, not with the process.
+_grown: weakref.WeakSet[_Grown] = weakref.WeakSet()
 _grown_lock = threading.Lock()
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,7 +97,7 @@ def per_window_item(floor: int = 16384, factor: int = 2) -> Callable[[F], F]:
     def wrap(fn: F) -> F:
         grown = _Grown(fn, floor, factor)
         with _grown_lock:
-            _grown.append(grown)
+            _grown.add(grown)
         return grown  # type: ignore[return-value]
     return wrap
 
@@ -104,5 +106,5 @@ def fit_window(rows: int) -> None:
     """A window (with its lookback) of `rows` items is about to be read: every per-item cache, and
     so what is asked about its items, holds at least two such windows."""
     with _grown_lock:
-        for grown in _grown:
+        for grown in list(_grown):
             grown.fit(rows)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tasks.common.text import CJK_RANGE
+from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
@@ -160,7 +161,7 @@ def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
     return {e.path for e in entries if _holds(markers, e.text) or _holds(markers, e.heading)}
 
 
-@lru_cache(maxsize=16384)
+@per_window_item(16384)  # asked of every entry of a window and its lookback, every window
 def _holds(words: tuple[str, ...], text: str) -> bool:
     return found_word(words, text) is not None
 

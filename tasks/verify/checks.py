@@ -11,7 +11,7 @@ from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
 from tasks.verify.names import Names, normalise
-from tasks.verify.numbers import Reading, by_subject_unit, grouped_conflicts
+from tasks.verify.numbers import Reading, window_conflicts
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Observation, Tracked, is_open
 from tasks.verify.subjects import heading_thing
@@ -128,16 +128,11 @@ def observe_conflicts(ctx: Context) -> None:
     names = FirstMatch(ctx.names)
     readings = [r for e in ctx.within_budget(ctx.data.entries, "numbers") for r in _readings(ctx, e, True, names)]
     readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
-    by_path: dict[str, list[Reading]] = {}
-    for r in readings:
-        by_path.setdefault(r.path, []).append(r)
-    groups = {path: by_subject_unit(rs) for path, rs in by_path.items()}
     found: dict[str, tuple[str, list[tuple[Reading, Reading]]]] = {}
-    for pa, pb in _pairs(groups, {r.path for r in readings if r.in_window}):
-        for a, b in grouped_conflicts(by_path[pa], groups[pa], groups[pb]):
-            metric = sorted(a.metrics & b.metrics)[0]
-            key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
-            found.setdefault(key, (subject, []))[1].append((a, b))
+    for a, b in window_conflicts(readings, {r.path for r in readings if r.in_window}):
+        metric = sorted(a.metrics & b.metrics)[0]
+        key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
+        found.setdefault(key, (subject, []))[1].append((a, b))
     j = ctx.topic.judgment
     for key, (subject, pairs) in sorted(found.items()):
         first, second = min(pairs, key=lambda p: (p[0].path, p[1].path, p[0].value, p[1].value))
@@ -147,21 +142,6 @@ def observe_conflicts(ctx: Context) -> None:
                   "advice": j.wording("conflict_advice")}
         for path in sorted({r.path for pair in pairs for r in pair}):
             ctx.add(Observation(key, "conflict", subject, "raised", path, ctx.day, detail))
-
-
-def _pairs(groups: dict[str, dict[tuple[str, str], list[Reading]]], window_paths: set[str]) -> list[tuple[str, str]]:
-    """The pairs of `combinations(sorted(paths), 2)` that can conflict, in that order: one path in
-    the window, and a (subject, unit) in common. Found from each window path's groups, not by
-    trying every pair of the (hundreds of) paths of the lookback."""
-    paths_of: dict[tuple[str, str], list[str]] = {}
-    for path, by_key in groups.items():
-        for key in by_key:
-            paths_of.setdefault(key, []).append(path)
-    pairs: set[tuple[str, str]] = set()
-    for path in window_paths:
-        for key in groups[path]:
-            pairs.update((min(path, other), max(path, other)) for other in paths_of[key] if other != path)
-    return sorted(pairs)
 
 
 def observe_promises(ctx: Context) -> None:

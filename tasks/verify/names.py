@@ -17,6 +17,7 @@ from functools import lru_cache
 from rapidfuzz import fuzz
 
 from tasks.common.text import CJK_RANGE
+from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment
 from tasks.verify.markers import Markers, markers_of, strip_labels
 
@@ -30,7 +31,7 @@ _CONFIG_KEY = re.compile(r"^(?:--?[a-z][\w.-]*|[a-z][a-z0-9]*(?:[_.][a-z0-9]+)+|
 
 
 # Pure and called for the same few thousand names by every check of every window.
-@lru_cache(maxsize=16384)
+@per_window_item(16384)
 def normalise(name: str) -> str:
     """Lower-case, brackets and markup dropped, whitespace collapsed: the stable form of a name."""
     text = _BRACKETS.sub(" ", name.replace("**", "").replace("`", ""))
@@ -52,8 +53,8 @@ class Names:
     distinct_words: Callable[[str], tuple[str, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "distinctive", lru_cache(maxsize=16384)(self._distinctive))
-        object.__setattr__(self, "distinct_words", lru_cache(maxsize=8192)(self._distinct_words))
+        object.__setattr__(self, "distinctive", per_window_item(16384)(self._distinctive))
+        object.__setattr__(self, "distinct_words", per_window_item(8192)(self._distinct_words))
 
     def __hash__(self) -> int:
         return hash(self.markers)

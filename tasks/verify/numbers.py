@@ -111,28 +111,35 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
     return out
 
 
-def by_subject_unit(readings: list[Reading]) -> dict[tuple[str, str], list[Reading]]:
-    """Readings grouped by (subject, unit), each group in the given order: only these compare."""
-    groups: dict[tuple[str, str], list[Reading]] = {}
-    for r in readings:
-        groups.setdefault((r.subject, r.unit), []).append(r)
-    return groups
+def window_conflicts(readings: list[Reading], window_paths: set[str]) -> list[tuple[Reading, Reading]]:
+    """What `conflicts(by_path[pa], by_path[pb])` gives for every two paths pa < pb of which one is
+    in the window, in that order (pairs, then each pair's readings in their paths' order).
 
-
-def grouped_conflicts(
-    ours: list[Reading], our_groups: dict[tuple[str, str], list[Reading]],
-    their_groups: dict[tuple[str, str], list[Reading]],
-) -> list[tuple[Reading, Reading]]:
-    """`conflicts(ours, theirs)`, reading each number only against its own (subject, unit) group
-    (`their_groups`: `by_subject_unit(theirs)`).
-
-    A reading outside a's group is never comparable with a, so the pairs, and their order (ours
-    in order, then theirs in order), are those of `conflicts`.
+    Only readings of one (subject, unit) can conflict, so each group's paths are paired within the
+    group: a path's readings about other things are never walked for this pair (a lookback digest
+    with numbers on fifty papers was walked whole for every window source that shared one of them).
     """
-    shared = our_groups.keys() & their_groups.keys()
-    if not shared:
-        return []
-    lonely: dict[int, bool] = {}  # alone(b, ours) by id(b): the same for every a of the pair
+    groups: dict[tuple[str, str], dict[str, list[Reading]]] = {}
+    position: dict[int, int] = {}  # id(reading) -> its place among its path's readings
+    counts: dict[str, int] = {}
+    for r in readings:
+        position[id(r)] = counts.get(r.path, 0)
+        counts[r.path] = position[id(r)] + 1
+        groups.setdefault((r.subject, r.unit), {}).setdefault(r.path, []).append(r)
+    found: list[tuple[str, str, int, int, Reading, Reading]] = []
+    for by_path in groups.values():
+        window = [path for path in by_path if path in window_paths]
+        pairs = {(min(p, q), max(p, q)) for p in window for q in by_path if q != p}
+        for pa, pb in pairs:
+            for a, b in _group_conflicts(by_path[pa], by_path[pb]):
+                found.append((pa, pb, position[id(a)], position[id(b)], a, b))
+    found.sort(key=lambda f: f[:4])
+    return [(a, b) for *_, a, b in found]
+
+
+def _group_conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading, Reading]]:
+    """`conflicts(ours, theirs)` for readings of one (subject, unit)."""
+    lonely: dict[int, bool] = {}  # alone(b, ours) by b's place: the same for every a of the pair
 
     def alone(r: Reading, others: list[Reading]) -> bool:
         comparable = [o for o in others if r.metrics & o.metrics]
@@ -140,16 +147,12 @@ def grouped_conflicts(
 
     out = []
     for a in ours:
-        key = (a.subject, a.unit)
-        if key not in shared or not a.metrics:
+        if not a.metrics or not alone(a, theirs):
             continue
-        group = their_groups[key]
-        if not alone(a, group):
-            continue
-        for b in group:
+        for at, b in enumerate(theirs):
             if a.metrics & b.metrics and not _overlap(a, b):
-                if id(b) not in lonely:
-                    lonely[id(b)] = alone(b, our_groups[key])
-                if lonely[id(b)]:
+                if at not in lonely:
+                    lonely[at] = alone(b, ours)
+                if lonely[at]:
                     out.append((a, b))
     return out

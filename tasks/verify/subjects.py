@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.text import CJK_RANGE
+from tasks.common.working_set import per_window_item
 from tasks.verify.markers import Markers, strip_labels
 from tasks.verify.names import Names, lead_phrase, names_of
 
@@ -71,7 +72,7 @@ def _is_aside(m: Markers, inner: str, people: frozenset[str]) -> bool:
     return bool(_vocabulary(m).aside_start.match(inner)) or only_scaffolding(m, inner, people)
 
 
-@lru_cache(maxsize=16384)
+@per_window_item(16384)
 def _entry_heading(m: Markers, title: str, people: frozenset[str]) -> tuple[str, bool]:
     vocabulary = _vocabulary(m)
     text = strip_labels(m, title)
@@ -133,7 +134,7 @@ def line_thing(m: Markers, text: str, people: Iterable[str] = (), coined: bool =
 
 
 # Settling sentences are read against every open item a window names: the answers are kept.
-@lru_cache(maxsize=16384)
+@per_window_item(16384)
 def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> str | None:
     nm = names_of(m.judgment)
     rest = strip_labels(m, text)

@@ -1,7 +1,8 @@
 """Contract of the working-set caches (`tasks.common.working_set`): a window read again in the same
 order is served from the cache whatever its size once `fit` (or `fit_window`) announced it, while a
 cache of a fixed size smaller than the window serves it nothing (each entry is evicted just before
-it is asked for again); capacity never shrinks; eviction is least recently used."""
+it is asked for again); capacity never shrinks; eviction is least recently used; a cache made per object (a `Names`) is
+forgotten with its object."""
 
 from __future__ import annotations
 
@@ -48,3 +49,24 @@ def test_the_map_keeps_the_recently_used_and_grows_with_the_pass() -> None:
         for k in range(50):
             cache.get_or_make(k, lambda k=k: made.append(k) or str(k))  # type: ignore[func-returns-value]
     assert len(made) == 50 - 3 and len(cache) == 50  # 0, 2 and 3 were kept from before
+
+
+def test_a_cache_made_per_object_goes_with_its_object() -> None:
+    import gc
+    import weakref
+
+    from tasks.common import working_set
+
+    class Owner:
+        def __init__(self) -> None:
+            self.ask = per_window_item(4)(self._ask)
+
+        def _ask(self, k: int) -> int:
+            return k
+
+    owner = Owner()
+    assert owner.ask(3) == 3
+    gone, registered = weakref.ref(owner), len(working_set._grown)
+    del owner
+    gc.collect()
+    assert gone() is None and len(working_set._grown) == registered - 1

@@ -3,8 +3,8 @@
 - `FirstMatch.resolve` == the first match in a list of names that only grows (names that match
   nothing, or not even themselves, are appended again);
 - `Keyer.key` == scanning every (kind, subject, key) tracked or handed out so far;
-- `grouped_conflicts` == `conflicts`, pairs and order; the path pairs `observe_conflicts` visits
-  hold every pair that has a conflict, in `combinations(sorted(paths), 2)` order;
+- `window_conflicts` == `conflicts` of every two paths in `combinations(sorted(paths), 2)` with one
+  of them in the window, pairs and order;
 - a Reading's precomputed metrics and interval are those of its context and value.
 Runs without a database."""
 
@@ -15,18 +15,17 @@ import random
 from itertools import combinations
 
 from tasks.config.judgment import default_judgment
-from tasks.verify.checks import FirstMatch, _pairs
+from tasks.verify.checks import FirstMatch
 from tasks.verify.context import Keyer, text_ids
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of, normalise
 from tasks.verify.numbers import (
     Reading,
-    by_subject_unit,
     conflicts,
-    grouped_conflicts,
     interval,
     metrics_of,
     segment,
+    window_conflicts,
 )
 from tasks.verify.status import Event, Tracked
 
@@ -110,24 +109,17 @@ def test_readings_precompute_their_metrics_and_interval() -> None:
     assert r == Reading("x", "35%", "%", "显存 −35%", "a.md", True, M) and "metrics" not in repr(r)
 
 
-def test_grouped_conflicts_are_the_plain_conflicts() -> None:
-    rng = random.Random(11)
-    seen = 0
-    for _ in range(400):
-        ours, theirs = _readings(rng, "a.md", rng.randrange(0, 8), True), _readings(rng, "b.md", rng.randrange(0, 8), False)
-        found = grouped_conflicts(ours, by_subject_unit(ours), by_subject_unit(theirs))
-        assert found == conflicts(ours, theirs)
-        seen += bool(found)
-    assert seen > 20
-
-
-def test_path_pairs_hold_every_conflicting_pair_in_order() -> None:
+def test_window_conflicts_are_the_plain_conflicts_of_every_pair_of_paths() -> None:
     rng = random.Random(13)
-    for _ in range(50):
-        by_path = {f"p{k:02d}.md": _readings(rng, f"p{k:02d}.md", rng.randrange(1, 5), k < 3) for k in range(12)}
-        window = {p for p, rs in by_path.items() if any(r.in_window for r in rs)}
-        groups = {p: by_subject_unit(rs) for p, rs in by_path.items()}
-        pairs = _pairs(groups, window)
-        plain = [(a, b) for a, b in combinations(sorted(by_path), 2) if a in window or b in window]
-        assert pairs == [p for p in plain if p in set(pairs)]  # same order
-        assert {p for p in plain if conflicts(by_path[p[0]], by_path[p[1]])} <= set(pairs)
+    seen = 0
+    for _ in range(300):
+        by_path = {f"p{k:02d}.md": _readings(rng, f"p{k:02d}.md", rng.randrange(0, 6), k < 3)
+                   for k in range(rng.randrange(1, 12))}
+        readings = [r for k in rng.sample(sorted(by_path), len(by_path)) for r in by_path[k]]  # any path order
+        window = {r.path for r in readings if r.in_window}
+        plain = [pair for a, b in combinations(sorted(by_path), 2) if a in window or b in window
+                 for pair in conflicts(by_path[a], by_path[b])]
+        found = window_conflicts(readings, window)
+        assert [(id(a), id(b)) for a, b in found] == [(id(a), id(b)) for a, b in plain]
+        seen += bool(found)
+    assert seen > 50
