@@ -79,8 +79,8 @@ class _Grown:
             self.size = max(self.factor * batch, 2 * self.size)
             self.cached = functools.lru_cache(maxsize=self.size)(self.fn)
 
-    def __call__(self, *args: Any) -> Any:
-        return self.cached(*args)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.cached(*args, **kwargs)
 
     def cache_clear(self) -> None:
         self.cached.cache_clear()

@@ -8,10 +8,11 @@ import datetime as dt
 from rapidfuzz import fuzz
 
 from tasks.model.window import NOTE_KINDS, EntryView
+from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
 from tasks.verify.names import Names, normalise
-from tasks.verify.numbers import Reading, window_conflicts
+from tasks.verify.numbers import Reading
 from tasks.verify.promises import find_promises
 from tasks.verify.status import Observation, Tracked, is_open
 from tasks.verify.subjects import heading_thing
@@ -128,19 +129,25 @@ def observe_conflicts(ctx: Context) -> None:
     names = FirstMatch(ctx.names)
     readings = [r for e in ctx.within_budget(ctx.data.entries, "numbers") for r in _readings(ctx, e, True, names)]
     readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
-    found: dict[str, tuple[str, list[tuple[Reading, Reading]]]] = {}
-    for a, b in window_conflicts(readings, {r.path for r in readings if r.in_window}):
-        metric = sorted(a.metrics & b.metrics)[0]
-        key, subject = ctx.keyer.key("conflict", a.subject, f"|{a.unit}|{metric}")
-        found.setdefault(key, (subject, []))[1].append((a, b))
+    # Per key: its subject, its paths, its least pair and that pair's rank (pa, pb, values, places).
+    found: dict[str, tuple[str, set[str], tuple[Reading, Reading], tuple[str, str, str, str, int, int]]] = {}
+    for s in conflict_summaries(readings, {r.path for r in readings if r.in_window}):  # keys in pair order
+        key, subject = ctx.keyer.key("conflict", s.subject, f"|{s.unit}|{s.metric}")
+        assert s.pair is not None and s.rank is not None
+        kept = found.get(key)
+        if kept is None:
+            found[key] = (subject, set(s.paths), s.pair, s.rank)
+        else:
+            kept[1].update(s.paths)
+            if s.rank < kept[3]:
+                found[key] = (kept[0], kept[1], s.pair, s.rank)
     j = ctx.topic.judgment
-    for key, (subject, pairs) in sorted(found.items()):
-        first, second = min(pairs, key=lambda p: (p[0].path, p[1].path, p[0].value, p[1].value))
+    for key, (subject, paths, (first, second), _) in sorted(found.items()):
         text = j.wording("conflict_text", path_a=first.path, context_a=first.context, value_a=first.value,
                          path_b=second.path, context_b=second.context, value_b=second.value)
         detail = {"title": ctx.title_of(subject), "text": text[:600], "marker": j.wording("conflict_marker"),
                   "advice": j.wording("conflict_advice")}
-        for path in sorted({r.path for pair in pairs for r in pair}):
+        for path in sorted(paths):
             ctx.add(Observation(key, "conflict", subject, "raised", path, ctx.day, detail))
 
 

@@ -111,33 +111,7 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
     return out
 
 
-def window_conflicts(readings: list[Reading], window_paths: set[str]) -> list[tuple[Reading, Reading]]:
-    """What `conflicts(by_path[pa], by_path[pb])` gives for every two paths pa < pb of which one is
-    in the window, in that order (pairs, then each pair's readings in their paths' order).
-
-    Only readings of one (subject, unit) can conflict, so each group's paths are paired within the
-    group: a path's readings about other things are never walked for this pair (a lookback digest
-    with numbers on fifty papers was walked whole for every window source that shared one of them).
-    """
-    groups: dict[tuple[str, str], dict[str, list[Reading]]] = {}
-    position: dict[int, int] = {}  # id(reading) -> its place among its path's readings
-    counts: dict[str, int] = {}
-    for r in readings:
-        position[id(r)] = counts.get(r.path, 0)
-        counts[r.path] = position[id(r)] + 1
-        groups.setdefault((r.subject, r.unit), {}).setdefault(r.path, []).append(r)
-    found: list[tuple[str, str, int, int, Reading, Reading]] = []
-    for by_path in groups.values():
-        window = [path for path in by_path if path in window_paths]
-        pairs = {(min(p, q), max(p, q)) for p in window for q in by_path if q != p}
-        for pa, pb in pairs:
-            for a, b in _group_conflicts(by_path[pa], by_path[pb]):
-                found.append((pa, pb, position[id(a)], position[id(b)], a, b))
-    found.sort(key=lambda f: f[:4])
-    return [(a, b) for *_, a, b in found]
-
-
-def _group_conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading, Reading]]:
+def group_conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading, Reading]]:
     """`conflicts(ours, theirs)` for readings of one (subject, unit)."""
     lonely: dict[int, bool] = {}  # alone(b, ours) by b's place: the same for every a of the pair
 

@@ -3,8 +3,9 @@
 - `FirstMatch.resolve` == the first match in a list of names that only grows (names that match
   nothing, or not even themselves, are appended again);
 - `Keyer.key` == scanning every (kind, subject, key) tracked or handed out so far;
-- `window_conflicts` == `conflicts` of every two paths in `combinations(sorted(paths), 2)` with one
-  of them in the window, pairs and order;
+- `conflict_summaries` sums up the pairs `conflicts` gives for every two paths in
+  `combinations(sorted(paths), 2)` with one of them in the window: per (subject, unit, metric), in
+  the order of each one's first pair, its paths and its least pair (ties: the first in that order);
 - a Reading's precomputed metrics and interval are those of its context and value.
 Runs without a database."""
 
@@ -16,6 +17,7 @@ from itertools import combinations
 
 from tasks.config.judgment import default_judgment
 from tasks.verify.checks import FirstMatch
+from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Keyer, text_ids
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of, normalise
@@ -25,7 +27,6 @@ from tasks.verify.numbers import (
     interval,
     metrics_of,
     segment,
-    window_conflicts,
 )
 from tasks.verify.status import Event, Tracked
 
@@ -109,17 +110,50 @@ def test_readings_precompute_their_metrics_and_interval() -> None:
     assert r == Reading("x", "35%", "%", "显存 −35%", "a.md", True, M) and "metrics" not in repr(r)
 
 
-def test_window_conflicts_are_the_plain_conflicts_of_every_pair_of_paths() -> None:
+def _plain_summaries(by_path: dict[str, list[Reading]], window: set[str]) -> list[tuple[object, ...]]:
+    """Every conflicting pair in order, then summed up per (subject, unit, metric) as the check was."""
+    pairs = [pair for a, b in combinations(sorted(by_path), 2) if a in window or b in window
+             for pair in conflicts(by_path[a], by_path[b])]
+    found: dict[tuple[str, str, str], list[tuple[Reading, Reading]]] = {}
+    for a, b in pairs:
+        found.setdefault((a.subject, a.unit, sorted(a.metrics & b.metrics)[0]), []).append((a, b))
+    out = []
+    for query, listed in found.items():  # dicts keep the order of each query's first pair
+        least = min(listed, key=lambda p: (p[0].path, p[1].path, p[0].value, p[1].value))
+        out.append((query, sorted({r.path for pair in listed for r in pair}), id(least[0]), id(least[1])))
+    return out
+
+
+def _summed(by_path: dict[str, list[Reading]], window: set[str], rng: random.Random) -> list[tuple[object, ...]]:
+    readings = [r for k in rng.sample(sorted(by_path), len(by_path)) for r in by_path[k]]  # any path order
+    return [((s.subject, s.unit, s.metric), sorted(s.paths), id(s.pair[0]), id(s.pair[1]))  # type: ignore[index]
+            for s in conflict_summaries(readings, window)]
+
+
+def test_conflict_summaries_sum_up_the_plain_conflicts_of_every_pair_of_paths() -> None:
     rng = random.Random(13)
     seen = 0
     for _ in range(300):
         by_path = {f"p{k:02d}.md": _readings(rng, f"p{k:02d}.md", rng.randrange(0, 6), k < 3)
                    for k in range(rng.randrange(1, 12))}
-        readings = [r for k in rng.sample(sorted(by_path), len(by_path)) for r in by_path[k]]  # any path order
-        window = {r.path for r in readings if r.in_window}
-        plain = [pair for a, b in combinations(sorted(by_path), 2) if a in window or b in window
-                 for pair in conflicts(by_path[a], by_path[b])]
-        found = window_conflicts(readings, window)
-        assert [(id(a), id(b)) for a, b in found] == [(id(a), id(b)) for a, b in plain]
-        seen += bool(found)
+        window = {r.path for rs in by_path.values() for r in rs if r.in_window}
+        plain = _plain_summaries(by_path, window)
+        assert _summed(by_path, window, rng) == plain
+        seen += bool(plain)
     assert seen > 50
+
+
+def test_conflict_summaries_of_many_sources_with_one_reading_each() -> None:
+    """The sorted path of one reading per source (a paper many notes give one number), with a few
+    sources holding more, mixed in."""
+    rng = random.Random(17)
+    for _ in range(150):
+        n = rng.randrange(2, 40)
+        by_path = {}
+        for k in range(n):
+            path = f"p{rng.randrange(1000):03d}-{k}.md"
+            count = 1 if rng.random() < 0.85 else rng.randrange(0, 4)
+            by_path[path] = [Reading("2610.00001", rng.choice(VALUES), "%", rng.choice(CONTEXTS[:1] * 6 + CONTEXTS),
+                                     path, k < 5, M) for _ in range(count)]
+        window = {p for p, rs in by_path.items() if rs and rs[0].in_window}
+        assert _summed(by_path, window, rng) == _plain_summaries(by_path, window)

@@ -1,0 +1,158 @@
+"""The numbers check's contradictions of one window, summed up per (subject, unit, metric) without
+listing every conflicting pair of sources.
+
+What the check reports of the pairs `conflicts(by_path[pa], by_path[pb])` gives, for every two paths
+pa < pb of which one is in the window: per (subject, unit, metric of the pair), the paths in some
+pair, the least pair by (pa, pb, its values) and where its earliest pair comes in the order of all
+pairs (pa, pb, then each path's readings in order), which is the order the check hands out keys in.
+
+A paper given numbers by w sources of a window and k of its lookback has w x k pairs of sources. Most
+sources hold one reading about it per metric (a "simple" path here): two such readings conflict
+exactly when their intervals are disjoint, so which simple paths have a partner, and the least pair,
+are found from the readings sorted by path with running extremes of their intervals, in k log k.
+A path holding several comparable readings, a reading of several metrics or one whose value cannot
+be read is paired with the others one by one, as before (`group_conflicts`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tasks.verify.numbers import Reading, group_conflicts
+
+Position = tuple[str, str, int, int]  # (pa, pb, place of a among pa's readings, of b among pb's)
+
+
+@dataclass
+class ConflictSummary:
+    subject: str
+    unit: str
+    metric: str
+    first: Position  # its earliest pair in the order of all pairs
+    paths: set[str] = field(default_factory=set)
+    pair: tuple[Reading, Reading] | None = None  # the least by (pa, pb, value a, value b), then `first` order
+    rank: tuple[str, str, str, str, int, int] | None = None
+
+    def add(self, a: Reading, b: Reading, at: Position) -> None:
+        self.first = min(self.first, at)
+        self.paths.update((a.path, b.path))
+        rank = (a.path, b.path, a.value, b.value, at[2], at[3])
+        if self.rank is None or rank < self.rank:
+            self.pair, self.rank = (a, b), rank
+
+
+@dataclass(frozen=True)
+class _Simple:
+    path: str
+    reading: Reading
+    place: int
+    in_window: bool
+
+
+def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[ConflictSummary]:
+    """The summaries of a window's conflicting pairs, in the order of their earliest pair."""
+    groups: dict[tuple[str, str], dict[str, list[Reading]]] = {}
+    place: dict[int, int] = {}  # id(reading) -> its place among its path's readings
+    counts: dict[str, int] = {}
+    for r in readings:
+        place[id(r)] = counts.get(r.path, 0)
+        counts[r.path] = place[id(r)] + 1
+        groups.setdefault((r.subject, r.unit), {}).setdefault(r.path, []).append(r)
+    out: dict[tuple[str, str, str], ConflictSummary] = {}
+
+    def add(a: Reading, b: Reading) -> None:
+        at = (a.path, b.path, place[id(a)], place[id(b)])
+        metric = sorted(a.metrics & b.metrics)[0]
+        summary = out.setdefault((a.subject, a.unit, metric), ConflictSummary(a.subject, a.unit, metric, at))
+        summary.add(a, b, at)
+
+    for by_path in groups.values():
+        simple: dict[str, list[_Simple]] = {}  # metric -> its simple paths' readings
+        complex_paths: list[str] = []
+        for path, rs in by_path.items():
+            measured = [r for r in rs if r.metrics]
+            if len(measured) == 1 and len(measured[0].metrics) == 1 and measured[0].span is not None:
+                (metric,) = measured[0].metrics
+                simple.setdefault(metric, []).append(
+                    _Simple(path, measured[0], place[id(measured[0])], path in window_paths))
+            elif measured:
+                complex_paths.append(path)
+        for each in simple.values():
+            _simple_pairs(sorted(each, key=lambda s: s.path), add)
+        pairs = {(min(c, p), max(c, p)) for c in complex_paths for p in by_path
+                 if p != c and (c in window_paths or p in window_paths)}
+        for pa, pb in sorted(pairs):
+            for a, b in group_conflicts(by_path[pa], by_path[pb]):
+                add(a, b)
+    return sorted(out.values(), key=lambda s: s.first)
+
+
+class _Extremes:
+    """The two largest lower ends and the two smallest upper ends among some simple paths' intervals:
+    enough to find, for any one path, another whose interval misses its own."""
+
+    __slots__ = ("his", "los")
+
+    def __init__(self, los: tuple[tuple[float, _Simple], ...] = (), his: tuple[tuple[float, _Simple], ...] = ()) -> None:
+        self.los, self.his = los, his
+
+    def plus(self, s: _Simple) -> _Extremes:
+        lo, hi = _span(s)
+        return _Extremes(tuple(sorted((*self.los, (lo, s)), key=lambda x: -x[0])[:2]),
+                         tuple(sorted((*self.his, (hi, s)), key=lambda x: x[0])[:2]))
+
+    def partner(self, s: _Simple) -> _Simple | None:
+        """One of them, of another path, whose interval misses `s`'s; None if there is none."""
+        lo, hi = _span(s)
+        above = next(((v, t) for v, t in self.los if t.path != s.path), None)
+        if above is not None and above[0] > hi:
+            return above[1]
+        below = next(((v, t) for v, t in self.his if t.path != s.path), None)
+        if below is not None and below[0] < lo:
+            return below[1]
+        return None
+
+
+def _span(s: _Simple) -> tuple[float, float]:
+    span = s.reading.span
+    assert span is not None  # a simple path's reading has a readable value
+    return span
+
+
+def _misses(s: _Simple, t: _Simple) -> bool:
+    (lo_s, hi_s), (lo_t, hi_t) = _span(s), _span(t)
+    return hi_s < lo_t or hi_t < lo_s
+
+
+def _simple_pairs(items: list[_Simple], add: Callable[[Reading, Reading], None]) -> None:
+    """Report the least conflicting pair of simple paths (one of the two in the window) and, for every
+    other path in some pair, one pair it is in; `items`: one metric's simple paths, sorted by path."""
+    every, window = _Extremes(), _Extremes()
+    for s in items:
+        every = every.plus(s)
+        if s.in_window:
+            window = window.plus(s)
+    partners = {s.path: (every if s.in_window else window).partner(s) for s in items}
+    if not any(partners.values()):
+        return
+    # The least pair: the first path with a partner after it (any, or one in the window), and the
+    # first such partner; the extremes of the paths after each one are kept from the end backwards.
+    after: list[tuple[_Extremes, _Extremes]] = []
+    every, window = _Extremes(), _Extremes()
+    for s in reversed(items):
+        after.append((every, window))
+        every = every.plus(s)
+        if s.in_window:
+            window = window.plus(s)
+    after.reverse()
+    for i, s in enumerate(items):
+        if (after[i][0] if s.in_window else after[i][1]).partner(s) is not None:
+            t = next(t for t in items[i + 1:] if (s.in_window or t.in_window) and _misses(s, t))
+            add(s.reading, t.reading)
+            break
+    for s in items:
+        other = partners[s.path]
+        if other is not None:
+            a, b = (s, other) if s.path < other.path else (other, s)
+            add(a.reading, b.reading)
