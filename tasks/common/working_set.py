@@ -54,14 +54,6 @@ class WorkingSetCache(Generic[K, V]):
             while len(self._data) > self.capacity:
                 self._data.popitem(last=False)
 
-    def get_or_make(self, key: K, make: Callable[[], V]) -> V:
-        """The value kept for `key`, else `make()` kept (made outside the lock: it may be slow)."""
-        value = self.get(key)
-        if value is None:
-            value = make()
-            self.put(key, value)
-        return value
-
     def __len__(self) -> int:
         return len(self._data)
 

@@ -11,7 +11,7 @@ sources hold one reading about it per metric (a "simple" path here): two such re
 exactly when their intervals are disjoint, so which simple paths have a partner, and the least pair,
 are found from the readings sorted by path with running extremes of their intervals, in k log k.
 A path holding several comparable readings, a reading of several metrics or one whose value cannot
-be read is paired with the others one by one, as before (`group_conflicts`).
+be read is paired with the others one by one, as before (`conflicts`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tasks.verify.numbers import Reading, group_conflicts
+from tasks.verify.numbers import Reading, conflicts
 
 Position = tuple[str, str, int, int]  # (pa, pb, place of a among pa's readings, of b among pb's)
 
@@ -46,7 +46,6 @@ class ConflictSummary:
 class _Simple:
     path: str
     reading: Reading
-    place: int
     in_window: bool
 
 
@@ -75,7 +74,7 @@ def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[
             if len(measured) == 1 and len(measured[0].metrics) == 1 and measured[0].span is not None:
                 (metric,) = measured[0].metrics
                 simple.setdefault(metric, []).append(
-                    _Simple(path, measured[0], place[id(measured[0])], path in window_paths))
+                    _Simple(path, measured[0], path in window_paths))
             elif measured:
                 complex_paths.append(path)
         for each in simple.values():
@@ -83,7 +82,7 @@ def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[
         pairs = {(min(c, p), max(c, p)) for c in complex_paths for p in by_path
                  if p != c and (c in window_paths or p in window_paths)}
         for pa, pb in sorted(pairs):
-            for a, b in group_conflicts(by_path[pa], by_path[pb]):
+            for a, b in conflicts(by_path[pa], by_path[pb]):
                 add(a, b)
     return sorted(out.values(), key=lambda s: s.first)
 

@@ -109,24 +109,3 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
                     and alone(b, ours)):
                 out.append((a, b))
     return out
-
-
-def group_conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading, Reading]]:
-    """`conflicts(ours, theirs)` for readings of one (subject, unit)."""
-    lonely: dict[int, bool] = {}  # alone(b, ours) by b's place: the same for every a of the pair
-
-    def alone(r: Reading, others: list[Reading]) -> bool:
-        comparable = [o for o in others if r.metrics & o.metrics]
-        return bool(comparable) and not any(_overlap(r, o) for o in comparable)
-
-    out = []
-    for a in ours:
-        if not a.metrics or not alone(a, theirs):
-            continue
-        for at, b in enumerate(theirs):
-            if a.metrics & b.metrics and not _overlap(a, b):
-                if at not in lonely:
-                    lonely[at] = alone(b, ours)
-                if lonely[at]:
-                    out.append((a, b))
-    return out
