@@ -12,7 +12,7 @@ import datetime as dt
 
 from prefect import flow, unmapped
 
-from flows.runners import task_runner_for
+from flows.runners import shared_task_client, task_runner_for
 from tasks import steps
 from tasks.config.settings import Lang, get_settings, resolve_workspace
 from tasks.model.windows import latest_closed_date
@@ -51,15 +51,16 @@ async def daily_briefing(
     """Ingest the workspace (one task per 100 changed files), then publish each topic's briefing for
     `date` (default: each topic's latest closed window). `workspace`, `lang` and `rehash` left
     unset are the settings' (PREDIGEST_WORKSPACE, PREDIGEST_LANG, PREDIGEST_REHASH)."""
-    settings, root = resolve_workspace(workspace, lang, rehash)
-    ref = steps.register_workspace(settings, root)
-    changed = steps.find_changed_files(settings, ref)
-    steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
-    if settings.arxiv_lookup:
-        from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
+    with shared_task_client():
+        settings, root = resolve_workspace(workspace, lang, rehash)
+        ref = steps.register_workspace(settings, root)
+        changed = steps.find_changed_files(settings, ref)
+        steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
+        if settings.arxiv_lookup:
+            from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
 
-        feed_steps.lookup_papers(settings, ref.id)
-    # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
-    # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).
-    return [steps.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)
-            for topic in steps.resolve_topics(settings, root, topics)]
+            feed_steps.lookup_papers(settings, ref.id)
+        # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
+        # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).
+        return [steps.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)
+                for topic in steps.resolve_topics(settings, root, topics)]

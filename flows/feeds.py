@@ -10,6 +10,7 @@ from typing import Literal
 
 from prefect import flow
 
+from flows.runners import shared_task_client
 from tasks import steps
 from tasks.config.settings import resolve_workspace
 from tasks.feeds import steps as feed_steps
@@ -29,16 +30,17 @@ async def poll_feeds(
 ) -> list[IngestOutcome]:
     """Fetch and store each feed snapshot for `date` (default: today in the settings' timezone); one
     unreachable feed never stops the others."""
-    settings, root = resolve_workspace(workspace)
-    day = date or local_date(settings.timezone)
-    ref = steps.register_workspace(settings, root)
-    wanted = sources or ["hf_daily", "arxiv"]
-    fetches = []
-    if "hf_daily" in wanted:
-        fetches.append(feed_steps.fetch_feed.submit(settings, "hf_daily", day))
-    if "arxiv" in wanted:
-        fetches += [feed_steps.fetch_feed.submit(settings, "arxiv", day, c) for c in categories or settings.arxiv_categories]
-    outcomes = [feed_steps.store_feed(settings, ref.id, f.result()) for f in fetches]
-    if settings.arxiv_lookup if lookup is None else lookup:
-        feed_steps.lookup_papers(settings, ref.id)
-    return outcomes
+    with shared_task_client():
+        settings, root = resolve_workspace(workspace)
+        day = date or local_date(settings.timezone)
+        ref = steps.register_workspace(settings, root)
+        wanted = sources or ["hf_daily", "arxiv"]
+        fetches = []
+        if "hf_daily" in wanted:
+            fetches.append(feed_steps.fetch_feed.submit(settings, "hf_daily", day))
+        if "arxiv" in wanted:
+            fetches += [feed_steps.fetch_feed.submit(settings, "arxiv", day, c) for c in categories or settings.arxiv_categories]
+        outcomes = [feed_steps.store_feed(settings, ref.id, f.result()) for f in fetches]
+        if settings.arxiv_lookup if lookup is None else lookup:
+            feed_steps.lookup_papers(settings, ref.id)
+        return outcomes

@@ -12,6 +12,7 @@ from pathlib import Path, PurePosixPath
 
 from prefect import flow
 
+from flows.runners import shared_task_client
 from tasks import steps
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.ingest.scan import scan_one
@@ -64,16 +65,17 @@ async def ingest_inbox_file(path: str, workspace: str | None = None,
     would (unchanged bytes write nothing). A file in a window still open waits for that evening; an
     undated file or a knowledge document refreshes nothing.
     """
-    settings, root_text = resolve_workspace(workspace, lang)
-    root = Path(root_text)
-    rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
-    ref = steps.register_workspace(settings, str(root))
-    results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]
-    # Only new versions: an unchanged file changes no briefing.
-    new = [r.source_id for r in results if r.status == "new" and r.source_id is not None]
-    pairs = steps.plan_refresh(settings, str(root), new) if new else []
-    refreshed = tuple(steps.brief_topic(settings, ref, topic, day) for topic, day in pairs)
-    return replace(results[0], refreshed=refreshed)
+    with shared_task_client():
+        settings, root_text = resolve_workspace(workspace, lang)
+        root = Path(root_text)
+        rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
+        ref = steps.register_workspace(settings, str(root))
+        results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]
+        # Only new versions: an unchanged file changes no briefing.
+        new = [r.source_id for r in results if r.status == "new" and r.source_id is not None]
+        pairs = steps.plan_refresh(settings, str(root), new) if new else []
+        refreshed = tuple(steps.brief_topic(settings, ref, topic, day) for topic, day in pairs)
+        return replace(results[0], refreshed=refreshed)
 
 
 def _ingest_one(settings: Settings, ref: WorkspaceRef, root: Path, rel: str) -> InboxIngestResult:

@@ -18,6 +18,7 @@ from typing import Any
 
 from prefect import flow, task
 
+from flows.runners import shared_task_client
 from tasks import run
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.model.windows import local_date
@@ -42,11 +43,12 @@ async def knowledge_merge(
     lang: Lang | None = None,
 ) -> list[dict[str, Any]]:
     """Propose (or apply, with `auto_apply`) the merge of `date`'s briefing (in `lang`) for each topic."""
-    settings, root = resolve_workspace(workspace, lang)
-    day = date or local_date(settings.timezone) - dt.timedelta(days=1)
-    names = [t.name for t in run.topics_for(settings, Path(root), topics)]
-    results = [merge_topic(settings, root, name, day, only or [], skip or [], auto_apply) for name in names]
-    failed = [r for r in results if r["status"] in ("stale", "missing")]
-    if failed:
-        raise RuntimeError("; ".join(f"{r['topic']}: {r['message']}" for r in failed))
-    return results
+    with shared_task_client():
+        settings, root = resolve_workspace(workspace, lang)
+        day = date or local_date(settings.timezone) - dt.timedelta(days=1)
+        names = [t.name for t in run.topics_for(settings, Path(root), topics)]
+        results = [merge_topic(settings, root, name, day, only or [], skip or [], auto_apply) for name in names]
+        failed = [r for r in results if r["status"] in ("stale", "missing")]
+        if failed:
+            raise RuntimeError("; ".join(f"{r['topic']}: {r['message']}" for r in failed))
+        return results

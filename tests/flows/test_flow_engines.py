@@ -62,3 +62,52 @@ def test_check_staleness_under_prefect_equals_the_direct_stage(
     direct = [run.report_staleness(settings, ref, "inference", day)]
     assert flowed == direct
     assert flowed[0]  # a summary with counts, not an empty result
+
+
+TASK_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.merge"]
+
+
+@pytest.mark.parametrize("module_name", TASK_FLOWS)
+def test_async_flows_run_their_tasks_on_one_shared_client(module_name: str) -> None:
+    for flow in _flows(module_name):
+        assert "with shared_task_client():" in inspect.getsource(flow.fn), f"{flow.name} opens a client per task run"
+
+
+def test_a_shared_client_does_not_grow_with_the_task_runs(prefect_harness: None,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without `shared_task_client` every sync task run of an async flow made its own API client
+    (and SSL context); with it the count of clients a run makes does not depend on its tasks."""
+    from prefect import flow, task
+    from prefect.client.orchestration import SyncPrefectClient
+
+    from flows.runners import shared_task_client
+
+    made: list[int] = []
+    init = SyncPrefectClient.__init__
+
+    def counting(self: SyncPrefectClient, *args: object, **kwargs: object) -> None:
+        made.append(1)
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(SyncPrefectClient, "__init__", counting)
+
+    @task
+    def double(n: int) -> int:
+        return 2 * n
+
+    @flow
+    async def shared(n: int) -> list[int]:
+        with shared_task_client():
+            return [double(k) for k in range(n)] + double.map(range(n)).result()
+
+    @flow
+    async def unshared(n: int) -> list[int]:
+        return [double(k) for k in range(n)]
+
+    def clients(run: object, n: int) -> int:
+        made.clear()
+        assert asyncio.run(run(n)) is not None  # type: ignore[operator]
+        return len(made)
+
+    assert clients(shared, 2) == clients(shared, 8)
+    assert clients(unshared, 8) > clients(unshared, 2)  # the mechanism the shared client removes
