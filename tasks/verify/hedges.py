@@ -23,13 +23,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tasks.common.arxiv_ids import find_ids
+from tasks.common.working_set import per_window_item
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.joined import JoinedTexts, texts_naming
-from tasks.verify.markers import all_found, found, sentence_at, strip_labels
+from tasks.verify.markers import Markers, all_found, found, sentence_at, strip_labels
 from tasks.verify.names import Names
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
@@ -110,14 +111,20 @@ class _Settling:
 
 
 def _settling(ctx: Context, restated: set[str]) -> _Settling:
-    m, kept = ctx.markers, []
+    kept = []
     for entry in ctx.data.history:
-        if entry.path in restated or not found(m, m.settle, entry.text):
-            continue
-        sentences = [sentence_at(entry.text, match.start()) for match in all_found(m, m.settle, entry.text)]
-        if said := [s for s in sentences if not m.hedge.search(s)]:
-            kept.append((entry, said))
+        if entry.path not in restated and (said := _settling_sentences(ctx.markers, entry.text)):
+            kept.append((entry, list(said)))
     return _Settling(kept, JoinedTexts([f"{e.heading}\n{e.text}".lower() for e, _ in kept]))
+
+
+@per_window_item(16384)  # every window with an echo reads its whole lookback: mostly the last one's
+def _settling_sentences(m: Markers, text: str) -> tuple[str, ...]:
+    """The sentences of `text` that settle something and hedge nothing."""
+    if not found(m, m.settle, text):
+        return ()
+    sentences = [sentence_at(text, match.start()) for match in all_found(m, m.settle, text)]
+    return tuple(s for s in sentences if not m.hedge.search(s))
 
 
 def _settled_earlier(ctx: Context, subject: str, lookback: _Settling) -> bool:
