@@ -121,8 +121,6 @@ def _settling(ctx: Context, restated: set[str]) -> _Settling:
 @per_window_item(16384)  # every window with an echo reads its whole lookback: mostly the last one's
 def _settling_sentences(m: Markers, text: str) -> tuple[str, ...]:
     """The sentences of `text` that settle something and hedge nothing."""
-    if not found(m, m.settle, text):
-        return ()
     sentences = [sentence_at(text, match.start()) for match in all_found(m, m.settle, text)]
     return tuple(s for s in sentences if not m.hedge.search(s))
 
@@ -234,10 +232,9 @@ def _doc_settlements(ctx: Context, candidates: list[tuple[str, str, str]]) -> No
     for entry in _doc_entries(ctx):
         if doc is None or entry.anchored_on is None or entry.anchored_on <= start:
             continue
-        for match in all_found(m, m.settle, entry.text):
-            sentence = sentence_at(entry.text, match.start())
+        for sentence in _settling_sentences(m, entry.text):
             for key, kind, subject in candidates:
-                if kind == "hedge" and not m.hedge.search(sentence) and _names_subject(nm, entry, subject, sentence):
+                if kind == "hedge" and _names_subject(nm, entry, subject, sentence):
                     ctx.add(Observation(key, kind, subject, "resolved", doc.path, ctx.day,
                                         {"title": ctx.title_of(subject), "text": sentence}))
 
