@@ -291,4 +291,7 @@ class VerificationWindow(Base):
     topic: Mapped[str] = mapped_column(String(128))
     day: Mapped[dt.date] = mapped_column(Date)
     fingerprint: Mapped[str] = mapped_column(String(64))
+    # The caps the window's checks met, per source path (`SourceBudgets.capped`): its briefing names
+    # them whether it derived the window itself or reads the stored derivation.
+    limits: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict, server_default="{}")
     derived_at: Mapped[dt.datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

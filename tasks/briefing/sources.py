@@ -7,7 +7,7 @@ language, and the renderers pick the briefing's (`SourceCheck.texts`).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from tasks.briefing.credibility import CredibilityRule, rate_all
 from tasks.briefing.labels import LABELS, short_title
@@ -56,12 +56,12 @@ def cut_text(cut: CutShort, L: Labels) -> str:
 
 
 def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
-             L: Labels, cut: CutShort | None = None) -> str:
+             L: Labels, cut: CutShort | None = None, capped: Sequence[str] = ()) -> str:
     headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
     # A source a cap or its time budget cut says so first: what follows is only what was read (or judged).
     # A cut stored at ingest is worded like the evening's, in the briefing's language; a cap as stored.
     stored = [cut_text(c, L) if (c := CutShort.read(w)) else w for w in source.limits]
-    why = [*stored, *([cut_text(cut, L)] if cut else [])]
+    why = [*stored, *capped, *([cut_text(cut, L)] if cut else [])]
     limited = L["src_limited"].format(what=L["list_sep"].join(why)) if why else ""
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
@@ -159,10 +159,12 @@ def _papers_by_source(papers: list[Paper]) -> dict[str, list[Paper]]:
 
 
 def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: list[str],
-                  cut: Mapping[str, CutShort] | None = None) -> list[SourceCheck]:
+                  cut: Mapping[str, CutShort] | None = None,
+                  capped: Mapping[str, Sequence[str]] | None = None) -> list[SourceCheck]:
     """One row per window source (errors included), in window order, worded in every language;
-    `cut`: the sources whose budget ran out while judging or verifying (tasks.common.limits)."""
-    cut = cut or {}
+    `cut`: the sources whose budget ran out while judging or verifying, `capped`: those a cap of the
+    evening's checks left part of (tasks.common.limits)."""
+    cut, capped = cut or {}, capped or {}
     checks = []
     ratings = rate_all(data, topic.judgment)
     by_source: dict[int, list[EntryView]] = {}
@@ -177,7 +179,8 @@ def source_checks(data: WindowData, papers: list[Paper], topic: Topic, known: li
         contents = _entries_named(entries, ids, topic.judgment)
         queue = [p.arxiv_id for p in mine if p.arxiv_id] if s.kind == "work_queue" else []
         wording = {
-            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L, cut.get(s.path)),
+            lang: SourceTexts(credibility_text(rating, L), _summary(s, data, contents, queue, L, cut.get(s.path),
+                                                                       capped.get(s.path, ())),
                               "—" if s.error else _relevance_text(parts, L),
                               _conclusion(s, mine, outcome, bool(parts), L))
             for lang, L in LABELS.items()

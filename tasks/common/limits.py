@@ -61,6 +61,10 @@ MAX_LINE_CHARS = 200_000
 MAX_ENTRIES_PER_SOURCE = 20_000
 # arXiv mentions kept per source: beyond this a file is a dump, not a note.
 MAX_IDS_PER_SOURCE = 5000
+# Other sources one window source's numbers about a subject are paired with, when one side holds
+# several comparable readings (`tasks.verify.conflicts`): a paper discussed by this many notes of
+# one month is a dump or a flood; each pair costs the product of the two sources' readings.
+MAX_COMPARED_SOURCES = 200
 
 
 def cap_lines(text: str, warnings: list[str]) -> str:
@@ -174,6 +178,13 @@ class SourceBudgets:
         self.done: dict[tuple[str, str], set[int]] = defaultdict(set)  # (path, step) -> entries worked on
         self.deadlines: dict[str, Deadline] = {}
         self.cut: dict[str, CutShort] = {}
+        self.capped: dict[str, list[str]] = defaultdict(list)  # path -> what a cap left out, as `capped:` warnings
+
+    def cap(self, path: str, warning: str) -> None:
+        """Record that a cap of the evening's checks left part of `path`'s work undone (`CAPPED` ...);
+        once, however often a window's checks run."""
+        if warning not in self.capped[path]:
+            self.capped[path].append(warning)
 
     def go_on(self, path: str, step: str, entry: int) -> bool:
         """True while `path` may do another unit of `step` (about its entry `entry`); False, recorded

@@ -52,7 +52,7 @@ from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_w
 from tasks.stages.verifications import derive_verifications
 from tasks.stages.workspace import WorkspaceRef
 from tasks.verify.observe import observed
-from tasks.verify.store import load_tracked, lookup_subjects
+from tasks.verify.store import load_tracked, load_window_limits, lookup_subjects
 
 log = logging.getLogger(__name__)
 _INDEX_LOCK = 0x70726564  # advisory lock id serialising index.json read-modify-write across workers
@@ -121,7 +121,11 @@ def collected_content(
     papers = judged if judged is not None else judge_evening(data, topic, budgets)
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)
-        if scheduled_window(topic, data.window.date) != data.window:
+        if scheduled_window(topic, data.window.date) == data.window:
+            for path, warnings in load_window_limits(session, ref.id, topic.name, data.window.date).items():
+                for warning in warnings:
+                    budgets.cap(path, warning)  # the window was observed by the derivation, maybe by an earlier run
+        else:
             data = copy_window(data)  # the lookups the observation reads are added to a copy
             add_lookups(session, data, lookup_subjects(tracked))
             tracked = observed(data, papers, topic, known, tracked, budgets)

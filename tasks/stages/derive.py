@@ -147,7 +147,8 @@ def record_window(
     observations = observe_window(data, judged.papers, topic, known, tracked, judged.budgets)
     counts = record(session, workspace_id, topic.name, observations, step.day)
     session.execute(insert(VerificationWindow).values(
-        workspace_id=workspace_id, topic=topic.name, day=step.day, fingerprint=step.fingerprint))
+        workspace_id=workspace_id, topic=topic.name, day=step.day, fingerprint=step.fingerprint,
+        limits={path: list(warnings) for path, warnings in sorted(judged.budgets.capped.items())}))
     return {"date": step.day.isoformat(), **counts}
 
 

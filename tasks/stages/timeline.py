@@ -36,7 +36,7 @@ from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
 
 # Bump when the derivation's code changes what it records: every stored window is then derived again.
-DERIVATION = "2026-12-01.3"  # bumped: judgment by ownership evidence (issue 11)
+DERIVATION = "2026-12-05.1"  # bumped: the caps a window's checks meet are stored with it (issue 23)
 
 
 @dataclass(frozen=True)

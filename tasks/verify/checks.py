@@ -7,6 +7,7 @@ import datetime as dt
 
 from rapidfuzz import fuzz
 
+from tasks.common.limits import CAPPED, MAX_COMPARED_SOURCES
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Context, text_ids
@@ -131,7 +132,11 @@ def observe_conflicts(ctx: Context) -> None:
     readings += [r for e in ctx.data.history for r in _readings(ctx, e, False, names)]
     # Per key: its subject, its paths, its least pair and that pair's rank (pa, pb, values, places).
     found: dict[str, tuple[str, set[str], tuple[Reading, Reading], tuple[str, str, str, str, int, int]]] = {}
-    for s in conflict_summaries(readings, {r.path for r in readings if r.in_window}):  # keys in pair order
+    summed = conflict_summaries(readings, {r.path for r in readings if r.in_window}, MAX_COMPARED_SOURCES)
+    for c in summed.capped:
+        ctx.budgets.cap(c.path, f"{CAPPED}its numbers about {c.subject} ({c.unit}) were compared with those of "
+                                f"{c.compared} of {c.of} other sources")
+    for s in summed.summaries:  # keys in pair order
         key, subject = ctx.keyer.key("conflict", s.subject, f"|{s.unit}|{s.metric}")
         assert s.pair is not None and s.rank is not None
         kept = found.get(key)

@@ -11,13 +11,18 @@ sources hold one reading about it per metric (a "simple" path here): two such re
 exactly when their intervals are disjoint, so which simple paths have a partner, and the least pair,
 are found from the readings sorted by path with running extremes of their intervals, in k log k.
 A path holding several comparable readings, a reading of several metrics or one whose value cannot
-be read is paired with the others one by one, as before (`conflicts`).
+be read is paired with the others one by one (`conflicts`), and that costs w x k pairs: each window
+path is paired so with at most `max_compared` others of its (subject, unit), the window's first, then
+the lookback's, each in path order. A path the cap cut is listed (`Capped`) for its source's row
+to say so; within the cap the pairs are every such pair, as if there were none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import islice
+from typing import NamedTuple
 
 from tasks.verify.numbers import Reading, conflicts
 
@@ -43,14 +48,31 @@ class ConflictSummary:
 
 
 @dataclass(frozen=True)
+class Capped:
+    """A window path whose readings about (subject, unit) were paired with `compared` of the `of`
+    other paths that could be, no more (`max_compared`)."""
+
+    path: str
+    subject: str
+    unit: str
+    compared: int
+    of: int
+
+
+class Summed(NamedTuple):
+    summaries: list[ConflictSummary]  # in the order of their earliest pair
+    capped: list[Capped]  # in the order of (subject, unit) groups, then path
+
+
+@dataclass(frozen=True)
 class _Simple:
     path: str
     reading: Reading
     in_window: bool
 
 
-def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[ConflictSummary]:
-    """The summaries of a window's conflicting pairs, in the order of their earliest pair."""
+def conflict_summaries(readings: list[Reading], window_paths: set[str], max_compared: int) -> Summed:
+    """The summaries of a window's conflicting pairs, and the window paths whose pairing was capped."""
     groups: dict[tuple[str, str], dict[str, list[Reading]]] = {}
     place: dict[int, int] = {}  # id(reading) -> its place among its path's readings
     counts: dict[str, int] = {}
@@ -59,6 +81,7 @@ def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[
         counts[r.path] = place[id(r)] + 1
         groups.setdefault((r.subject, r.unit), {}).setdefault(r.path, []).append(r)
     out: dict[tuple[str, str, str], ConflictSummary] = {}
+    capped: list[Capped] = []
 
     def add(a: Reading, b: Reading) -> None:
         at = (a.path, b.path, place[id(a)], place[id(b)])
@@ -66,25 +89,44 @@ def conflict_summaries(readings: list[Reading], window_paths: set[str]) -> list[
         summary = out.setdefault((a.subject, a.unit, metric), ConflictSummary(a.subject, a.unit, metric, at))
         summary.add(a, b, at)
 
-    for by_path in groups.values():
+    for (subject, unit), by_path in groups.items():
         simple: dict[str, list[_Simple]] = {}  # metric -> its simple paths' readings
-        complex_paths: list[str] = []
+        complex_paths: set[str] = set()
+        measured_paths: list[str] = []  # a path with no reading of a metric is in no pair
         for path, rs in by_path.items():
             measured = [r for r in rs if r.metrics]
+            if measured:
+                measured_paths.append(path)
             if len(measured) == 1 and len(measured[0].metrics) == 1 and measured[0].span is not None:
                 (metric,) = measured[0].metrics
                 simple.setdefault(metric, []).append(
                     _Simple(path, measured[0], path in window_paths))
             elif measured:
-                complex_paths.append(path)
+                complex_paths.add(path)
         for each in simple.values():
             _simple_pairs(sorted(each, key=lambda s: s.path), add)
-        pairs = {(min(c, p), max(c, p)) for c in complex_paths for p in by_path
-                 if p != c and (c in window_paths or p in window_paths)}
+        if not complex_paths:
+            continue
+        # Whom a window path is paired with first: the window's paths, then the lookback's.
+        order = sorted(measured_paths, key=lambda p: (p not in window_paths, p))
+        order_complex = [p for p in order if p in complex_paths]
+        pairs: set[tuple[str, str]] = set()
+        for w in (p for p in order if p in window_paths):
+            # A complex path is paired with every other; a simple one only with the complex ones.
+            others = order if w in complex_paths else order_complex
+            of = len(others) - (w in complex_paths)
+            pairs.update((min(w, p), max(w, p)) for p in _first_others(others, w, max_compared))
+            if of > max_compared:
+                capped.append(Capped(w, subject, unit, max_compared, of))
         for pa, pb in sorted(pairs):
             for a, b in conflicts(by_path[pa], by_path[pb]):
                 add(a, b)
-    return sorted(out.values(), key=lambda s: s.first)
+    return Summed(sorted(out.values(), key=lambda s: s.first), capped)
+
+
+def _first_others(paths: Iterable[str], path: str, n: int) -> Iterator[str]:
+    """The first `n` of `paths` other than `path`."""
+    return islice((p for p in paths if p != path), n)
 
 
 class _Extremes:

@@ -13,7 +13,7 @@ from sqlalchemy import Date, Integer, column, func, select, update, values
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
-from db.models import Verification, VerificationEvent
+from db.models import Verification, VerificationEvent, VerificationWindow
 from tasks.common.sql import plain_rows
 from tasks.verify.status import Event, Observation, Tracked, detail_text, status_as_of
 
@@ -32,6 +32,15 @@ def load_tracked(session: Session, workspace_id: int, topic: str, day: dt.date) 
     for key, kind, subject, when, action, path, detail in rows:
         grouped[(key, kind, subject)].append(Event(when, action, path, detail or ""))
     return [Tracked(key, kind, subject, tuple(events)) for (key, kind, subject), events in grouped.items()]
+
+
+def load_window_limits(session: Session, workspace_id: int, topic: str, day: dt.date) -> dict[str, list[str]]:
+    """The caps the stored derivation of the topic's window of `day` met, per source path ({} when
+    that window is not stored)."""
+    limits = session.execute(select(VerificationWindow.limits).where(
+        VerificationWindow.workspace_id == workspace_id, VerificationWindow.topic == topic,
+        VerificationWindow.day == day)).scalar_one_or_none()
+    return {str(path): [str(w) for w in warnings] for path, warnings in (limits or {}).items()}
 
 
 def lookup_subjects(tracked: Sequence[Tracked]) -> list[str]:

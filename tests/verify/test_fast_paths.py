@@ -127,7 +127,7 @@ def _plain_summaries(by_path: dict[str, list[Reading]], window: set[str]) -> lis
 def _summed(by_path: dict[str, list[Reading]], window: set[str], rng: random.Random) -> list[tuple[object, ...]]:
     readings = [r for k in rng.sample(sorted(by_path), len(by_path)) for r in by_path[k]]  # any path order
     return [((s.subject, s.unit, s.metric), sorted(s.paths), id(s.pair[0]), id(s.pair[1]))  # type: ignore[index]
-            for s in conflict_summaries(readings, window)]
+            for s in conflict_summaries(readings, window, len(by_path)).summaries]
 
 
 def test_conflict_summaries_sum_up_the_plain_conflicts_of_every_pair_of_paths() -> None:
