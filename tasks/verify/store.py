@@ -5,6 +5,7 @@ what order, is `tasks.stages.derive`'s business."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
@@ -61,13 +62,20 @@ def record(
     """Store the observations of the window of `window_day`; re-recording the same window adds no
     rows. Returns counts of new rows.
 
-    Observations are taken in (key, day, action, source_path) order, as one statement each did
-    before, with the same outcome, ids included: one batched `INSERT … ON CONFLICT DO NOTHING` of
-    a row per observation for the verifications (rows go in order and each takes one id from the
-    sequence, as the single-row inserts did; a later row of a key is skipped like a conflict), one
-    read of the raised and seen events already stored, the raised/seen decisions made here against
-    those plus the ones made earlier in the batch, one UPDATE of raised_on/last_seen, and one
-    batched insert of the events (again one id per row attempted, in order).
+    Observations are taken in (key, day, action, source_path) order: one batched `INSERT … ON
+    CONFLICT DO NOTHING` of a row per observation for the verifications (rows go in order and each
+    takes one id from the sequence; a later row of a key is skipped like a conflict), one read of
+    the raised and seen events already stored, the raised/seen decisions made here against those
+    plus the ones made earlier in the batch, one UPDATE of raised_on/last_seen, and one batched
+    insert of the events.
+
+    A window observes again every source of a contradiction its lookback still holds, so storing
+    each such sighting made a verification's events grow with its sources times the windows, and
+    every later window read them all back. A sighting adds nothing to what any day's view shows
+    (`status_as_of`: its sources in order of their first sighting, raised_on, last_seen, the first
+    event's text and the first advice and risk) when the source was seen on an earlier day, the
+    verification already has an event that day, and the advice and risk it carries are empty or the
+    verification's first event has them too: such a sighting is not stored (`_redundant`).
     """
     count = select(func.count()).select_from(Verification).where(
         Verification.workspace_id == workspace_id, Verification.topic == topic)
@@ -75,18 +83,28 @@ def record(
     ordered = sorted(observations, key=lambda o: (o.key, o.day, o.action, o.source_path))
     ids = _verification_ids(session, workspace_id, topic, ordered)
     said = _said(session, list(ids.values()))
+    sightings = {vid: _Sightings.of(events) for vid, events in said.items()}
+    firsts = _first_details(session, list(said))
     spans: dict[int, tuple[dt.date, dt.date]] = {}  # raised_on / last_seen bounds to apply, per verification
     events: list[dict[str, Any]] = []
     for obs in ordered:
         vid, action = ids[obs.key], obs.action
         if action == "raised":
-            earlier = said.setdefault(vid, set())
-            if (obs.day, obs.source_path) in earlier:
+            seen = sightings.setdefault(vid, _Sightings.of(set()))
+            if (obs.day, obs.source_path) in seen.said:
                 continue  # this source already said so that day (as raised or seen)
-            action = "seen" if any(day < obs.day for day, _ in earlier) else "raised"
-            earlier.add((obs.day, obs.source_path))  # stored below (a raised/seen event never conflicts here)
+            action = "seen" if seen.first_day is not None and seen.first_day < obs.day else "raised"
             lo, hi = spans.get(vid, (obs.day, obs.day))
             spans[vid] = (min(lo, obs.day), max(hi, obs.day))
+            place, carries = (obs.day, action, obs.source_path), _fields(obs.detail)
+            first = firsts.get(vid)
+            redundant = seen.redundant(obs.day, obs.source_path) and first is not None and all(
+                has or not wanted for has, wanted in zip(first[1], carries, strict=True))
+            seen.add(obs.day, obs.source_path)
+            if redundant:
+                continue
+            if first is None or place < first[0]:
+                firsts[vid] = (place, carries)
         events.append({"verification_id": vid, "day": obs.day, "action": action, "source_path": obs.source_path,
                        "detail": detail_text(obs.detail), "window_day": window_day})
     if spans:
@@ -123,6 +141,67 @@ def _verification_ids(
                 Verification.key.in_(keys[start : start + _CHUNK]))
         ).tuples().all())
     return ids
+
+
+# What a view takes from the first event that carries it besides the first event's own detail.
+_FIRST_OF = ("advice", "risk")
+
+
+def _fields(detail: dict[str, Any]) -> tuple[bool, ...]:
+    return tuple(bool(detail.get(name)) for name in _FIRST_OF)
+
+
+class _Sightings:
+    """The (day, source) a verification was raised or seen by, with what tells a redundant one."""
+
+    __slots__ = ("days", "first_day", "first_seen", "said")
+
+    def __init__(self) -> None:
+        self.said: set[tuple[dt.date, str]] = set()
+        self.first_seen: dict[str, dt.date] = {}  # source -> its earliest day
+        self.days: set[dt.date] = set()
+        self.first_day: dt.date | None = None
+
+    @classmethod
+    def of(cls, said: set[tuple[dt.date, str]]) -> _Sightings:
+        out = cls()
+        for day, path in said:
+            out.add(day, path)
+        return out
+
+    def add(self, day: dt.date, path: str) -> None:
+        self.said.add((day, path))
+        self.days.add(day)
+        if path not in self.first_seen or day < self.first_seen[path]:
+            self.first_seen[path] = day
+        if self.first_day is None or day < self.first_day:
+            self.first_day = day
+
+    def redundant(self, day: dt.date, path: str) -> bool:
+        """Whether `path` seeing it on `day` changes no view: seen by it before, and by some source that day."""
+        return path in self.first_seen and self.first_seen[path] < day and day in self.days
+
+
+Place = tuple[dt.date, str, str]  # (day, action, source): the order a view reads events in
+
+
+def _first_details(session: Session, vids: list[int]) -> dict[int, tuple[Place, tuple[bool, ...]]]:
+    """Per verification, its first raised or seen event's place and which of `_FIRST_OF` it carries."""
+    out: dict[int, tuple[Place, tuple[bool, ...]]] = {}
+    vids = sorted(vids)
+    for start in range(0, len(vids), _CHUNK):
+        rows = session.execute(
+            select(VerificationEvent.verification_id, VerificationEvent.day, VerificationEvent.action,
+                   VerificationEvent.source_path, VerificationEvent.detail)
+            .where(VerificationEvent.verification_id.in_(vids[start : start + _CHUNK]),
+                   VerificationEvent.action.in_(("raised", "seen")))
+            .order_by(VerificationEvent.verification_id, VerificationEvent.day, VerificationEvent.action,
+                      VerificationEvent.source_path)
+            .distinct(VerificationEvent.verification_id)
+        )
+        for vid, day, action, path, detail in rows:
+            out[vid] = ((day, action, path), _fields(json.loads(detail) if detail else {}))
+    return out
 
 
 def _said(session: Session, vids: list[int]) -> dict[int, set[tuple[dt.date, str]]]:

@@ -1,8 +1,11 @@
 """Contract of `tasks.verify.store.record`: storing a window's observations in a few bulk statements
-leaves exactly the rows (ids included, and the id sequences where they were) that storing them one
-statement at a time left, batch after batch: first observation of a key wins the verification row,
-raised becomes seen after an earlier day, a source saying it again the same day adds nothing,
-raised_on/last_seen widen, re-recording adds no rows, and the returned counts are the same."""
+leaves, batch after batch, the verification rows (ids and the id sequence included) that storing them
+one statement at a time left: first observation of a key wins the verification row, raised becomes
+seen after an earlier day, a source saying it again the same day adds nothing, raised_on/last_seen
+widen, re-recording adds no rows; and of the events, those one statement each stored less the
+sightings no view needs (a source seen before, on a day the verification has an event already,
+carrying no advice or risk its first event lacks): every verification's view on every day
+(`status_as_of`) is the same from both, and the counts returned differ only in new events."""
 
 from __future__ import annotations
 
@@ -16,8 +19,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, Workspace
-from tasks.verify.status import Observation, detail_text
-from tasks.verify.store import record
+from tasks.verify.status import Observation, detail_text, status_as_of
+from tasks.verify.store import load_tracked, record
 from tests.helpers import truncate_all
 
 D = dt.date(2026, 10, 1)
@@ -78,7 +81,11 @@ def _batches(seed: int) -> list[list[Observation]]:
             day = window_day + dt.timedelta(days=rng.choice([0, 0, 0, 2]))  # promises surface later
             action = rng.choice(["raised", "raised", "resolved"])
             path = rng.choice(["a.md", "b.md", "c.md"])
-            detail = {"text": f"{subject} on {day} by {path} #{rng.randrange(3)}", "title": subject}
+            # One detail per (key, action, source, day), whichever window makes it, as a derivation
+            # does (a window observes its own day; a promise's later day with the same sentence).
+            own = random.Random(f"{key}|{action}|{path}|{day}")
+            detail = {"text": f"{subject} on {day} by {path} #{own.randrange(3)}", "title": subject,
+                      "advice": own.choice(["", "", "check the repo"]), "risk": own.choice(["", "vendor blog"])}
             batch.setdefault((key, action, path, day), Observation(key, kind, subject, action, path, day, detail))
         out.append(list(batch.values()))
     return out
@@ -108,13 +115,32 @@ def _run(engine: Engine, store: Any, batches: list[list[Observation]]) -> tuple[
     return counts, _dump(engine)
 
 
-def test_bulk_record_leaves_the_rows_and_ids_one_statement_each_left(clean_db: Engine) -> None:
-    for seed in range(6):
+def _views(engine: Engine, days: list[dt.date]) -> list[Any]:
+    with Session(engine) as session:
+        workspace_id = session.execute(select(Workspace.id)).scalar_one()
+        tracked = load_tracked(session, workspace_id, "inference", max(days))
+    return [(t.key, day, status_as_of(t, day, 3)) for t in sorted(tracked, key=lambda t: t.key) for day in days]
+
+
+def _events(rows: list[Any]) -> list[tuple[Any, ...]]:
+    return sorted((r.verification_id, r.day, r.action, r.source_path, r.detail) for r in rows)
+
+
+def test_bulk_record_leaves_the_views_one_statement_each_left(clean_db: Engine) -> None:
+    days = [D + dt.timedelta(days=k) for k in range(-1, 8)]
+    dropped = 0
+    for seed in range(8):
         batches = _batches(seed)
         plain_counts, plain_rows = _run(clean_db, plain_record, batches)
+        plain_views = _views(clean_db, days)
         counts, rows = _run(clean_db, record, batches)
-        assert counts == plain_counts
-        assert rows == plain_rows
+        assert _views(clean_db, days) == plain_views
+        assert [{**c, "new_events": 0} for c in counts] == [{**c, "new_events": 0} for c in plain_counts]
+        assert rows[0] == plain_rows[0] and rows[2] == plain_rows[2]  # the verifications, their ids
+        kept, every = _events(rows[1]), _events(plain_rows[1])
+        assert set(kept) <= set(every) and len(set(kept)) == len(kept)
+        dropped += len(every) - len(kept)
+    assert dropped > 0  # the redundant sightings were met, and not stored
     assert any(r.action == "seen" for r in rows[1]) and any(r.action == "resolved" for r in rows[1])
 
 
