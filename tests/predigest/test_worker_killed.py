@@ -1,27 +1,28 @@
 """Fault: a worker killed mid-backfill, on a real `prefect server` with two process workers.
 
-Contract, for both ways a worker's death can hit a backfill (one test each, on one stack; the
-dead worker is started again between them):
-- A backfill over three dates of the generated workspace (`tests.generate.ten_days`: notes in
-  Chinese and English, two topics) runs its dates one at a time as `briefing-for-date` children:
-  the first is published before the kill, the second is in flight, the third not begun (more dates
-  would add only more of the third kind, each a child process to start).
-  Which worker takes a run is up to the workers, so the test places them: once the backfill runs on
-  a worker, the other one (path "the dead worker held a child only") or that one (path "it held the
-  backfill itself") is SIGSTOPped until the second date's child is taken by the worker that is to
-  die, and then SIGCONTed; the placement is all that stopping does.
-- Once the first date has completed, the test holds the lock every publish takes, so the second
-  date's child runs up to it and waits. As soon as that child is taken (a process under the worker
-  runs it, Pending or Running, beaten or not), that worker and every process under it (the flow-run
-  processes it started, in their own sessions, and their spawned helpers) are SIGKILLed at once, as
-  a machine crash would: nobody reports a final state.
-- Every run the dead worker held is set Crashed by the server, through the automation `up`
-  registers (`predigest.automations`: Pending, Running or beaten, then nothing for
-  `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` heartbeat periods: 2 here, the least it takes, where 3 is the
-  default; the runs beat every 30 s, the shortest Prefect allows); a surviving backfill then fails
-  on its crashed child. No run is left Pending or Running.
-- The operator re-runs the backfill deployment with the same parameters; it completes on the
-  surviving worker and publishes the dates left undone. Each briefing that was out keeps its row's
+Contract, for both ways a worker's death can hit a backfill, met by one kill (each way has its own
+backfill over its own three dates of the generated workspace, `tests.generate.ten_days`: notes in
+Chinese and English, two topics): path "child only", backfill A runs on the worker that survives
+and its children on the one killed; path "backfill too", backfill B runs on the one killed, with
+its children. Each runs its dates one at a time as `briefing-for-date` children: the first is
+published before the kill, the second is in flight, the third not begun (more dates would add only
+more of the third kind, each a child process to start).
+- Which worker takes a run is up to the workers, so the test places them: once A runs on a worker,
+  that worker is SIGSTOPped until the kill (it takes nothing more; its flow-run processes go on),
+  so B and every child go to the other one; the placement is all that stopping does.
+- The test holds the lock every publish takes while the runs are placed, so the first dates'
+  children wait at it, then lets both publish, then holds it again, so the second dates' children
+  run up to it and wait. As soon as both are taken (a process under the worker runs each, Pending or
+  Running, beaten or not), that worker and every process under it (the flow-run processes it
+  started, in their own sessions, and their spawned helpers) are SIGKILLed at once, as a machine
+  crash would: nobody reports a final state.
+- Every run the dead worker held (B, both second children) is set Crashed by the server, through
+  the automation `up` registers (`predigest.automations`: Pending, Running or beaten, then nothing
+  for `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` heartbeat periods: 2 here, the least it takes, where 3 is
+  the default; the runs beat every 30 s, the shortest Prefect allows); the surviving backfill A
+  then fails on its crashed child. No run is left Pending or Running.
+- The operator re-runs both backfills with the same parameters; they complete on the surviving
+  worker and publish the dates left undone. Each briefing that was out keeps its row's
   `published_at` (the re-run wrote nothing for it); each (topic, date) has exactly one briefings
   row, published; and the published objects, every key and every byte, are those of clean
   backfills of the same dates into a fresh database and storage, made by the backfill's own jobs
@@ -215,8 +216,6 @@ class KilledStack:
     workspace: Path
     settings: Settings
     engine: Engine
-    up: Callable[[], orchestrate.Stack]  # starts what is not running (a dead worker)
-    clean: Settings | None = None  # the clean backfills' database and storage, once the first made them
 
 
 @pytest.fixture(scope="module")
@@ -228,17 +227,13 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
     extra = {**parts.env, "PREFECT_FLOWS_HEARTBEAT_FREQUENCY": str(HEARTBEAT_S),
              "PREDIGEST_ZOMBIE_MISSED_HEARTBEATS": str(MISSED_HEARTBEATS)}
     port = _free_port()
-
-    def up() -> orchestrate.Stack:
-        # No workspace for `up`: no watcher; the backfill names its workspace as a parameter.
-        return orchestrate.up(parts.home, port=port, workers=2, extra_env=extra, echo=lambda _: None)
-
     with one_stack_at_a_time():
         bound: list[str] = []
         try:
-            started = up()
+            # No workspace for `up`: no watcher; the backfill names its workspace as a parameter.
+            started = orchestrate.up(parts.home, port=port, workers=2, extra_env=extra, echo=lambda _: None)
             assert sorted(started.started) == ["server", *WORKERS]
-            yield KilledStack(started.api_url, parts.home, parts.workspace, parts.settings, parts.engine, up)
+            yield KilledStack(started.api_url, parts.home, parts.workspace, parts.settings, parts.engine)
         finally:
             try:  # while the server still answers: nothing may be left queued for it
                 bound = drain_senders_to(f"http://127.0.0.1:{port}/api")
@@ -252,71 +247,94 @@ def _worker_pids(home: Path) -> dict[str, int]:
     return {name: int((home / "run" / f"{name}.pid").read_text()) for name in WORKERS}
 
 
-def _child_taken(api_url: str, pid: int, day: dt.date) -> str | None:
-    """The id of `day`'s child run once a process under the worker `pid` runs it."""
-    ids = {str(r.id) for r in _flow_runs(api_url, "briefing-for-date") if r.parameters.get("date") == str(day)}
-    return next(iter(ids & _taken(pid)), None)
+def _children_of(api_url: str, days: list[dt.date]) -> dict[dt.date, set[str]]:
+    """The ids of the `briefing-for-date` runs of each of `days`."""
+    out: dict[dt.date, set[str]] = {day: set() for day in days}
+    for r in _flow_runs(api_url, "briefing-for-date"):
+        day = dt.date.fromisoformat(str(r.parameters.get("date")))
+        if day in out:
+            out[day].add(str(r.id))
+    return out
 
 
-@pytest.mark.parametrize("dead_held_backfill", [False, True], ids=["child-only", "backfill-too"])
+def _all_taken(api_url: str, pid: int, days: list[dt.date]) -> dict[dt.date, str] | None:
+    """Each of `days`' child run once processes under the worker `pid` run all of them."""
+    taken = _taken(pid)
+    found = {day: next(iter(ids & taken), "") for day, ids in _children_of(api_url, days).items()}
+    return found if all(found.values()) else None
+
+
+def _completed(api_url: str, days: list[dt.date]) -> bool:
+    return all(any(r.state.is_completed() for r in _flow_runs(api_url, "briefing-for-date")
+                   if r.parameters.get("date") == str(day)) for day in days)
+
+
 def test_a_killed_worker_s_dates_are_completed_once_by_the_re_run(
-    stack: KilledStack, dead_held_backfill: bool, migrated_database: Callable[[str], str],
-    tmp_path_factory: pytest.TempPathFactory,
+    stack: KilledStack, migrated_database: Callable[[str], str], tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     api_url, engine = stack.api_url, stack.engine
-    days = DAYS[5:8] if dead_held_backfill else DAYS[:3]  # each path its own dates, all undone at first
-    assert set(stack.up().started) <= set(WORKERS)  # the worker the other path killed is started again
+    a_days, b_days = DAYS[:3], DAYS[5:8]  # A: the backfill survives; B: it dies with its child
     with _client(api_url) as client:
         (zombie,) = client.read_automations_by_name("predigest: crash unresponsive flow runs")
     assert zombie.trigger.within == dt.timedelta(seconds=MISSED_HEARTBEATS * HEARTBEAT_S)  # the stack's setting
-    params = {"start": str(days[0]), "end": str(days[-1]), "max_concurrency": 1, "workspace": str(stack.workspace)}
-    first = _start_backfill(api_url, params)
-    pids = _worker_pids(stack.home)
-    host = _wait_for(lambda: next((n for n, pid in pids.items() if first in _taken(pid)), None),
-                     "a worker to run the backfill", 300)
-    other = next(n for n in WORKERS if n != host)
-    doomed, placed = (host, other) if dead_held_backfill else (other, host)
 
-    with _stopped(pids[placed]):  # every child goes to the doomed worker
-        _wait_for(lambda: any(r.state.is_completed() for r in _flow_runs(api_url, "briefing-for-date")
-                              if r.parameters.get("date") == str(days[0])), "the first date to be published", 400)
+    def params(days: list[dt.date]) -> dict[str, Any]:
+        return {"start": str(days[0]), "end": str(days[-1]), "max_concurrency": 1, "workspace": str(stack.workspace)}
+
+    pids = _worker_pids(stack.home)
+    with contextlib.ExitStack() as placed:
+        with _publishing_held(engine):  # the first dates' children wait at publishing while runs are placed
+            first_a = _start_backfill(api_url, params(a_days))
+            survivor = _wait_for(lambda: next((n for n, pid in pids.items() if first_a in _taken(pid)), None),
+                                 "a worker to run backfill A", 300)
+            doomed = next(n for n in WORKERS if n != survivor)
+            placed.enter_context(_stopped(pids[survivor]))  # every run from now on goes to the doomed worker
+            first_b = _start_backfill(api_url, params(b_days))
+            _wait_for(lambda: _all_taken(api_url, pids[doomed], [a_days[0], b_days[0]]),
+                      "both first dates to be taken", 400)
+            assert first_b in _taken(pids[doomed])
+        _wait_for(lambda: _completed(api_url, [a_days[0], b_days[0]]), "both first dates to be published", 400)
         with _publishing_held(engine):
-            child = _wait_for(lambda: _child_taken(api_url, pids[doomed], days[1]), "the second date to be taken", 400)
+            children = _wait_for(lambda: _all_taken(api_url, pids[doomed], [a_days[1], b_days[1]]),
+                                 "both second dates to be taken", 400)
             taken = _taken(pids[doomed])
             _kill_machine(pids[doomed])
     # What the dead worker held: the runs it ran that had not ended (one may have ended and still be exiting).
     with _client(api_url) as client:
         states = {i: client.read_flow_run(UUID(i)).state for i in taken}
     held = {i for i, state in states.items() if not state.is_final()}
-    print(f"killed {doomed} holding {sorted((i, states[i].name) for i in held)} (backfill {first}, "
-          f"second date's child {child})")
-    assert child in held and (first in held) == dead_held_backfill
+    print(f"killed {doomed} holding {sorted((i, states[i].name) for i in held)} (backfills {first_a} on "
+          f"{survivor}, {first_b}; second dates' children {children})")
+    assert set(children.values()) | {first_b} <= held and first_a not in held
     _wait_for(lambda: not _processes_of(held), "the killed processes to be gone", 60)
 
-    # The server crashes what the dead worker ran; a surviving backfill fails on its crashed child.
+    # The server crashes what the dead worker ran; the surviving backfill fails on its crashed child.
     for killed in _wait_for(lambda: _final(api_url, held), "the killed runs to be set Crashed", 600):
         assert killed.state.type.value == "CRASHED", (killed.name, killed.state)
-    original = _wait_for(lambda: _final(api_url, {first}), "the first backfill to end", 600)[0]
+    original = _wait_for(lambda: _final(api_url, {first_a}), "backfill A to end", 600)[0]
     assert not original.state.is_completed(), original.state
     _wait_for(lambda: all(r.state.is_final() for r in _all_runs(api_url)), "every run to end", 600)
     before = {k: rows[0][1] for k, rows in _published(engine).items() if rows[0][0] is not None}
-    assert [(t, d) for t in TOPICS for d in days[1:] if (t, d) in before] == []  # the dead worker left them undone
+    undone = [(t, d) for t in TOPICS for d in [*a_days[1:], *b_days[1:]]]
+    assert [k for k in undone if k in before] == []  # the dead worker left them undone
+    assert all((t, d) in before for t in TOPICS for d in (a_days[0], b_days[0]))
 
-    rerun = _start_backfill(api_url, params)  # the operator's re-run, with the same parameters
-    again = _wait_for(lambda: _final(api_url, {rerun}), "the re-run to end", 600)[0]
-    assert again.state.is_completed(), again.state
+    reruns = {_start_backfill(api_url, params(days)) for days in (a_days, b_days)}  # the operator's re-runs
+    for again in _wait_for(lambda: _final(api_url, reruns), "the re-runs to end", 600):
+        assert again.state.is_completed(), again.state
     assert not [(r.name, r.state.name) for r in _all_runs(api_url) if not r.state.is_final()]
 
+    days = [*a_days, *b_days]
     after = _published(engine)
     assert sorted(k for k in after if k[1] in days) == sorted((t, d) for t in TOPICS for d in days)
     assert all(len(rows) == 1 and rows[0][0] and rows[0][1] for rows in after.values()), after
     assert {k: after[k][0][1] for k in before} == before  # what was out is not published again
 
-    if stack.clean is None:  # the clean backfills share one database and storage, as the stack's do
-        tmp = tmp_path_factory.mktemp("clean")
-        stack.clean = Settings(_env_file=None, home=tmp / "home", database_url=migrated_database("predigest_clean"),  # type: ignore[call-arg]
-                               storage_url=(tmp / "published").as_uri())
-    _clean_backfill(stack.clean, stack.workspace, days)
-    expected, got = _objects(stack.clean), _objects(stack.settings)
+    tmp = tmp_path_factory.mktemp("clean")  # the clean backfills share one database and storage, as the stack's do
+    clean = Settings(_env_file=None, home=tmp / "home", database_url=migrated_database("predigest_clean"),  # type: ignore[call-arg]
+                     storage_url=(tmp / "published").as_uri())
+    for part in (a_days, b_days):
+        _clean_backfill(clean, stack.workspace, part)
+    expected, got = _objects(clean), _objects(stack.settings)
     assert sorted(got) == sorted(expected)
     assert [k for k in expected if got[k] != expected[k]] == []
