@@ -25,7 +25,7 @@ demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest
 # Two pytest-xdist workers, each a session of its own (own databases, Prefect API, servers); a module
 # stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order
 # tests/conftest.py gives them (costliest first), not xdist's (most tests first). One line per test.
-TEST_WORKERS ?= 2
+TEST_WORKERS ?= 3
 PYTEST_ARGS  ?=
 PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -v --durations=10 $(PYTEST_ARGS)
 
