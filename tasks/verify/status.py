@@ -82,6 +82,11 @@ def detail_text(detail: dict[str, Any]) -> str:
     return json.dumps(detail, ensure_ascii=False, sort_keys=True)
 
 
+# The detail fields a view takes from the first event carrying them, where the rest of its detail
+# comes from its first event (`tasks.verify.store.record` keeps an event that could be that one).
+FIRST_CARRIED = ("advice", "risk")
+
+
 def status_as_of(item: Tracked, day: dt.date, stale_after_days: int) -> StatusAsOf | None:
     """The verification as of `day`, or None if nothing had raised it by then."""
     events = sorted((e for e in item.events if e.day <= day), key=lambda e: (e.day, e.action, e.source_path))
@@ -107,7 +112,7 @@ def status_as_of(item: Tracked, day: dt.date, stale_after_days: int) -> StatusAs
         claim=str(first.get("text", "")), marker=str(first.get("marker", "")),
         sources=tuple(dict.fromkeys(e.source_path for e in seen)), raised_on=raised_on, last_seen=last_seen,
         status=status, age_days=age, resolved_on=resolved_on, evidence=evidence.get("text") if resolved else None,
-        resolved_by=resolved[0].source_path if resolved else None, advice=first_of("advice"), risk=first_of("risk"),
+        resolved_by=resolved[0].source_path if resolved else None, **{name: first_of(name) for name in FIRST_CARRIED},
         seen_in_window=last_seen == day or resolved_on == day, keys=(item.key,), kinds=(item.kind,),
     )
 

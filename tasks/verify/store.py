@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, VerificationWindow
 from tasks.common.sql import plain_rows
-from tasks.verify.status import Event, Observation, Tracked, detail_text, status_as_of
+from tasks.verify.status import FIRST_CARRIED, Event, Observation, Tracked, detail_text, status_as_of
 
 
 def load_tracked(session: Session, workspace_id: int, topic: str, day: dt.date) -> list[Tracked]:
@@ -75,7 +75,7 @@ def record(
     (`status_as_of`: its sources in order of their first sighting, raised_on, last_seen, the first
     event's text and the first advice and risk) when the source was seen on an earlier day, the
     verification already has an event that day, and the advice and risk it carries are empty or the
-    verification's first event has them too: such a sighting is not stored (`_redundant`).
+    verification's first event has them too: such a sighting is not stored (`_Sightings.redundant`).
     """
     count = select(func.count()).select_from(Verification).where(
         Verification.workspace_id == workspace_id, Verification.topic == topic)
@@ -143,12 +143,9 @@ def _verification_ids(
     return ids
 
 
-# What a view takes from the first event that carries it besides the first event's own detail.
-_FIRST_OF = ("advice", "risk")
-
-
 def _fields(detail: dict[str, Any]) -> tuple[bool, ...]:
-    return tuple(bool(detail.get(name)) for name in _FIRST_OF)
+    """Which of the fields a view takes from the first event carrying them `detail` carries."""
+    return tuple(bool(detail.get(name)) for name in FIRST_CARRIED)
 
 
 class _Sightings:
@@ -182,12 +179,12 @@ class _Sightings:
         return path in self.first_seen and self.first_seen[path] < day and day in self.days
 
 
-Place = tuple[dt.date, str, str]  # (day, action, source): the order a view reads events in
+_Place = tuple[dt.date, str, str]  # (day, action, source): the order a view reads events in
 
 
-def _first_details(session: Session, vids: list[int]) -> dict[int, tuple[Place, tuple[bool, ...]]]:
-    """Per verification, its first raised or seen event's place and which of `_FIRST_OF` it carries."""
-    out: dict[int, tuple[Place, tuple[bool, ...]]] = {}
+def _first_details(session: Session, vids: list[int]) -> dict[int, tuple[_Place, tuple[bool, ...]]]:
+    """Per verification, its first raised or seen event's place and which of `FIRST_CARRIED` it carries."""
+    out: dict[int, tuple[_Place, tuple[bool, ...]]] = {}
     vids = sorted(vids)
     for start in range(0, len(vids), _CHUNK):
         rows = session.execute(
