@@ -90,7 +90,7 @@ def record(
     for obs in ordered:
         vid, action = ids[obs.key], obs.action
         if action == "raised":
-            seen = sightings.setdefault(vid, _Sightings.of(set()))
+            seen = sightings.setdefault(vid, _Sightings())
             if (obs.day, obs.source_path) in seen.said:
                 continue  # this source already said so that day (as raised or seen)
             action = "seen" if seen.first_day is not None and seen.first_day < obs.day else "raised"
