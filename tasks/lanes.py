@@ -1,5 +1,5 @@
-"""Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order in this process and
-in spawned worker processes, recording strictly in job order (`Turns`)."""
+"""Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order, in this process
+(one lane) or in spawned worker processes (several), recording strictly in job order (`Turns`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import gc
 import multiprocessing
 import os
 import queue
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -54,13 +53,17 @@ def _run_in_worker(job: DateJob) -> JobOutcome:
 
 
 class DateLanes:
-    """Runs the jobs of one plan in order over `workers` lanes: this process, and `workers` - 1
-    spawned processes (each job wholly in one lane; a lane takes the next job when it is free).
+    """Runs the jobs of one plan in order over `workers` lanes (each job wholly in one lane; a lane
+    takes the next job when it is free): this process with one, `workers` spawned processes with more.
 
     Callers (one task per chunk of dates, possibly in several threads) pass consecutive slices of
     the plan; a slice is queued only after the slice before it, and lanes take jobs in queue order,
-    so a job never waits for its turn behind a job no lane has taken (no deadlock). This process is
-    a lane too, so the first dates start at once while the other processes start up (~1 s each).
+    so a job never waits for its turn behind a job no lane has taken (no deadlock).
+
+    With several lanes this process runs none: a lane here shared its interpreter lock with the
+    threads that hand the other lanes their jobs and with Prefect's, and the year on two lanes took
+    11% longer than on two spawned processes (benchmarks/README.md, 2026-12-05, noon). The processes
+    start (~1 s each) while the caller ingests.
     """
 
     def __init__(self, ctx: BackfillContext, workers: int = 1) -> None:
@@ -75,30 +78,30 @@ class DateLanes:
         self._lanes: list[threading.Thread] = []
 
     def __enter__(self) -> DateLanes:
-        # The process's settings, changed while the lanes run and restored on exit.
-        self._gc_thresholds, self._switch_interval = gc.get_threshold(), sys.getswitchinterval()
-        _fewer_full_collections()
-        if self.workers > 1:
-            # This process's lane holds the GIL while it works; the threads handing the other lanes
-            # their next job and their results then waited up to 5 ms a turn (3 s of idle lanes a year).
-            sys.setswitchinterval(0.001)
+        if self.workers == 1:
+            # The jobs run here: this process's collector settings change while they run (restored on exit).
+            self._gc_thresholds: tuple[int, int, int] | None = gc.get_threshold()
+            _fewer_full_collections()
+
+            def here(job: DateJob) -> JobOutcome:
+                return run_job(self.ctx, job, None)
+
+            self._lanes.append(threading.Thread(target=self._lane, args=(here, None), name="backfill-lane-0",
+                                                daemon=True))
+        else:
+            self._gc_thresholds = None
             context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
             self._turns = turns = Turns(context)
-            for n in range(1, self.workers):
+            for n in range(self.workers):
                 pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker, initargs=(self.ctx, turns))
                 self._pools.append(pool)
-                ready = pool.submit(_ready)  # the process starts now and imports while this one works
+                ready = pool.submit(_ready)  # the process starts now and imports while the caller works
 
                 def in_process(job: DateJob, pool: ProcessPoolExecutor = pool) -> JobOutcome:
                     return pool.submit(_run_in_worker, job).result()
 
                 self._lanes.append(threading.Thread(target=self._lane, args=(in_process, ready),
                                                     name=f"backfill-lane-{n}", daemon=True))
-
-        def here(job: DateJob) -> JobOutcome:
-            return run_job(self.ctx, job, self._turns)
-
-        self._lanes.append(threading.Thread(target=self._lane, args=(here, None), name="backfill-lane-0", daemon=True))
         for lane in self._lanes:
             lane.start()
         return self
@@ -113,9 +116,9 @@ class DateLanes:
         for pool in self._pools:
             # Every job is done: the idle processes may finish exiting (~1 s) on their own.
             pool.shutdown(wait=kind is not None, cancel_futures=True)
-        gc.unfreeze()
-        gc.set_threshold(*self._gc_thresholds)
-        sys.setswitchinterval(self._switch_interval)
+        if self._gc_thresholds is not None:
+            gc.unfreeze()
+            gc.set_threshold(*self._gc_thresholds)
 
     def abort(self) -> None:
         """Stop: queued jobs, jobs waiting for their turn and callers waiting to queue raise `BackfillAborted`."""

@@ -3,7 +3,7 @@
 - `plan_jobs`: the windows to derive before the first date (record only), then one job per date of
   the range (kept even when no topic is scheduled that day, so progress hears every date; deriving
   the windows of that date that must be), numbered in order;
-- one lane (this process) and two (this process and a spawned one), then `refresh_sites` once,
+- one lane (this process) and two (two spawned processes), then `refresh_sites` once,
   store the same verifications and publish the same bytes, every object of the store (the topics'
   sites included), as the daily stage run date by date (`tasks.run.brief`), each from its own copy
   of the same database; the lanes alone write each date's page but not its topic's site;
