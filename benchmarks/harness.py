@@ -131,6 +131,20 @@ def machine() -> dict[str, Any]:
     }
 
 
+def host_speed(rounds: int = 3) -> float:
+    """Seconds a fixed pure-Python loop takes on one core (best of `rounds`): the same code on this
+    cloud machine ran 96 s one day and 149 s another, so figures taken at different times are
+    compared with this beside them, not alone."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        total = 0
+        for n in range(5_000_000):
+            total += n % 7
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
 def _cpu_model() -> str:
     with contextlib.suppress(OSError):
         for line in Path("/proc/cpuinfo").read_text().splitlines():
