@@ -21,6 +21,7 @@ import tempfile
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -217,7 +218,7 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 
 
 # --- worker balance ------------------------------------------------------------------------------
-# `make test` hands whole modules to two xdist workers in collection order (`--dist loadfile
+# `make test` hands whole modules to xdist workers in collection order (`--dist loadfile
 # --no-loadscope-reorder`); a worker takes the next module when it is nearly done. xdist's own
 # order (most tests first) put the costliest module, a single test, last, on one worker, while the
 # other had nothing left to do. So modules go out costliest first (the classic rule for list
@@ -225,8 +226,17 @@ def pytest_runtest_call(item: pytest.Item) -> None:
 # API, reaching the database, or none of these. The weights are the ratio of the mean durations of
 # those classes in a measured run; classified by marks and fixtures, as the database marker is, not
 # by a list. It only orders: every test still runs.
+#
+# The modules under tests/stacks/ start real Prefect stacks, which take turns on one machine-wide
+# lock (`one_stack_at_a_time`): as two work units, the second held a worker idle at the lock for
+# minutes, or started minutes late behind a cheap module. So they are one work unit
+# (`pytest_xdist_make_scheduler`), sent out first (they take ~4 minutes, mostly waiting), the module
+# with the fewest tests first: the killed-worker drill, one test that waits out the zombie
+# automation. xdist hands a worker its next unit when two of its tests are left, so the next unit
+# then waits only for the last short tests, not for the drill.
 
 COST_SLOW, COST_PREFECT, COST_DATABASE, COST_PLAIN = 150, 60, 20, 1
+STACKS_DIR = "tests/stacks/"  # its modules are one work unit: see above
 
 
 def _estimated_cost(item: pytest.Item) -> int:
@@ -243,10 +253,33 @@ def _order_costliest_module_first(items: list[pytest.Item]) -> None:
         return item.nodeid.split("::")[0]
 
     cost: dict[str, int] = {}
+    tests: dict[str, int] = {}
     for item in items:
         cost[module(item)] = cost.get(module(item), 0) + _estimated_cost(item)
+        tests[module(item)] = tests.get(module(item), 0) + 1
+
+    def key(item: pytest.Item) -> tuple[int, int]:
+        if module(item).startswith(STACKS_DIR):
+            return (0, tests[module(item)])
+        return (1, -cost[module(item)])
+
     # The sort is stable: a module's tests keep their order and stay together.
-    items.sort(key=lambda item: -cost[module(item)])
+    items.sort(key=key)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, absent with `-p no:xdist`
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile` with the modules under tests/stacks/ as one work unit (see "worker balance")."""
+    if config.getoption("dist", None) != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class StacksTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return STACKS_DIR if scope.startswith(STACKS_DIR) else scope
+
+    return StacksTogether(config, log)
 
 
 def _deselect_live(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -4,7 +4,7 @@ minute; a cron whose minute or hour is not a plain number counts from the defaul
 zombie automation (`zombie_automation`) watches a run from its Pending, Running or a heartbeat, waits
 `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` heartbeat periods (3 unless set) for a heartbeat, Running or a state that ends the watch, for deployments' runs
 only, and sets the run Crashed; there is none when heartbeats are off. The automations themselves are
-tested on a real server in tests/predigest/test_prefect_server.py and test_worker_killed.py."""
+tested on a real server in tests/stacks/test_prefect_server.py and test_worker_killed.py."""
 
 from __future__ import annotations
 

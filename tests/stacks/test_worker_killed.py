@@ -57,7 +57,8 @@ from tasks.publish.storage import store_for
 from tests.generate.ten_days import DAYS
 from tests.helpers import ingest_all
 from tests.predigest.prefect_senders import drain_senders_to
-from tests.predigest.test_prefect_server import (
+from tests.prefect_db import seed_prefect_home
+from tests.stacks.test_prefect_server import (
     _client,
     _flow_runs,
     _free_port,
@@ -65,7 +66,6 @@ from tests.predigest.test_prefect_server import (
     one_stack_at_a_time,
     stack_parts,
 )
-from tests.prefect_db import seed_prefect_home
 
 pytestmark = [pytest.mark.slow, pytest.mark.stack]
 

@@ -16,7 +16,7 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
   child is a flow-run process to start, and more dates only repeat the same overlap.)
 - `up` registers the automations (predigest/automations.py): a failed daily-briefing run is notified
   to the configured webhook by the server; one "no briefing by 23:00" automation per topic; the one
-  that crashes runs whose heartbeats stopped (the killed-worker drill, tests/predigest/test_worker_killed.py).
+  that crashes runs whose heartbeats stopped (the killed-worker drill, tests/stacks/test_worker_killed.py).
 - A daily-briefing run on a worker shows a markdown artifact for each published briefing on its
   run page, and the webhook hears one message per published briefing.
 - `down` stops the server, the workers and the watcher and removes their pid files; before it, no
