@@ -62,7 +62,7 @@ class DateLanes:
 
     With several lanes this process runs none: a lane here shared its interpreter lock with the
     threads that hand the other lanes their jobs and with Prefect's, and the year on two lanes took
-    11% longer than on two spawned processes (benchmarks/README.md, 2026-12-05, noon). The processes
+    12-13% longer than on two spawned processes (benchmarks/README.md, 2026-12-05, noon). The processes
     start (~1 s each) while the caller ingests.
     """
 

@@ -117,8 +117,9 @@ def stack_parts(tmp: Path, url: str) -> StackParts:
 def one_stack_at_a_time() -> Iterator[None]:
     """Hold the machine-wide lock of the real-server stacks (this module's and the killed-worker
     test's): two `prefect server`s on their SQLite databases, each with two workers, at once on two
-    cores answered 503 to a backfill's task-run writes. xdist runs the two modules on its two
-    workers side by side; the second waits here for the first stack to be down."""
+    cores answered 503 to a backfill's task-run writes. Within one `make test` the two modules are
+    one xdist work unit (tests/conftest.py, "worker balance"), so they never meet here; the lock
+    still keeps test runs started side by side on one machine from starting stacks at once."""
     import fcntl
 
     with open(Path(tempfile.gettempdir()) / "predigest-tests-real-prefect-stack.lock", "w") as lock:
