@@ -53,6 +53,12 @@ class NamingIndex:
 
     def __init__(self, pool: Sequence[EntryView], nm: Names) -> None:
         self.pool, self._nm = list(pool), nm
+        self._built = False
+
+    def _build(self) -> None:
+        """Index the pool, on the first question: most windows have no increment to look for, and a
+        backfill built two indexes of every window's entries and lookback for nothing (6% of a year)."""
+        nm = self._nm
         titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not nm.is_generic(e.title)]
         self._titles = NameIndex(nm, (title for _, title in titled))
         self._heads: dict[str, list[int]] = defaultdict(list)
@@ -65,8 +71,11 @@ class NamingIndex:
         for at, entry in enumerate(self.pool):
             for word in nm.distinct_words(entry.text):
                 self._words[word].append(at)
+        self._built = True
 
     def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
+        if not self._built:
+            self._build()
         found: set[int] = set()
         for name in dict.fromkeys(names):
             found |= self._titles.matching(name)

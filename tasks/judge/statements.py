@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment
 from tasks.judge.terms import term_pattern
 
@@ -117,10 +118,16 @@ def _after_negation(words: tuple[str, ...]) -> re.Pattern[str]:
 
 def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) -> str | None:
     """The first of `words` in `text` that is not the start of one of `unless` ("不进一步")."""
+    return _found_word(words, text, unless)
+
+
+# A pure function of its arguments, asked of the same entries' texts by every window of a lookback.
+@per_window_item(16384)
+def _found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...]) -> str | None:
     folded = text.lower()
     # Only words whose every chunk occurs can match (a substring test per word is far cheaper
     # than the alternation's lookbehinds at every position of a long entry).
-    present = [w for w in words if w.strip() and all(c in folded for c in w.lower().split())]
+    present = [w for w, chunks in _chunked(words) if all(c in folded for c in chunks)]
     exceptions = word_pattern(unless) if unless else None
     best: tuple[int, int, str] | None = None  # (start, -length, text): leftmost, then longest
     for word in present:  # one cached pattern per word: a pattern per subset of words compiled for ever
@@ -130,6 +137,12 @@ def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) 
                     best = (m.start(), -len(m.group(0)), m.group(0))
                 break
     return best[2] if best else None
+
+
+@lru_cache(maxsize=256)
+def _chunked(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each word that is not blank, with the lower-cased chunks a text must hold for it to match."""
+    return tuple((w, tuple(w.lower().split())) for w in words if w.strip())
 
 
 @lru_cache(maxsize=4096)
