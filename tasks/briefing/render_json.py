@@ -180,6 +180,7 @@ def _plain(value: Any) -> Any:
         return _defanged(value) if ":" in value else value
     if isinstance(value, dict):
         return {k: _plain(value[k]) for k in sorted(value)}
-    if isinstance(value, list | tuple):
+    # A tuple of types, not `list | tuple`: a union is several times slower to test, millions of times a year.
+    if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value

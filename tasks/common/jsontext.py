@@ -27,7 +27,29 @@ _LONG_DIGITS = re.compile(rb"[0-9]{19}")
 
 
 def _orjson_agrees(value: Any) -> bool:
-    if isinstance(value, str | bool) or value is None:
+    """Whether orjson writes `value` as `json.dumps` does. A twin is thousands of values: the plain
+    containers and texts are walked without a call each (a recursive walk was 3% of a backfill),
+    anything else goes to `_leaf_agrees`."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str or kind is bool or item is None:
+            continue
+        if kind is dict:
+            if not all(type(k) is str for k in item):
+                return False
+            stack.extend(item.values())
+        elif kind is list or kind is tuple:
+            stack.extend(item)
+        elif not _leaf_agrees(item):
+            return False
+    return True
+
+
+def _leaf_agrees(value: Any) -> bool:
+    """`_orjson_agrees` of a number, or of a subclass of a text or container (walked the same way)."""
+    if isinstance(value, (str, bool)) or value is None:
         return True
     if isinstance(value, int):
         return -(2**63) <= value < 2**64
@@ -35,7 +57,7 @@ def _orjson_agrees(value: Any) -> bool:
         return math.isfinite(value) and (value == 0.0 or _PLAIN_FLOATS[0] <= abs(value) < _PLAIN_FLOATS[1])
     if isinstance(value, dict):
         return all(type(k) is str for k in value) and all(_orjson_agrees(v) for v in value.values())
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return all(_orjson_agrees(v) for v in value)
     return False
 
