@@ -6,7 +6,7 @@ database; each run gets its own copy (so verifications and briefings start empty
 published folder. The backfill ingests nothing new; the copy has no verifications yet, so every
 window of the year is derived: per date, oldest first, it collects and judges the window once,
 records its verifications and publishes its briefing and page (`tasks.backfill`), in the flow's
-process with one worker, pipelined over two spawned processes with two; then the topic's site
+process with one worker, pipelined over two worker processes with two; then the topic's site
 (index page, feed, site index) is refreshed once. Both runs must publish the same content hashes.
 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the

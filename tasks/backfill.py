@@ -20,7 +20,7 @@ Contract:
   are done, also when one failed, and the site is then byte for byte what publishing the dates one
   by one with their site would have left.
 - `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order. With one worker they run in this
-  process one after another. With `workers` > 1, in `workers` spawned processes
+  process one after another. With `workers` > 1, in `workers` worker processes (forked from a forkserver)
   (CPU-bound Python: threads would share one core), a whole job per lane: windows are collected and
   judged and briefings rendered in parallel, while recording goes strictly in job order (`Turns`:
   job i records after job i-1 has committed), because a window is observed against the state the

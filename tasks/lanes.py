@@ -1,5 +1,5 @@
 """Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order, in this process
-(one lane) or in spawned worker processes (several), recording strictly in job order (`Turns`)."""
+(one lane) or in worker processes forked from a forkserver (several), recording strictly in job order (`Turns`)."""
 
 from __future__ import annotations
 
@@ -46,6 +46,16 @@ def _ready() -> None:
     pass
 
 
+def _lane_context() -> multiprocessing.context.BaseContext:
+    """Lanes are forked from a forkserver: a process that runs no threads (never fork one that does,
+    as this one does) and has imported the backfill once, so a lane starts without importing it
+    again (~1 CPU s a lane when each was spawned). The server starts with the first lane of this
+    process and serves every backfill it runs after that."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
+
+
 def _run_in_worker(job: DateJob) -> JobOutcome:
     state = _Worker.state
     assert state is not None, "worker not initialised"
@@ -54,7 +64,7 @@ def _run_in_worker(job: DateJob) -> JobOutcome:
 
 class DateLanes:
     """Runs the jobs of one plan in order over `workers` lanes (each job wholly in one lane; a lane
-    takes the next job when it is free): this process with one, `workers` spawned processes with more.
+    takes the next job when it is free): this process with one, `workers` worker processes with more.
 
     Callers (one task per chunk of dates, possibly in several threads) pass consecutive slices of
     the plan; a slice is queued only after the slice before it, and lanes take jobs in queue order,
@@ -62,8 +72,8 @@ class DateLanes:
 
     With several lanes this process runs none: a lane here shared its interpreter lock with the
     threads that hand the other lanes their jobs and with Prefect's, and the year on two lanes took
-    12-13% longer than on two spawned processes (benchmarks/README.md, 2026-12-05, noon). The processes
-    start (~1 s each) while the caller ingests.
+    12-13% longer than on two worker processes (benchmarks/README.md, 2026-12-05, noon). The processes
+    start while the caller ingests (the forkserver's import, ~1 s, once per process running backfills).
     """
 
     def __init__(self, ctx: BackfillContext, workers: int = 1) -> None:
@@ -90,7 +100,7 @@ class DateLanes:
                                                 daemon=True))
         else:
             self._gc_thresholds = None
-            context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
+            context = _lane_context()
             self._turns = turns = Turns(context)
             for n in range(self.workers):
                 pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker, initargs=(self.ctx, turns))
