@@ -124,6 +124,38 @@ def _parsed(text: str, words: DocumentWords) -> ParsedKnowledge:
     return parse_knowledge(text, ZoneInfo("UTC"), words)
 
 
+@dataclass(frozen=True)
+class _Document:
+    """What proposing reads of a document whatever the increments: its lines and sections, line
+    ending, the earliest date of each id in the body and in References, the style of the whole."""
+
+    doc: DocLines
+    nl: str
+    body_dates: dict[str, dt.date | None]
+    cited: dict[str, dt.date | None]
+    fallback_style: EntryStyle
+
+
+# As `_parsed`: one document, many briefings. Shared, so never changed by a proposal (`propose`
+# only reads it and builds its own lines).
+@lru_cache(maxsize=8)
+def _document(text: str, words: DocumentWords) -> _Document:
+    doc = scan(text, words)
+    body_dates: dict[str, dt.date | None] = {}
+    cited: dict[str, dt.date | None] = {}
+    for a in _parsed(text, words).anchors:
+        target, day_of = (cited, a.cited_on) if a.reference_only else (body_dates, a.anchored_on)
+        known = target.get(a.arxiv_id)
+        target[a.arxiv_id] = min(d for d in (known, day_of) if d) if (known or day_of) else None
+    return _Document(doc, newline_of(doc.lines), body_dates, cited,
+                     entry_style(doc.lines, 0, len(doc.lines)) or EntryStyle())
+
+
+@lru_cache(maxsize=256)
+def _section_style(text: str, words: DocumentWords, start: int, end: int) -> EntryStyle | None:
+    return entry_style(_document(text, words).doc.lines, start, end)
+
+
 def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
             path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = (),
             words: DocumentWords | None = None) -> Proposal:
@@ -132,15 +164,9 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     words = words if words is not None else document_words()
     # Only ids, dates and the header's count are read here; no time needs the document's timezone.
     parsed = _parsed(text, words)
-    doc = scan(text, words)
-    nl = newline_of(doc.lines)
+    prepared = _document(text, words)
+    doc, nl, body_dates, cited = prepared.doc, prepared.nl, prepared.body_dates, prepared.cited
     day = merge_at.date().isoformat()
-    body_dates: dict[str, dt.date | None] = {}
-    cited: dict[str, dt.date | None] = {}
-    for a in parsed.anchors:
-        target, day_of = (cited, a.cited_on) if a.reference_only else (body_dates, a.anchored_on)
-        known = target.get(a.arxiv_id)
-        target[a.arxiv_id] = min(d for d in (known, day_of) if d) if (known or day_of) else None
     entries: dict[int, list[str]] = {}  # insert after line index -> new lines
     removed: set[int] = set()
     tail: list[str] = []
@@ -149,7 +175,7 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     notes: list[str] = []
     merged: list[tuple[MergeIncrement, str]] = []  # (increment, where) for the change log
     refs = doc.references()
-    fallback_style = entry_style(doc.lines, 0, len(doc.lines)) or EntryStyle()
+    fallback_style = prepared.fallback_style
     seen: set[str] = set()
     for inc in increments:
         chosen = (not only or inc.key in only or inc.title in only) and inc.key not in skip and inc.title not in skip
@@ -176,7 +202,7 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
             continue
         heading = _find_section(doc, inc.section)
         end = doc.section_end(heading) if heading else 0
-        style = (entry_style(doc.lines, heading.index, end) if heading else None) or fallback_style
+        style = (_section_style(text, words, heading.index, end) if heading else None) or fallback_style
         if not style.open and fallback_style.open:
             style = replace(style, open=fallback_style.open, close=fallback_style.close)
         line = style.entry(inc.title, inc.arxiv_id, _statement(inc), day)
