@@ -59,19 +59,30 @@ class WorkingSetCache(Generic[K, V]):
 
 
 class _Grown:
-    """`fn` behind an LRU of at least `floor` entries and `factor` times the largest window."""
+    """`fn` behind an LRU of at least `floor` entries and `factor` times the largest window.
+
+    Each instance has a class of its own whose `__call__` is the C cache itself, swapped for a larger
+    one by `fit`: a Python `__call__` forwarding to it doubled the cost of each lookup, and a backfill
+    year makes about nine million of them."""
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Grown:
+        return super().__new__(type(cls.__name__, (cls,), {}))
 
     def __init__(self, fn: Callable[..., Any], floor: int, factor: int) -> None:
         self.fn, self.factor, self.size = fn, factor, floor
-        self.cached = functools.lru_cache(maxsize=floor)(fn)
+        self._install(functools.lru_cache(maxsize=floor)(fn))
         functools.update_wrapper(self, fn)
+
+    def _install(self, cached: functools._lru_cache_wrapper[Any]) -> None:
+        self.cached = cached
+        setattr(type(self), "__call__", staticmethod(cached))  # noqa: B010 - a class attribute, set at run time
 
     def fit(self, batch: int) -> None:
         if self.factor * batch > self.size:  # at least doubled: a window's growth costs log-many refills
             self.size = max(self.factor * batch, 2 * self.size)
-            self.cached = functools.lru_cache(maxsize=self.size)(self.fn)
+            self._install(functools.lru_cache(maxsize=self.size)(self.fn))
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:  # replaced per instance by `_install` (for typing)
         return self.cached(*args, **kwargs)
 
     def cache_clear(self) -> None:
