@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from tasks.common.text import CJK_RANGE
-from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
@@ -158,12 +157,9 @@ def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
     """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
     windows judged, so their mentions are not evidence of anything new."""
     markers = j.words("notes", "briefing_markers")
-    return {e.path for e in entries if _holds(markers, e.text) or _holds(markers, e.heading)}
-
-
-@per_window_item(16384)  # asked of every entry of a window and its lookback, every window
-def _holds(words: tuple[str, ...], text: str) -> bool:
-    return found_word(words, text) is not None
+    # found_word keeps its answers per text: every window asks this of the same lookback entries.
+    return {e.path for e in entries
+            if found_word(markers, e.text) is not None or found_word(markers, e.heading) is not None}
 
 
 def _slug_tokens(path: str) -> list[str]:
