@@ -5,7 +5,7 @@ Setup (not timed): a generated workspace of `notes` notes over 365 days is inges
 database; each run gets its own copy (so verifications and briefings start empty) and its own
 published folder. The backfill ingests nothing new; the copy has no verifications yet, so every
 window of the year is derived: per date, oldest first, it collects and judges the window once,
-records its verifications and publishes its briefing and page (`tasks.backfill`), in the flow's
+records its verifications and publishes its briefing and page (`tasks.backfill`), in one worker
 process with one worker, pipelined over two worker processes with two; then the topic's site
 (index page, feed, site index) is refreshed once. Both runs must publish the same content hashes.
 
@@ -41,7 +41,8 @@ FULL_YEAR = 365
 
 
 def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[dt.date]) -> float:
-    """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step):
+    """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step; the
+    lane is a worker process, as under the flow):
     the work the one-worker flow sequences, on its own copy of the template."""
     from tasks import backfill, lanes, run
 

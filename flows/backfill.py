@@ -10,9 +10,10 @@ Contract:
   briefing lists them as of its own date, after they are derived); everything else runs in parallel.
 - In this process the dates run as tasks, one per chunk of `DATES_PER_TASK` consecutive dates
   (`brief <first>..<last>`; windows before the range are `verify <first>..<last>`), not as child flow runs.
-  With `max_concurrency` > 1 the dates run in that many worker processes (at most one per
-  core: the work is CPU-bound Python, which threads cannot spread), pipelined: while one process
-  renders and publishes date D, another collects date D+1 and records it as soon as D's are.
+  The tasks hand the dates to `max_concurrency` worker processes (at most one per core: the work
+  is CPU-bound Python, which threads cannot spread; one worker is a process too, away from
+  Prefect's threads), pipelined: while one process renders and publishes date D, another
+  collects date D+1 and records it as soon as D's are.
 - With `child_deployment` set, verifications are derived here first, then each date is a run of
   that deployment (`briefing-for-date`, named `briefing <date>`) on any worker of its pool, at most
   `max_concurrency` at once, created with the idempotency key

@@ -19,9 +19,9 @@ Contract:
   JSON twins (`tasks.run.refresh_sites`, under the index lock): the caller calls it once the jobs
   are done, also when one failed, and the site is then byte for byte what publishing the dates one
   by one with their site would have left.
-- `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order. With one worker they run in this
-  process one after another. With `workers` > 1, in `workers` worker processes (forked from a forkserver)
-  (CPU-bound Python: threads would share one core), a whole job per lane: windows are collected and
+- `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order, in `workers` worker processes
+  (forked from a forkserver; CPU-bound Python: threads would share one core), a whole job per lane,
+  one after another with one worker. With more, windows are collected and
   judged and briefings rendered in parallel, while recording goes strictly in job order (`Turns`:
   job i records after job i-1 has committed), because a window is observed against the state the
   windows before it left, and a briefing is rendered only after its own date is derived.

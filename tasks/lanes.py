@@ -1,5 +1,5 @@
-"""Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order, in this process
-(one lane) or in worker processes forked from a forkserver (several), recording strictly in job order (`Turns`)."""
+"""Lanes of a backfill: the jobs of one plan (`tasks.backfill`) run in order, in worker processes
+forked from a forkserver (one per lane), recording strictly in job order (`Turns`)."""
 
 from __future__ import annotations
 
@@ -63,17 +63,19 @@ def _run_in_worker(job: DateJob) -> JobOutcome:
 
 
 class DateLanes:
-    """Runs the jobs of one plan in order over `workers` lanes (each job wholly in one lane; a lane
-    takes the next job when it is free): this process with one, `workers` worker processes with more.
+    """Runs the jobs of one plan in order over `workers` lanes, each a worker process (each job wholly
+    in one lane; a lane takes the next job when it is free).
 
     Callers (one task per chunk of dates, possibly in several threads) pass consecutive slices of
     the plan; a slice is queued only after the slice before it, and lanes take jobs in queue order,
     so a job never waits for its turn behind a job no lane has taken (no deadlock).
 
-    With several lanes this process runs none: a lane here shared its interpreter lock with the
-    threads that hand the other lanes their jobs and with Prefect's, and the year on two lanes took
-    12-13% longer than on two worker processes (benchmarks/README.md, 2026-12-05, noon). The processes
-    start while the caller ingests (the forkserver's import, ~1 s, once per process running backfills).
+    This process runs no job, not even with one lane: a lane here shares its interpreter lock with
+    the threads that hand the lanes their jobs and with Prefect's (log and event senders), and a
+    year on one lane in a flow's process took up to 1.16x the same jobs called without Prefect; on
+    two lanes, 12-13% longer than on two worker processes (benchmarks/README.md, 2026-12-05). The
+    processes start while the caller ingests (the forkserver's import, ~1 s, once per process
+    running backfills; each lane then forks from it).
     """
 
     def __init__(self, ctx: BackfillContext, workers: int = 1) -> None:
@@ -88,30 +90,18 @@ class DateLanes:
         self._lanes: list[threading.Thread] = []
 
     def __enter__(self) -> DateLanes:
-        if self.workers == 1:
-            # The jobs run here: this process's collector settings change while they run (restored on exit).
-            self._gc_thresholds: tuple[int, int, int] | None = gc.get_threshold()
-            _fewer_full_collections()
+        context = _lane_context()
+        self._turns = turns = Turns(context)
+        for n in range(self.workers):
+            pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker, initargs=(self.ctx, turns))
+            self._pools.append(pool)
+            ready = pool.submit(_ready)  # the process starts now and imports while the caller works
 
-            def here(job: DateJob) -> JobOutcome:
-                return run_job(self.ctx, job, None)
+            def in_process(job: DateJob, pool: ProcessPoolExecutor = pool) -> JobOutcome:
+                return pool.submit(_run_in_worker, job).result()
 
-            self._lanes.append(threading.Thread(target=self._lane, args=(here, None), name="backfill-lane-0",
-                                                daemon=True))
-        else:
-            self._gc_thresholds = None
-            context = _lane_context()
-            self._turns = turns = Turns(context)
-            for n in range(self.workers):
-                pool = ProcessPoolExecutor(1, mp_context=context, initializer=_init_worker, initargs=(self.ctx, turns))
-                self._pools.append(pool)
-                ready = pool.submit(_ready)  # the process starts now and imports while the caller works
-
-                def in_process(job: DateJob, pool: ProcessPoolExecutor = pool) -> JobOutcome:
-                    return pool.submit(_run_in_worker, job).result()
-
-                self._lanes.append(threading.Thread(target=self._lane, args=(in_process, ready),
-                                                    name=f"backfill-lane-{n}", daemon=True))
+            self._lanes.append(threading.Thread(target=self._lane, args=(in_process, ready),
+                                                name=f"backfill-lane-{n}", daemon=True))
         for lane in self._lanes:
             lane.start()
         return self
@@ -126,9 +116,6 @@ class DateLanes:
         for pool in self._pools:
             # Every job is done: the idle processes may finish exiting (~1 s) on their own.
             pool.shutdown(wait=kind is not None, cancel_futures=True)
-        if self._gc_thresholds is not None:
-            gc.unfreeze()
-            gc.set_threshold(*self._gc_thresholds)
 
     def abort(self) -> None:
         """Stop: queued jobs, jobs waiting for their turn and callers waiting to queue raise `BackfillAborted`."""
