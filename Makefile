@@ -5,6 +5,12 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 DEMO_DATE ?= 2026-10-09
 
+# Python keeps compiled modules (__pycache__, ignored by git) even where the environment asks it
+# not to, as the CI machine's does: a test run starts dozens of Python processes (xdist workers,
+# flow runs, lanes, `predigest` commands), each of which otherwise compiles the project from source,
+# and pytest rewrites every test module's asserts again in each worker.
+unexport PYTHONDONTWRITEBYTECODE
+
 .DEFAULT_GOAL := help
 .PHONY: help install demo test test-server test-embedded test-database lint format clean
 
