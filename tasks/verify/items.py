@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
@@ -146,10 +147,10 @@ def _exact_keys(m: Markers, subject: str, title: str, figs: frozenset[str]) -> t
 
 
 class _Partition:
-    """The items some views were merged into, by what could make `_same_subject` true of a view:
-    its exact keys (`_exact_keys`) or its names (`NameIndex`, which argues that no `names_match`
-    is missed; its nearly-the-same-string scan looks among names sharing a `_blocks` block, as the
-    pairs compared always did)."""
+    """Owners (here: the signatures `_Subjects` knows) by what could make `_same_subject` true of a
+    view: its exact keys (`_exact_keys`) or its names (`NameIndex`, which argues that no
+    `names_match` is missed; its nearly-the-same-string scan looks among names sharing a `_blocks`
+    block, as the pairs compared always did)."""
 
     def __init__(self, m: Markers, order: TokenOrder) -> None:
         self._names = NameIndex(names_of(m.judgment), blocks=lambda name: _blocks(m, name), order=order)
@@ -175,36 +176,87 @@ class _Partition:
         return found
 
 
+_Sig = tuple[str, str, frozenset[str]]  # what a view is compared by: subject, title, figures
+
+
+class _Subjects:
+    """Every (subject, title, figures) seen by `one_per_subject` so far (per `Markers`), each with the
+    ones it is the same subject as (`_same_subject`, the earlier one first, as `one_per_subject`
+    asks it). A year of open items lists the same few thousand of them on every date: each is
+    compared, through a `_Partition` of all of them, once when first seen, not on every date it is
+    listed. Which others a date's views are the same subject as depends only on the pair, so the
+    answers do not depend on what was seen before. Bounded: past `LIMIT` it starts over."""
+
+    LIMIT = 200_000
+
+    def __init__(self, m: Markers) -> None:
+        self._m = m
+        self._lock = threading.Lock()  # topics may be judged in threads of one process
+        self._start()
+
+    def _start(self) -> None:
+        self._at: dict[_Sig, int] = {}
+        self._sigs: list[_Sig] = []
+        self._same: list[set[int]] = []  # per signature: the signatures it is the same subject as
+        self._partition = _Partition(self._m, TokenOrder(names_of(self._m.judgment)))
+
+    def same_as(self, sigs: Sequence[_Sig]) -> dict[_Sig, tuple[_Sig, ...]]:
+        """For each of `sigs`, those of `sigs` that are the same subject as it (itself included)."""
+        with self._lock:
+            if len(self._sigs) + len(sigs) > self.LIMIT:
+                self._start()
+            for sig in dict.fromkeys(sigs):
+                if sig not in self._at:
+                    self._know(sig)
+            present = {self._at[sig] for sig in sigs}
+            return {sig: tuple(self._sigs[k] for k in sorted(self._same[self._at[sig]] & present))
+                    for sig in dict.fromkeys(sigs)}
+
+    def _know(self, sig: _Sig) -> None:
+        m, (subject, title, figs) = self._m, sig
+        at = len(self._sigs)
+        self._at[sig] = at
+        self._sigs.append(sig)
+        self._same.append({at})
+        names, keys = _named(m, subject, title).names, _exact_keys(m, subject, title, figs)
+        for k in self._partition.could_match(names, keys):
+            s, t, f = self._sigs[k]
+            if _same_subject(m, s, t, f, subject, title, figs):  # `sig` listed after `k`'s
+                self._same[at].add(k)
+            if _same_subject(m, subject, title, figs, s, t, f):  # `sig` listed before `k`'s
+                self._same[k].add(at)
+        self._partition.add(at, names, keys)
+
+
+@lru_cache(maxsize=8)
+def _subjects(m: Markers) -> _Subjects:
+    return _Subjects(m)
+
+
 def one_per_subject(views: Sequence[StatusAsOf], m: Markers) -> list[StatusAsOf]:
     """`views` in their order, each merged into the first earlier item about the same subject (as
     any of the views already merged into it names it). A busy window or a year of open items is
-    thousands of views, many sharing a word: each view is compared only with the items that could
-    be about its subject by one of `_same_subject`'s rules (`_Partition`), never with every item
-    sharing a word, and with each (subject, title, figures) merged into an item once.
+    thousands of views, many sharing a word, and the same few thousand subjects on every date: which
+    of a date's views are about the same subject is looked up (`_Subjects`), never found by
+    comparing each view with every item.
 
-    Items are kept apart by (open, a paper): an item stays open or resolved as it was created
-    (`merge_into` keeps the first one's) and only open merges with open; two papers are two
-    subjects unless their subjects are equal, so a paper view meets the papers of other items by
-    its subject only."""
-    order = TokenOrder(names_of(m.judgment), (n for v in views for n in _named(m, v.subject, v.title).names))
-    parts = {(o, p): _Partition(m, order) for o in (True, False) for p in (True, False)}
+    Items are kept apart by whether they are open: an item stays open or resolved as it was created
+    (`merge_into` keeps the first one's) and only open merges with open."""
+    sigs = [(v.subject, v.title, figures(v.claim)) for v in views]
+    same_as = _subjects(m).same_as(sigs)
     out: list[StatusAsOf] = []
-    members: list[dict[tuple[str, str, frozenset[str]], None]] = []  # per item: its views' (subject, title, figures)
-    for view in views:
-        figs, is_open, paper = figures(view.claim), view.status in OPEN, _is_paper(view)
-        names, keys = _named(m, view.subject, view.title).names, _exact_keys(m, view.subject, view.title, figs)
-        near = parts[is_open, False].could_match(names, keys)
-        near.update(parts[is_open, True].could_match((), (("s", view.subject),)) if paper
-                    else parts[is_open, True].could_match(names, keys))
-        at = next((k for k in sorted(near) if any(_same_subject(m, s, t, f, view.subject, view.title, figs)
-                                                 for s, t, f in members[k])), None)
+    held: list[set[_Sig]] = []  # per item: its views' signatures
+    items_with: dict[tuple[bool, _Sig], list[int]] = {}  # (open, signature): the items holding it
+    for view, sig in zip(views, sigs, strict=True):
+        is_open = view.status in OPEN
+        at = min((k for other in same_as[sig] for k in items_with.get((is_open, other), ())), default=None)
         if at is None:
             at = len(out)
             out.append(view)
-            members.append({})
+            held.append(set())
         else:
             out[at] = merge_into(out[at], view)
-        if (view.subject, view.title, figs) not in members[at]:
-            members[at][(view.subject, view.title, figs)] = None
-            parts[is_open, paper].add(at, names, keys)
+        if sig not in held[at]:
+            held[at].add(sig)
+            items_with.setdefault((is_open, sig), []).append(at)
     return out
