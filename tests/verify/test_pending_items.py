@@ -37,6 +37,7 @@ from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
+from tasks.verify import items
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import (
     MAX_COINED_FIGURES,
@@ -202,6 +203,22 @@ def test_the_grouping_finds_what_comparing_every_pair_finds_among_shared_words(
     views = [dataclasses.replace(_view(subject, title or subject, f"hedge:{k}", (f"{k}.md",)), claim=claim, status=status)
              for k, (subject, title, claim, status) in enumerate(drawn)]
     assert one_per_subject(views, M) == _naive(views)
+
+
+def test_the_grouping_does_not_depend_on_what_was_grouped_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The subjects compared are kept across calls (a year lists the same ones on every date): a
+    list of views gets the same items first in a process, after other lists, and when the kept
+    subjects start over at their bound."""
+    rng = random.Random(11)
+    lists = [[dataclasses.replace(_view(subject, subject, f"hedge:{k}", (f"{k}.md",)), status=rng.choice(["pending", "resolved"]))
+              for k, subject in enumerate(rng.choices(_WORDS + [PAPER], k=rng.randrange(1, 16)))] for _ in range(40)]
+    items._subjects.cache_clear()
+    first = [one_per_subject(views, M) for views in lists]
+    items._subjects.cache_clear()
+    assert [one_per_subject(views, M) for views in reversed(lists)] == list(reversed(first))
+    monkeypatch.setattr(items._Subjects, "LIMIT", 8)
+    items._subjects.cache_clear()
+    assert [one_per_subject(views, M) for views in lists] == first == [_naive(views) for views in lists]
 
 
 def test_a_pathological_heading_and_claim_make_a_bounded_number_of_keys() -> None:
