@@ -183,8 +183,8 @@ class _Subjects:
     """Every (subject, title, figures) seen by `one_per_subject` so far (per `Markers`), each with the
     ones it is the same subject as (`_same_subject`, the earlier one first, as `one_per_subject`
     asks it). A year of open items lists the same few thousand of them on every date: each is
-    compared, through a `_Partition` of all of them, once when first seen, not on every date it is
-    listed. Which others a date's views are the same subject as depends only on the pair, so the
+    compared, through a `_Partition` of the papers and one of the rest, once when first seen, not
+    on every date it is listed. Which others a date's views are the same subject as depends only on the pair, so the
     answers do not depend on what was seen before. Bounded: past `LIMIT` it starts over."""
 
     LIMIT = 200_000
@@ -198,7 +198,10 @@ class _Subjects:
         self._at: dict[_Sig, int] = {}
         self._sigs: list[_Sig] = []
         self._same: list[set[int]] = []  # per signature: the signatures it is the same subject as
-        self._partition = _Partition(self._m, TokenOrder(names_of(self._m.judgment)))
+        order = TokenOrder(names_of(self._m.judgment))
+        # Papers apart: a paper is the same subject as another paper only when their subjects are
+        # equal, so papers meet papers by their subject alone, not by their titles' words.
+        self._papers, self._others = _Partition(self._m, order), _Partition(self._m, order)
 
     def same_as(self, sigs: Sequence[_Sig]) -> dict[_Sig, tuple[_Sig, ...]]:
         """For each of `sigs`, those of `sigs` that are the same subject as it (itself included)."""
@@ -218,14 +221,17 @@ class _Subjects:
         self._at[sig] = at
         self._sigs.append(sig)
         self._same.append({at})
-        names, keys = _named(m, subject, title).names, _exact_keys(m, subject, title, figs)
-        for k in self._partition.could_match(names, keys):
+        named, keys = _named(m, subject, title), _exact_keys(m, subject, title, figs)
+        near = self._others.could_match(named.names, keys)
+        near |= self._papers.could_match((), (("s", subject),)) if named.paper else \
+            self._papers.could_match(named.names, keys)
+        for k in near:
             s, t, f = self._sigs[k]
             if _same_subject(m, s, t, f, subject, title, figs):  # `sig` listed after `k`'s
                 self._same[at].add(k)
             if _same_subject(m, subject, title, figs, s, t, f):  # `sig` listed before `k`'s
                 self._same[k].add(at)
-        self._partition.add(at, names, keys)
+        (self._papers if named.paper else self._others).add(at, named.names, keys)
 
 
 @lru_cache(maxsize=8)

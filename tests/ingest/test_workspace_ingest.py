@@ -69,7 +69,7 @@ def _current(engine: Engine, workspace_id: int) -> dict[str, Source]:
 
 def _item_texts(engine: Engine, source_id: int | None = None) -> list[str]:
     with Session(engine) as session:
-        query = select(Item.heading, Item.title, Item.text)
+        query = select(Item.heading, Item.title, Item.text).order_by(Item.source_id, Item.ordinal)
         if source_id is not None:
             query = query.where(Item.source_id == source_id)
         return [
