@@ -184,7 +184,7 @@ class _Subjects:
     ones it is the same subject as (`_same_subject`, the earlier one first, as `one_per_subject`
     asks it). A year of open items lists the same few thousand of them on every date: each is
     compared, through a `_Partition` of the papers and one of the rest, once when first seen, not
-    on every date it is listed. Which others a date's views are the same subject as depends only on the pair, so the
+    on every date it is listed. Whether two are the same subject depends on the pair alone, so the
     answers do not depend on what was seen before. Bounded: past `LIMIT` it starts over."""
 
     LIMIT = 200_000
@@ -204,7 +204,8 @@ class _Subjects:
         self._papers, self._others = _Partition(self._m, order), _Partition(self._m, order)
 
     def same_as(self, sigs: Sequence[_Sig]) -> dict[_Sig, tuple[_Sig, ...]]:
-        """For each of `sigs`, those of `sigs` that are the same subject as it (itself included)."""
+        """For each of `sigs`, those of `sigs` that are the same subject as it (itself included), in no
+        particular order."""
         with self._lock:
             if len(self._sigs) + len(sigs) > self.LIMIT:
                 self._start()
@@ -212,7 +213,7 @@ class _Subjects:
                 if sig not in self._at:
                     self._know(sig)
             present = {self._at[sig] for sig in sigs}
-            return {sig: tuple(self._sigs[k] for k in sorted(self._same[self._at[sig]] & present))
+            return {sig: tuple(self._sigs[k] for k in self._same[self._at[sig]] & present)
                     for sig in dict.fromkeys(sigs)}
 
     def _know(self, sig: _Sig) -> None:
