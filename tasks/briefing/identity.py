@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from tasks.config.judgment import Judgment
-from tasks.judge.terms import term_pattern
+from tasks.judge.terms import Vocabulary, vocabulary
 from tasks.model.window import EntryView
 from tasks.verify.markers import label_number, label_refs, markers_of
 from tasks.verify.names import Names, names_of
@@ -69,14 +69,9 @@ def _platform_home(url: str, context: frozenset[str], j: Judgment) -> bool:
     return bool(context.intersection(project)) and all(p in listings for p in rest)
 
 
-def _joining(j: Judgment) -> re.Pattern[str]:
-    words = (*j.words("markers", "merge_words"), *j.words("markers", "same_item_words"))
-    return _joining_pattern(words)
-
-
-@lru_cache(maxsize=8)
-def _joining_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(term_pattern(w) for w in sorted(words, key=lambda w: (-len(w), w))) or r"(?!x)x", re.I)
+def _joining(j: Judgment) -> Vocabulary:
+    """The words that say two entries are one thing ("same item as #2", "merge these")."""
+    return vocabulary((*j.words("markers", "merge_words"), *j.words("markers", "same_item_words")))
 
 
 def declared_groups(entries: Sequence[EntryView], lines: Sequence[Sequence[str]], j: Judgment) -> list[list[int]]:
@@ -93,7 +88,7 @@ def declared_groups(entries: Sequence[EntryView], lines: Sequence[Sequence[str]]
     for k, entry in enumerate(entries):
         own = label_number(entry.label)
         for line in lines[k]:
-            if not joining.search(line):
+            if not joining.hits(line):  # the vocabulary's literal probes: a long line, scanned in C
                 continue
             refs = [by_number[n] for n in label_refs(markers_of(j), line) if n in by_number]
             if own and not nm.is_generic(entry.title) and len(refs) == 1 and refs[0] != k:
