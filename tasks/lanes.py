@@ -151,11 +151,10 @@ class DateLanes:
             self.abort()
             raise
 
-    def _lane(self, run: Callable[[DateJob], JobOutcome], ready: Future[None] | None) -> None:
+    def _lane(self, run: Callable[[DateJob], JobOutcome], ready: Future[None]) -> None:
         """Take the next queued job whenever free, until the sentinel."""
         try:
-            if ready is not None:
-                ready.result()  # take no job before the process can run it
+            ready.result()  # take no job before the process can run it
         except BaseException:
             self.abort()
         while (item := self._queue.get()) is not None:

@@ -155,17 +155,13 @@ class _Partition:
     def __init__(self, m: Markers, order: TokenOrder) -> None:
         self._names = NameIndex(names_of(m.judgment), blocks=lambda name: _blocks(m, name), order=order)
         self._exact: dict[tuple[str, ...], list[int]] = {}
-        self._held: set[tuple[int, object]] = set()  # (item, key or name) already added
 
     def add(self, at: int, names: tuple[str, ...], keys: tuple[tuple[str, ...], ...]) -> None:
-        for key in keys:
-            if (at, key) not in self._held:
-                self._held.add((at, key))
-                self._exact.setdefault(key, []).append(at)
-        for name in names:
-            if (at, name) not in self._held:
-                self._held.add((at, name))
-                self._names.add(at, name)
+        """File owner `at` (added once) under each of its keys and names."""
+        for key in dict.fromkeys(keys):
+            self._exact.setdefault(key, []).append(at)
+        for name in dict.fromkeys(names):
+            self._names.add(at, name)
 
     def could_match(self, names: tuple[str, ...], keys: tuple[tuple[str, ...], ...]) -> set[int]:
         found: set[int] = set()
