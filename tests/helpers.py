@@ -43,11 +43,32 @@ def sample_copy(tmp_path: Path) -> tuple[Path, Path]:
     return workspace, outside
 
 
-def truncate_all(engine: Engine) -> None:
-    """Empty every table, restarting ids."""
-    tables = ", ".join(f'"{t.name}"' for t in Base.metadata.sorted_tables)
+_sequences: dict[str, list[str]] = {}  # per database: the sequences that number its tables' ids
+
+
+def _id_sequences(engine: Engine) -> list[str]:
+    """The sequences that number the tables' ids (serial or identity columns), looked up once per database."""
+    key = engine.url.render_as_string(hide_password=False)
+    if key not in _sequences:
+        columns = [(t.name, c.name) for t in Base.metadata.sorted_tables for c in t.primary_key.columns]
+        with engine.connect() as conn:
+            found = [conn.execute(text("SELECT pg_get_serial_sequence(:t, :c)"), {"t": f'"{t}"', "c": c}).scalar()
+                     for t, c in columns]
+        _sequences[key] = [s for s in found if s is not None]  # None: a key no sequence numbers (an arXiv id)
+    return _sequences[key]
+
+
+def empty_tables(engine: Engine) -> None:
+    """Empty every table, ids restarting at 1 (what TRUNCATE … RESTART IDENTITY leaves).
+
+    DELETE, children first, and each id sequence set back: a test leaves a few rows, and TRUNCATE
+    (new files for every table) took 27 ms a call against 1 ms, about 250 times a run. Rows inserted
+    afterwards may then be stored out of insertion order: a test reads them with ORDER BY."""
     with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE TABLE {tables} RESTART IDENTITY CASCADE"))
+        for table in reversed(Base.metadata.sorted_tables):
+            conn.execute(table.delete())
+        for sequence in _id_sequences(engine):
+            conn.execute(text("SELECT setval(CAST(:s AS regclass), 1, false)"), {"s": sequence})
 
 
 def expected(day: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.rank import highlight, rank_increments
 from tasks.model.briefing import Paper
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
 from tests.judge.digests import TARGET, TARGET_ID, digest, rows
 
 DAYS = ["2026-10-07", "2026-10-09"]
@@ -38,7 +38,7 @@ MARKERS = ("NET-new", "承接级", "邻接", "🟢", "🟡", "🟠", "⭐", "待
 @pytest.fixture(scope="module")
 def rendered(request: pytest.FixtureRequest, database_url: str,
              tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[str, str], tuple[str, dict[str, Any]]]:
-    truncate_all(request.getfixturevalue("engine"))
+    empty_tables(request.getfixturevalue("engine"))
     settings = request.getfixturevalue("module_settings")
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])

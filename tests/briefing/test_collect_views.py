@@ -36,7 +36,7 @@ from tasks.model.window import (
 from tasks.model.windows import Window
 from tests.generate.large import generate
 from tests.generate.ten_days import DAYS, make_workspace
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
 
 
 def _current(workspace_id: int) -> Any:
@@ -204,7 +204,7 @@ def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settin
         again = collect_window(session, ref.id, topic.name, run.window_of(topic, DAYS[-2])).knowledge
         assert again is not None and again.sections[0]["text"] != "changed by a caller"
     assert len(loads) == 1, "the second window's view came from the cache"
-    truncate_all(clean_db)
+    empty_tables(clean_db)
     ref = ingest_all(settings, root)
     with session_scope(get_engine(settings)) as session:
         session.execute(delete(Anchor).where(Anchor.arxiv_id == first.anchors[0].arxiv_id))

@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 
 from tasks import run
 from tasks.config.settings import Settings
-from tests.helpers import SAMPLE_WORKSPACE, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables
 
 DATES = [dt.date(2026, 10, 7), dt.date(2026, 10, 9)]
 
@@ -46,7 +46,7 @@ def _render(settings: Settings, reverse: bool) -> tuple[str, str]:
 def test_same_inputs_give_identical_bytes(clean_db: Engine, settings: Settings) -> None:
     first = _render_all(settings, reverse=False)
     assert _render_all(settings, reverse=False) == first  # re-render and re-record on the same rows
-    truncate_all(clean_db)
+    empty_tables(clean_db)
     assert _render_all(settings, reverse=True) == first  # other ids, other insertion order
 
 

@@ -26,7 +26,7 @@ from sqlalchemy import Engine
 from tasks.config.settings import Settings
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
-from tests.helpers import SAMPLE_WORKSPACE, briefing_json, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, briefing_json, empty_tables
 from tests.inbox.heading_styles import Item, Note, render
 
 DAY = dt.date(2026, 10, 9)
@@ -72,7 +72,7 @@ def _judgment(settings: Settings, tmp_path: Path, style: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory, database_url: str, engine: Engine) -> dict[str, Any]:
-    truncate_all(engine)
+    empty_tables(engine)
     tmp = tmp_path_factory.mktemp("reference")
     settings = Settings(_env_file=None, home=tmp / "home", database_url=database_url,  # type: ignore[call-arg]
                         storage_url=(tmp / "published").as_uri())
@@ -113,7 +113,7 @@ def test_the_sample_in_bold_headings_is_judged_as_the_sample(day: dt.date, engin
                                                              tmp_path: Path) -> None:
     found = {}
     for deepest in (0, 2, 3):  # 0: the sample as it is
-        truncate_all(engine)
+        empty_tables(engine)
         root = tmp_path / f"ws{deepest}"
         shutil.copytree(SAMPLE_WORKSPACE, root, symlinks=True)
         for path in (root / "inbox").rglob("*.md") if deepest else ():

@@ -24,7 +24,7 @@ from tasks import run
 from tasks.config.settings import Settings
 from tasks.verify.names import normalise
 from tests.briefing.twins import assert_twins
-from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
+from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, empty_tables, expected, ingest_all
 
 DAYS = ["2026-10-07", "2026-10-09"]
 EVENINGS = ["2026-10-06", "2026-10-07", "2026-10-08", "2026-10-09"]
@@ -42,7 +42,7 @@ ANCHOR_DATES = {
 @pytest.fixture(scope="module")
 def briefings(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     # One ingest for every date: the same database must answer each date as of its own cutoff.
-    truncate_all(engine)
+    empty_tables(engine)
     settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])

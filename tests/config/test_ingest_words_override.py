@@ -23,13 +23,13 @@ from sqlalchemy import Engine, text
 from tasks.config.judgment import WORKSPACE_JUDGMENT_FILE
 from tasks.config.settings import Settings
 from tests.config.test_judgment_override import DAY, DOC, TOPIC, _added
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 
 def _ingested(settings: Settings, engine: Engine, root: Path, files: dict[str, str], override: str | None,
               query: str) -> list[Any]:
     """The rows of `query` once a fresh database has ingested a workspace of `files` (and `override`)."""
-    truncate_all(engine)
+    empty_tables(engine)
     for rel, content in {f"organized/knowledge/{TOPIC}.md": DOC, **files}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(content, encoding="utf-8")

@@ -25,7 +25,7 @@ from sqlalchemy import Engine
 from tasks import run
 from tasks.config.judgment import WORKSPACE_JUDGMENT_FILE, packaged_config
 from tasks.config.settings import Settings
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 DAY = dt.date(2026, 11, 10)
 TOPIC = "inference"
@@ -63,9 +63,9 @@ def _brief(settings: Settings, root: Path, note: str, override: str | None) -> t
 def _both(settings: Settings, engine: Engine, tmp_path: Path, note: str,
           override: str) -> tuple[tuple[dict[str, Any], str], tuple[dict[str, Any], str]]:
     """(the briefing on the packaged judgment, the briefing with `override`), each from a fresh database."""
-    truncate_all(engine)
+    empty_tables(engine)
     packaged = _brief(settings, tmp_path / "packaged", note, None)
-    truncate_all(engine)
+    empty_tables(engine)
     overridden = _brief(settings, tmp_path / "override", note, override)
     return packaged, overridden
 

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 
 from flows.runners import task_runner_for
 from tasks.config.settings import Settings, get_settings
-from tests.helpers import SAMPLE_WORKSPACE, point_flows_at, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables, point_flows_at
 
 
 def test_task_runner_follows_settings(settings: Settings) -> None:
@@ -35,7 +35,7 @@ def test_dask_fan_out_publishes_the_same_bytes(
     asyncio.run(daily_briefing(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     threaded = (tmp_path / "published" / "briefings" / "inference" / "2026-10-09.md").read_bytes()
 
-    truncate_all(clean_db)
+    empty_tables(clean_db)
     monkeypatch.setenv("PREDIGEST_STORAGE_URL", (tmp_path / "dask").as_uri())
     get_settings.cache_clear()
     runner = DaskTaskRunner(cluster_kwargs={"n_workers": 2, "threads_per_worker": 1, "processes": True,

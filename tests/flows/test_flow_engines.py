@@ -21,7 +21,7 @@ from sqlalchemy import Engine
 
 from tasks import run
 from tasks.config.settings import Settings, get_settings
-from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all, point_flows_at
 
 SHORT_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.staleness"]
 
@@ -57,7 +57,7 @@ def test_check_staleness_under_prefect_equals_the_direct_stage(
         flowed = asyncio.run(check_staleness(date=day, topics=["inference"], workspace=str(SAMPLE_WORKSPACE)))
     finally:
         get_settings.cache_clear()
-    truncate_all(clean_db)
+    empty_tables(clean_db)
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     direct = [run.report_staleness(settings, ref, "inference", day)]
     assert flowed == direct

@@ -31,7 +31,7 @@ from tasks.ingest.rows import RowBuilder
 from tasks.ingest.scan import WorkspaceFile
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, coined, paper_id
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 BASE_NOTE = ("## 1. Speculative decoding for vLLM inference serving (arXiv:2610.90001)\n\n"
              "- throughput 1.8× on H100 for LLM inference\n")
@@ -87,7 +87,7 @@ def _workspace(root: Path, grown: str | None) -> Path:
 @pytest.mark.parametrize("dimension", sorted(GROWN))
 def test_the_evening_grows_linearly(dimension: str, tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     def evening(grown: str | None, name: str) -> int:
-        truncate_all(clean_db)
+        empty_tables(clean_db)
         workspace = _workspace(tmp_path / name, grown)
         ref = ingest_all(settings, workspace)
         (topic,) = run.topics_for(settings, workspace, ["inference"])

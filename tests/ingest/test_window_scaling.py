@@ -36,7 +36,7 @@ from tasks.publish.rendered import rendered
 from tasks.stages.derive import Derivation
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, echo_count, notes
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 SIZES = (10, 100, 400)
 STAGES = ("derive", "judge", "content", "render")
@@ -54,7 +54,7 @@ def _workspace(root: Path, n: int, named: bool) -> Path:
 
 def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool) -> dict[str, int]:
     """Each stage's count over a window of n notes."""
-    truncate_all(engine)
+    empty_tables(engine)
     workspace = _workspace(root, n, named)
     ref = ingest_all(settings, workspace)
     (topic,) = run.topics_for(settings, workspace, ["inference"])

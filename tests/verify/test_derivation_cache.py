@@ -23,7 +23,7 @@ from db.models import Paper
 from tasks import run
 from tasks.config.settings import Settings
 from tests.generate import replay as gen
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 
 def _stored(engine: Engine) -> tuple[list[Any], list[Any]]:
@@ -71,7 +71,7 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
     assert stale["stale"] + stale["pending"] + stale["resolved"] >= 1
     after = _stored(clean_db)
 
-    truncate_all(clean_db)  # a fresh database: the same workspace, derived once through day 6
+    empty_tables(clean_db)  # a fresh database: the same workspace, derived once through day 6
     ref = ingest_all(settings, root)
     with clean_db.begin() as conn:
         conn.execute(insert(Paper).values(arxiv_id=gen.PAPER, status="unknown", looked_up_at=looked_up))

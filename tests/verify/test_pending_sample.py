@@ -25,7 +25,7 @@ from tasks.model.briefing import StatusAsOf
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import markers_of, strip_labels
 from tasks.verify.names import names_of
-from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all, truncate_all
+from tests.helpers import SAMPLE_WORKSPACE, empty_tables, expected, ingest_all
 
 M = markers_of(default_judgment())
 N = names_of(default_judgment())
@@ -35,7 +35,7 @@ DAYS = ["2026-10-07", "2026-10-09"]
 
 @pytest.fixture(scope="module")
 def briefings(engine: Engine, module_settings: Settings) -> dict[str, tuple[str, dict[str, Any]]]:
-    truncate_all(engine)
+    empty_tables(engine)
     settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from db.models import Verification, VerificationEvent, Workspace
 from tasks.verify.status import Observation, detail_text, status_as_of
 from tasks.verify.store import load_tracked, record
-from tests.helpers import truncate_all
+from tests.helpers import empty_tables
 
 D = dt.date(2026, 10, 1)
 
@@ -102,7 +102,7 @@ def _dump(engine: Engine) -> list[Any]:
 
 
 def _run(engine: Engine, store: Any, batches: list[list[Observation]]) -> tuple[list[dict[str, int]], list[Any]]:
-    truncate_all(engine)
+    empty_tables(engine)
     with Session(engine) as session:
         # The id the database gives: an explicit id=1 would leave the sequence behind the row, and
         # the next test on this database (without clean_db) would collide with it.

@@ -28,7 +28,7 @@ from tasks.config.settings import Settings
 from tasks.verify.status import status_as_of
 from tasks.verify.store import load_tracked
 from tests.generate import replay as gen
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 DAYS = range(1, 15)
 
@@ -46,7 +46,7 @@ class Replay:
 
 @pytest.fixture(scope="module")
 def replay(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Replay:
-    truncate_all(engine)
+    empty_tables(engine)
     settings = module_settings
     root = tmp_path_factory.mktemp("replay") / "workspace"
     evenings: dict[int, tuple[str, str]] = {}

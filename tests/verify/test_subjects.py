@@ -48,7 +48,7 @@ from tests.generate.subjects import (
     heading,
     write_workspace,
 )
-from tests.helpers import ingest_all, truncate_all
+from tests.helpers import empty_tables, ingest_all
 
 M = markers_of(default_judgment())
 
@@ -146,7 +146,7 @@ def _parser_reads_headings(style: str) -> bool:
 def briefs(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
     out = {}
     for style in STYLES:
-        truncate_all(engine)
+        empty_tables(engine)
         root = tmp_path_factory.mktemp(f"subjects-{STYLES.index(style)}")
         write_workspace(root, style)
         ref = ingest_all(module_settings, root)
