@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment
-from tasks.judge.terms import term_pattern
+from tasks.judge.terms import term_pattern, terms_pattern
 
 _NEVER = re.compile(r"(?!x)x")
 _ASCII_EDGE = r"[A-Za-z0-9]"
@@ -28,7 +28,7 @@ _ASCII_EDGE = r"[A-Za-z0-9]"
 def word_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     """Any of `words` (longer ones first, so "skipped" is found whole)."""
     kept = sorted((w for w in words if w.strip()), key=lambda w: (-len(w), w))
-    return re.compile("|".join(term_pattern(w) for w in kept), re.I) if kept else _NEVER
+    return re.compile(terms_pattern(kept), re.I) if kept else _NEVER
 
 
 def _literal(text: str) -> str:
@@ -113,7 +113,7 @@ _NEGATION_REACH = 12  # characters before a statement read for a negation word
 def _after_negation(words: tuple[str, ...]) -> re.Pattern[str]:
     """Any of `words` ending where the statement starts (only whitespace between)."""
     kept = sorted((w for w in words if w.strip()), key=lambda w: (-len(w), w))
-    return re.compile("(?:" + "|".join(term_pattern(w) for w in kept) + r")\s*$", re.I) if kept else _NEVER
+    return re.compile("(?:" + terms_pattern(kept) + r")\s*$", re.I) if kept else _NEVER
 
 
 def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) -> str | None:

@@ -26,7 +26,9 @@ the Kelvin sign; `_FOLD` maps them to their letters before `str.lower()` (tests 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
+from itertools import groupby
 
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})  # ſ ı İ and the Kelvin sign
 _SPECIAL = re.compile("[\u017f\u0131\u0130\u212a]")
@@ -34,12 +36,31 @@ _RUN = re.compile(r"[a-z0-9]+")
 _NEVER = r"(?!x)x"
 
 
+def _bounded(term: str) -> bool:
+    return term.isascii() and term[:1].isalnum() and term[-1:].isalnum()
+
+
+def _escaped(term: str) -> str:
+    return re.escape(term).replace(r"\ ", r"\s*")
+
+
 def term_pattern(term: str) -> str:
     """One term as a regex: spaces match any whitespace run; ASCII-word terms get ASCII word boundaries."""
-    escaped = re.escape(term).replace(r"\ ", r"\s*")
-    if term.isascii() and term[:1].isalnum() and term[-1:].isalnum():
-        return rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
-    return escaped
+    return rf"(?<![A-Za-z0-9]){_escaped(term)}(?![A-Za-z0-9])" if _bounded(term) else _escaped(term)
+
+
+def terms_pattern(terms: Sequence[str]) -> str:
+    """`"|".join(term_pattern(t) for t in terms)`, with the boundaries of each run of consecutive
+    ASCII-word terms written once around the run. The same matches, in the same order of preference
+    (the boundaries do not depend on which term of the run is tried); Python's `re` checked a
+    lookbehind per term at every position, and this took three quarters off a search of long lines."""
+    parts: list[str] = []
+    for bounded, run in groupby(terms, key=_bounded):
+        if bounded:
+            parts.append(rf"(?<![A-Za-z0-9])(?:{'|'.join(_escaped(t) for t in run)})(?![A-Za-z0-9])")
+        else:
+            parts.extend(_escaped(t) for t in run)
+    return "|".join(parts)
 
 
 def kept_terms(terms: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from itertools import groupby
 from pathlib import Path
 
 from tasks import run
@@ -16,7 +17,7 @@ from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.ingest.sources import note_items
 from tasks.judge.relevance import term_hits
-from tasks.judge.terms import _FOLD, kept_terms, reference_hits, term_pattern, vocabulary
+from tasks.judge.terms import _FOLD, kept_terms, reference_hits, term_pattern, terms_pattern, vocabulary
 from tests.generate.large import generate
 from tests.helpers import NO_WORKSPACE
 
@@ -49,13 +50,15 @@ def test_same_hits_as_the_alternation_on_generated_notes(tmp_path: Path) -> None
     assert found > 100  # the check is not vacuous
 
 
-def test_same_hits_on_adversarial_text() -> None:
-    vocabularies = _vocabularies()
-    rng = random.Random(7)
+def _adversarial_texts(vocabularies: list[tuple[str, ...]], count: int, seed: int = 7) -> list[str]:
+    """Texts pieced from the terms, changed in case, broken by a character, or spelled with the
+    characters re.I folds onto ASCII letters."""
+    rng = random.Random(seed)
     pieces = [t for terms in vocabularies for t in terms]
     pieces += [" ", "", "-", "\n", "x", "中", "0", ".", "/", "\t", "Ω", "ß", "\u017f", "\u0131", "\u0130", "\u212a"]
     folds = {"k": "\u212a", "K": "\u212a", "s": "\u017f", "i": "\u0131", "I": "\u0130"}
-    for _ in range(4000):
+    texts = []
+    for _ in range(count):
         parts = []
         for _ in range(rng.randrange(1, 12)):
             piece = rng.choice(pieces)
@@ -66,12 +69,39 @@ def test_same_hits_on_adversarial_text() -> None:
             if rng.random() < 0.3:
                 piece = "".join(folds.get(c, c) if rng.random() < 0.5 else c for c in piece)
             parts.append(piece)
-        text = rng.choice(["", " ", "x", "\n"]).join(parts)
+        texts.append(rng.choice(["", " ", "x", "\n"]).join(parts))
+    return texts
+
+
+def test_same_hits_on_adversarial_text() -> None:
+    vocabularies = _vocabularies()
+    for text in _adversarial_texts(vocabularies, 4000):
         for terms in vocabularies:
             assert vocabulary(terms).hits(text) == reference_hits(text, terms), (text, terms)
         odd = vocabulary(ODD.terms)
         matching = {t for t in kept_terms(ODD.terms) if re.search(term_pattern(t), text, re.I)}
         assert matching <= odd.could_occur(text), (text, matching - odd.could_occur(text))
+
+
+def test_runs_of_bounded_terms_share_their_boundaries_and_match_as_before() -> None:
+    """`terms_pattern` finds the same matches, preferring the same term, as the alternation of each
+    term's own pattern, whatever the order of ASCII-word and other terms."""
+    # Terms that start where others start and end elsewhere: which one the order prefers shows.
+    overlapping = ("ab+", "ab", "+ab", "ab c", "a b", "ab中", "中ab", "ab-c", "b", "c", "+")
+    vocabularies = [*_vocabularies(), overlapping]
+    rng = random.Random(3)
+    orders = [list(terms) for terms in vocabularies]
+    orders += [rng.sample(list(terms), len(terms)) for terms in vocabularies for _ in range(3)]
+    orders += [sorted(kept_terms(terms), key=lambda w: (-len(w), w)) for terms in vocabularies]
+    runs = [sum(1 for _ in groupby(order, key=lambda t: bool(re.match(r"\(\?<!", term_pattern(t))))) for order in orders]
+    assert max(runs) > 3  # some orders interleave ASCII-word terms with others
+    texts = _adversarial_texts(vocabularies, 600, seed=5)
+    for order in orders:
+        kept = [t for t in order if t.strip()]
+        each, shared = re.compile("|".join(map(term_pattern, kept)), re.I), re.compile(terms_pattern(kept), re.I)
+        for text in texts:
+            assert [(m.span(), m.group(0)) for m in each.finditer(text)] == \
+                [(m.span(), m.group(0)) for m in shared.finditer(text)], (text, kept)
 
 
 def test_could_occur_leaves_out_terms_absent_from_the_text() -> None:
