@@ -99,9 +99,31 @@ def _safe_runs(term: str) -> tuple[str, ...]:
     return _chunks(kept)
 
 
+# One text is asked about by every topic's vocabulary in turn: the last few texts' folded forms and
+# runs are kept, for texts up to this many characters (64 of them hold at most a few MB).
+_KEPT_TEXT = 65536
+
+
 def folded(text: str) -> str:
     """`text` lower-cased, with the non-ASCII letters `re.I` equates with ASCII ones mapped to them."""
+    return _kept_fold(text) if len(text) <= _KEPT_TEXT else _fold(text)
+
+
+def _fold(text: str) -> str:
     return (text.translate(_FOLD) if not text.isascii() and _SPECIAL.search(text) else text).lower()
+
+
+_kept_fold = lru_cache(maxsize=64)(_fold)
+
+
+def _runs(low: str) -> frozenset[str]:
+    """The ASCII alphanumeric runs of a folded text."""
+    return _kept_runs(low) if len(low) <= _KEPT_TEXT else frozenset(_RUN.findall(low))
+
+
+@lru_cache(maxsize=64)
+def _kept_runs(low: str) -> frozenset[str]:
+    return frozenset(_RUN.findall(low))
 
 
 class Vocabulary:
@@ -131,6 +153,7 @@ class Vocabulary:
                 self.by_run.setdefault(run.group(0), []).append(i)
             else:
                 self.probed.append((i, _chunks(term)))
+        self.chunks = tuple(dict.fromkeys(c for _, chunks in self.probed for c in chunks))
 
     def hits(self, text: str) -> tuple[str, ...]:
         """`reference_hits(text, terms)`."""
@@ -145,9 +168,11 @@ class Vocabulary:
     def _candidates(self, low: str) -> list[int]:
         """Indices of the terms that could occur in the folded text `low`, in order."""
         candidates = list(self.always)
-        for run in self.by_run.keys() & set(_RUN.findall(low)):
-            candidates += self.by_run[run]
-        candidates += [i for i, chunks in self.probed if all(c in low for c in chunks)]
+        if self.by_run:
+            for run in self.by_run.keys() & _runs(low):
+                candidates += self.by_run[run]
+        present = {c for c in self.chunks if c in low}  # each chunk looked for once, however many terms hold it
+        candidates += [i for i, chunks in self.probed if present.issuperset(chunks)]
         return sorted(candidates)
 
     def _leftmost(self, i: int, text: str, folded: str, pos: int) -> tuple[int, int] | None:
