@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment
-from tasks.judge.terms import term_pattern, terms_pattern
+from tasks.judge.terms import kept_terms, term_pattern, terms_pattern, vocabulary
 
 _NEVER = re.compile(r"(?!x)x")
 _ASCII_EDGE = r"[A-Za-z0-9]"
@@ -78,6 +78,12 @@ def name_index(judgment: Judgment) -> tuple[tuple[str, ...], dict[str, str]]:
     return tuple(sorted(index)), index
 
 
+@lru_cache(maxsize=64)
+def _cjk(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The names that are not ASCII, sorted."""
+    return tuple(sorted(n for n in names if not n.isascii()))
+
+
 def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
                      extra: Iterable[tuple[str, str]] = (), negations: tuple[str, ...] = ()
                      ) -> list[tuple[str, str]]:
@@ -88,11 +94,11 @@ def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
     statement, deny it ("不交给 rag", "not handing it to rag"): such a statement is not one.
     """
     denied = _after_negation(negations) if negations else None
-    _, index = name_index(judgment)
+    names, index = name_index(judgment)
     more = {n.lower(): t for n, t in extra if n.lower() not in index}
     folded = text.lower()
     found: list[tuple[int, str, str]] = []
-    cjk = tuple(sorted(n for n in {*index, *more} if not n.isascii()))
+    cjk = _cjk(names) if not more else tuple(sorted(n for n in {*index, *more} if not n.isascii()))
     for anchor, pattern in template_patterns(templates, cjk):
         if anchor not in folded:
             continue
@@ -124,10 +130,10 @@ def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) 
 # A pure function of its arguments, asked of the same entries' texts by every window of a lookback.
 @per_window_item(16384)
 def _found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...]) -> str | None:
-    folded = text.lower()
-    # Only words whose every chunk occurs can match (a substring test per word is far cheaper
-    # than the alternation's lookbehinds at every position of a long entry).
-    present = [w for w, chunks in _chunked(words) if all(c in folded for c in chunks)]
+    # Only words that could occur can match (the vocabulary's substring tests are far cheaper than
+    # the alternation's lookbehinds at every position of a long entry).
+    could = vocabulary(words).could_occur(text)
+    present = [w for w in kept_terms(words) if w in could]
     exceptions = word_pattern(unless) if unless else None
     best: tuple[int, int, str] | None = None  # (start, -length, text): leftmost, then longest
     for word in present:  # one cached pattern per word: a pattern per subset of words compiled for ever
@@ -137,12 +143,6 @@ def _found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...]) -> s
                     best = (m.start(), -len(m.group(0)), m.group(0))
                 break
     return best[2] if best else None
-
-
-@lru_cache(maxsize=256)
-def _chunked(words: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """Each word that is not blank, with the lower-cased chunks a text must hold for it to match."""
-    return tuple((w, tuple(w.lower().split())) for w in words if w.strip())
 
 
 @lru_cache(maxsize=4096)
