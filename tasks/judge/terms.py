@@ -99,9 +99,10 @@ def _safe_runs(term: str) -> tuple[str, ...]:
     return _chunks(kept)
 
 
-# One text is asked about by every topic's vocabulary in turn: the last few texts' folded forms and
-# runs are kept, for texts up to this many characters (64 of them hold at most a few MB).
-_KEPT_TEXT = 65536
+# One text is asked about by every topic's vocabulary in turn: the folded forms and runs of the last
+# 64 texts are kept, for texts up to this many characters (an entry; 64 of them, each with its
+# folded copy, hold at most 8 MB).
+_KEPT_TEXT = 16384
 
 
 def folded(text: str) -> str:
