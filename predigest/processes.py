@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -65,13 +66,23 @@ def running(home: Path, name: str) -> int | None:
     return pid if pid is not None and is_ours(pid) else None
 
 
+# Each process `up` starts takes SIGINT at its default, whatever the starter ignores. A Prefect
+# worker stops on SIGTERM by sending itself SIGINT, and a starter run in the background of a script
+# (`predigest up &`, some CI runners) ignores SIGINT, which its children inherit: such a worker never
+# stopped, and `down` killed it after the grace. In its own session no terminal's Ctrl-C reaches it.
+# A launcher sets it, then execs the command in the same process (the pid file stays right);
+# Popen's `preexec_fn` could do the same, but is unsafe in a process with threads.
+_SIGINT_DEFAULT = "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])"
+
+
 def spawn(home: Path, name: str, argv: list[str], env: Mapping[str, str], cwd: Path | None = None) -> int:
-    """Start `argv` in its own session, output to <run>/<name>.log, pid to <run>/<name>.pid."""
+    """Start `argv` in its own session, SIGINT at its default, output to <run>/<name>.log, pid to
+    <run>/<name>.pid."""
     rundir = run_dir(home)
     rundir.mkdir(parents=True, exist_ok=True)
     with (rundir / f"{name}.log").open("ab") as log:
         proc = subprocess.Popen(  # noqa: S603
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(env),
+            [sys.executable, "-c", _SIGINT_DEFAULT, *argv], stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=dict(env),
             cwd=str(cwd) if cwd else None, start_new_session=True,
         )
     (rundir / f"{name}.pid").write_text(f"{proc.pid}\n")

@@ -5,6 +5,8 @@ with stand-in processes instead of Prefect:
 - `down` stops the processes it finds by pid file, newest first, and removes the pid files; a pid
   file whose process is gone, or whose pid belongs to a program that is not prefect/predigest, is
   only removed (that process is left alone);
+- a started process takes SIGINT at its default even when its starter ignores it (a background
+  job), since a Prefect worker stops on SIGTERM by sending itself SIGINT;
 - the Prefect environment puts PREFECT_HOME under predigest's home and turns analytics off;
 - the CLI has `watch`, `up`, `down` and `backfill`.
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -97,3 +100,38 @@ def test_the_watcher_is_reported_started_only_once_it_watches(tmp_path: Path) ->
     assert "watching" in log.read_text()
     with pytest.raises(RuntimeError, match="exited at once: predigest: workspace not found: /nowhere"):
         orchestrate.wait_watching(pid, log, "watcher", alive=processes.is_ours, deadline_s=20, offset=offset)
+
+
+# Stops as a Prefect worker does (prefect.utilities.processutils.setup_signal_handlers_worker): on
+# SIGTERM it restores SIGINT's disposition from its start and sends itself SIGINT.
+_STOPS_LIKE_A_WORKER = """
+import os, signal, time
+at_start = signal.getsignal(signal.SIGINT)
+def on_term(*_):
+    signal.signal(signal.SIGINT, at_start)
+    os.kill(os.getpid(), signal.SIGINT)
+signal.signal(signal.SIGTERM, on_term)
+print('ready', flush=True)
+try:
+    time.sleep(120)
+except KeyboardInterrupt:
+    print('stopped on SIGINT', flush=True)
+# predigest stand-in
+"""
+
+
+def test_a_process_started_from_the_background_still_stops_on_sigterm(tmp_path: Path) -> None:
+    """A starter that ignores SIGINT (a script's background job) does not pass that on: the worker
+    stand-in stops by its own SIGINT, not by `down`'s SIGKILL after the grace."""
+    home = tmp_path / "home"
+    starter = ("import signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+               "from pathlib import Path; from predigest import processes; "
+               f"processes.spawn(Path(sys.argv[1]), 'worker-1', [sys.executable, '-c', {_STOPS_LIKE_A_WORKER!r}], {{}})")
+    subprocess.run([sys.executable, "-c", starter, str(home)], check=True, timeout=60)
+    log = home / "run" / "worker-1.log"
+    deadline = time.monotonic() + 30
+    while "ready" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert "ready" in log.read_text()
+    assert orchestrate.down(home, grace=5, echo=lambda _: None) == ["worker-1"]
+    assert "stopped on SIGINT" in log.read_text()
