@@ -26,9 +26,10 @@ the Kelvin sign; `_FOLD` maps them to their letters before `str.lower()` (tests 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from functools import lru_cache
+from collections.abc import Callable, Sequence
+from functools import lru_cache, wraps
 from itertools import groupby
+from typing import TypeVar
 
 _FOLD = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})  # ſ ı İ and the Kelvin sign
 _SPECIAL = re.compile("[\u017f\u0131\u0130\u212a]")
@@ -99,31 +100,32 @@ def _safe_runs(term: str) -> tuple[str, ...]:
     return _chunks(kept)
 
 
-# One text is asked about by every topic's vocabulary in turn: the folded forms and runs of the last
-# 64 texts are kept, for texts up to this many characters (an entry; 64 of them, each with its
-# folded copy, hold at most 8 MB).
+# One text is asked about by every topic's vocabulary in turn: what is computed of the last 64
+# texts is kept, for texts up to this many characters (an entry; 64 of them, each with its folded
+# copy, hold at most 8 MB).
 _KEPT_TEXT = 16384
+T = TypeVar("T")
 
 
+def _kept_for_short_texts(fn: Callable[[str], T]) -> Callable[[str], T]:
+    """`fn`, its answers for the last 64 texts of up to `_KEPT_TEXT` characters kept."""
+    kept = lru_cache(maxsize=64)(fn)
+
+    @wraps(fn)
+    def call(text: str) -> T:
+        return kept(text) if len(text) <= _KEPT_TEXT else fn(text)
+    return call
+
+
+@_kept_for_short_texts
 def folded(text: str) -> str:
     """`text` lower-cased, with the non-ASCII letters `re.I` equates with ASCII ones mapped to them."""
-    return _kept_fold(text) if len(text) <= _KEPT_TEXT else _fold(text)
-
-
-def _fold(text: str) -> str:
     return (text.translate(_FOLD) if not text.isascii() and _SPECIAL.search(text) else text).lower()
 
 
-_kept_fold = lru_cache(maxsize=64)(_fold)
-
-
+@_kept_for_short_texts
 def _runs(low: str) -> frozenset[str]:
     """The ASCII alphanumeric runs of a folded text."""
-    return _kept_runs(low) if len(low) <= _KEPT_TEXT else frozenset(_RUN.findall(low))
-
-
-@lru_cache(maxsize=64)
-def _kept_runs(low: str) -> frozenset[str]:
     return frozenset(_RUN.findall(low))
 
 
@@ -141,7 +143,7 @@ class Vocabulary:
         self.probed: list[tuple[int, tuple[str, ...]]] = []  # other filterable terms with their chunks
         self.always: list[int] = []  # terms scanned whatever the text
         for i, term in enumerate(self.kept):
-            bounded = term.isascii() and term[:1].isalnum() and term[-1:].isalnum()
+            bounded = _bounded(term)
             if not _filterable(term):
                 runs = _safe_runs(term)
                 if runs:
