@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from tasks.common.working_set import per_window_item
 from tasks.config.judgment import Judgment
-from tasks.judge.terms import kept_terms, term_pattern, terms_pattern, vocabulary
+from tasks.judge.terms import term_pattern, terms_pattern, vocabulary
 
 _NEVER = re.compile(r"(?!x)x")
 _ASCII_EDGE = r"[A-Za-z0-9]"
@@ -98,7 +98,7 @@ def topic_statements(text: str, templates: tuple[str, ...], judgment: Judgment,
     more = {n.lower(): t for n, t in extra if n.lower() not in index}
     folded = text.lower()
     found: list[tuple[int, str, str]] = []
-    cjk = _cjk(names) if not more else tuple(sorted(n for n in {*index, *more} if not n.isascii()))
+    cjk = _cjk(tuple(sorted({*names, *more})) if more else names)
     for anchor, pattern in template_patterns(templates, cjk):
         if anchor not in folded:
             continue
@@ -132,8 +132,9 @@ def found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...] = ()) 
 def _found_word(words: tuple[str, ...], text: str, unless: tuple[str, ...]) -> str | None:
     # Only words that could occur can match (the vocabulary's substring tests are far cheaper than
     # the alternation's lookbehinds at every position of a long entry).
-    could = vocabulary(words).could_occur(text)
-    present = [w for w in kept_terms(words) if w in could]
+    vocab = vocabulary(words)
+    could = vocab.could_occur(text)
+    present = [w for w in vocab.kept if w in could]
     exceptions = word_pattern(unless) if unless else None
     best: tuple[int, int, str] | None = None  # (start, -length, text): leftmost, then longest
     for word in present:  # one cached pattern per word: a pattern per subset of words compiled for ever
