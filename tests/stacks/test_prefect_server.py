@@ -155,6 +155,7 @@ def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable
         yield Stack(result.api_url, home, workspace, published, settings, engine, hooks)
     finally:
         try:  # while the server still answers: nothing may be left queued for it
+            close_clients()
             bound = drain_senders_to(f"http://127.0.0.1:{port}/api")
         finally:
             stopped = orchestrate.down(home, echo=lambda _: None)
@@ -165,14 +166,32 @@ def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable
     assert not list((home / "run").glob("*.pid"))
 
 
+_clients: dict[str, Any] = {}  # api_url -> its open client, until the stack stops (`_close_clients`)
+
+
 @contextmanager
 def _client(api_url: str) -> Iterator[Any]:
-    """A sync Prefect client on the stack's server (the test process otherwise uses the harness API)."""
-    from prefect import get_client
-    from prefect.settings import PREFECT_API_URL, temporary_settings
+    """A sync Prefect client on the stack's server (the test process otherwise uses the harness API).
 
-    with temporary_settings(updates={PREFECT_API_URL: api_url}), get_client(sync_client=True) as client:
-        yield client
+    One per server, opened at the first call and kept: the waits below poll every half second, and
+    a new client (the settings copied, an HTTP client with its TLS context loaded) per poll was
+    most of the stack modules' test process's CPU."""
+    client = _clients.get(api_url)
+    if client is None:
+        from prefect import get_client
+        from prefect.settings import PREFECT_API_URL, temporary_settings
+
+        with temporary_settings(updates={PREFECT_API_URL: api_url}):
+            client = get_client(sync_client=True)
+        client.__enter__()
+        _clients[api_url] = client
+    yield client
+
+
+def close_clients() -> None:
+    """Close the clients `_client` kept (before the stack stops)."""
+    while _clients:
+        _clients.popitem()[1].__exit__(None, None, None)
 
 
 def _flow_runs(api_url: str, flow_name: str) -> list[Any]:

@@ -63,6 +63,7 @@ from tests.stacks.test_prefect_server import (
     _flow_runs,
     _free_port,
     _wait_for,
+    close_clients,
     one_stack_at_a_time,
     stack_parts,
 )
@@ -236,6 +237,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable[
             yield KilledStack(started.api_url, parts.home, parts.workspace, parts.settings, parts.engine)
         finally:
             try:  # while the server still answers: nothing may be left queued for it
+                close_clients()
                 bound = drain_senders_to(f"http://127.0.0.1:{port}/api")
             finally:
                 orchestrate.down(parts.home, echo=lambda _: None)
