@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -43,7 +44,18 @@ def _write(root: Path, rel: str, data: bytes) -> Path:
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path) -> Iterator[Path]:
+    yield from _hostile_workspace(tmp_path, large=True)
+
+
+@pytest.fixture
+def topics_workspace(tmp_path: Path) -> Iterator[Path]:
+    """The hostile workspace without its two large notes (100,000 ids; a 5 MB line), for the test of
+    failing topics: they are the first test's concern, and took 10 of this one's 12 seconds."""
+    yield from _hostile_workspace(tmp_path, large=False)
+
+
+def _hostile_workspace(tmp_path: Path, large: bool) -> Iterator[Path]:
     root, outside = sample_copy(tmp_path)
     (outside / "secret.md").write_text("## 1. SECRET-OUTSIDE vLLM\n", encoding="utf-8")
     inbox = root / INBOX
@@ -64,8 +76,9 @@ def workspace(tmp_path: Path) -> Path:
     window_mtime = 1791507600.0  # 2026-10-09 12:00 Asia/Shanghai: inside the evening's window
     for name in ("0001-01-01-0900-amy-year-one.md", "2026-02-30-amy-feb30.md"):
         os.utime(_write(root, f"{INBOX}/{name}", NOTE.encode()), (window_mtime, window_mtime))
-    many = "## 1. dump\n\n" + " ".join(f"arXiv:2610.{i:05d}" for i in range(100_000)) + "\n"
-    _write(root, f"{INBOX}/2026-10-09-1006-amy-many-ids.md", many.encode())
+    if large:
+        many = "## 1. dump\n\n" + " ".join(f"arXiv:2610.{i:05d}" for i in range(100_000)) + "\n"
+        _write(root, f"{INBOX}/2026-10-09-1006-amy-many-ids.md", many.encode())
     # whole-topic crashes
     _write(root, "organized/knowledge/agents.md",
            b"# agents\n\nversion: v\xe2\x88\x9e \xc2\xb7 updated: 2026-10-08 12:00 \xc2\xb7 citations: 3\n\n"
@@ -77,7 +90,8 @@ def workspace(tmp_path: Path) -> Path:
     _write(root, f"{INBOX}/2026-10-09-1009-amy-cut.md", "## 1. 推理服务截断\n\n- 末尾".encode()[:-1])
     _write(root, f"{INBOX}/2026-10-09-1010-amy-breaks.md",
            "## 1. alpha vLLM\u2028text a\u2029## 2. beta vLLM\x85text b\x0b## 3. gamma\x0ctext c".encode())
-    _write(root, f"{INBOX}/2026-10-09-1011-amy-one-line.md", ("# " + "vLLM serving long line " * 220_000).encode())
+    if large:
+        _write(root, f"{INBOX}/2026-10-09-1011-amy-one-line.md", ("# " + "vLLM serving long line " * 220_000).encode())
     # output
     _write(root, f"{INBOX}/2026-10-09-1012-amy-links.md", (
         "## 1. vLLM KV cache [paper](javascript:alert(1)) and [2610.04631](JaVaScRiPt:alert(2))\n\n"
@@ -161,7 +175,7 @@ def test_no_hostile_file_stops_the_evening(
 
 
 def test_a_topic_that_fails_is_reported_failed_and_the_others_publish(
-    workspace: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
+    topics_workspace: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from tasks import run
     from tasks.stages import briefings
@@ -174,7 +188,7 @@ def test_a_topic_that_fails_is_reported_failed_and_the_others_publish(
         return real(settings, ref, topic, *args, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(briefings, "assemble_and_publish", failing)  # what run.brief calls
-    _, results = run_evening(settings, workspace, ["agents", "inference", "<b>bad</b>"])
+    _, results = run_evening(settings, topics_workspace, ["agents", "inference", "<b>bad</b>"])
     by_topic = {r.topic: r for r in results}
     assert by_topic["inference"].written and by_topic["inference"].error is None
     assert by_topic["agents"].error == "KeyError: 'injected for agents'"
