@@ -166,7 +166,7 @@ def _stack(tmp_path_factory: pytest.TempPathFactory, migrated_database: Callable
     assert not list((home / "run").glob("*.pid"))
 
 
-_clients: dict[str, Any] = {}  # api_url -> its open client, until the stack stops (`_close_clients`)
+_clients: dict[str, Any] = {}  # api_url -> its open client, until the stack stops (`close_clients`)
 
 
 @contextmanager
