@@ -30,6 +30,7 @@ from tests.publish.faulty_s3 import (
     faulty_s3_endpoint,
 )
 
+pytestmark = pytest.mark.slow  # each case retries against a real S3 server behind a proxy: ~5 s
 DAY1, DAY2 = dt.date(2026, 10, 8), dt.date(2026, 10, 9)
 
 
