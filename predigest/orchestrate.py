@@ -76,11 +76,30 @@ def prefect_cli(args: list[str], env: Mapping[str, str], cwd: Path = REPO,
     return proc
 
 
-def ensure_pool(env: Mapping[str, str], pool: str = POOL) -> None:
-    """Create the process work pool unless it exists."""
-    if prefect_cli(["work-pool", "inspect", pool], env, check=False).returncode == 0:
-        return
-    prefect_cli(["work-pool", "create", pool, "--type", "process"], env)
+def ensure_pool(api_url: str, pool: str = POOL) -> None:
+    """Create the process work pool unless it exists, over the server's REST API (two `prefect
+    work-pool` commands would each import Prefect's whole CLI), with the process worker's own
+    default job template, as `prefect work-pool create --type process` makes it."""
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"{api_url}/work_pools/{pool}", timeout=30):  # noqa: S310
+            return
+    except urllib.error.HTTPError as error:
+        if error.code != 404:
+            raise
+    from prefect.workers.process import ProcessWorker
+
+    body = {"name": pool, "type": "process", "base_job_template": ProcessWorker.get_default_base_job_template()}
+    request = urllib.request.Request(f"{api_url}/work_pools/", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30):  # noqa: S310
+            pass
+    except urllib.error.HTTPError as error:
+        if error.code != 409:  # 409: another `up` created it meanwhile
+            raise
 
 
 def deployment_names(prefect_file: Path = REPO / "prefect.yaml") -> list[tuple[str, str]]:
@@ -143,7 +162,7 @@ def up(
     env.update(extra_env or {})
     stack = Stack(api_url=api_url, ui_url=f"http://127.0.0.1:{port}", started=["server"] if claimed.started else [])
 
-    ensure_pool(env)
+    ensure_pool(api_url)
     stack.skipped_deployments = deploy_all(env, repo)
     for name in stack.skipped_deployments:
         echo(f"deployment {name} skipped: its entrypoint file does not exist yet")
