@@ -28,6 +28,10 @@ def prefect_env(home: Path, api_url: str | None = None, base: Mapping[str, str] 
     env["PREFECT_HOME"] = str(home.resolve() / "prefect")
     env.setdefault("PREFECT_SERVER_ANALYTICS_ENABLED", "false")
     env["PREDIGEST_HOME"] = str(home.resolve())
+    # `python` in the deployments' command (prefect.yaml, job_variables) is this interpreter.
+    here = str(Path(sys.executable).parent)
+    if env.get("PATH", "").split(os.pathsep)[0] != here:
+        env["PATH"] = os.pathsep.join(p for p in (here, env.get("PATH")) if p)
     if api_url:
         env["PREFECT_API_URL"] = api_url
     return env

@@ -8,7 +8,9 @@
 - The daily briefing keeps 22:20 Asia/Shanghai, concurrency limit 1 with CANCEL_NEW and a slug.
 - The noon merge `knowledge-merge` runs at 12:00 Asia/Shanghai, after the evening it merges, and
   only proposes (`auto_apply: false`) unless a run asks otherwise.
-- The pull step leaves the checkout path to each worker (PREDIGEST_REPO).
+- The pull step leaves the checkout path to each worker (PREDIGEST_REPO); each run is the engine
+  process alone (the `command` job variable), and no flow has hooks that would need Prefect's
+  workspace supervisor.
 - Every description starts with when it runs: a scheduled one with its time, days and timezone
   ("daily 22:20 Asia/Shanghai"), so the UI and `prefect deployment ls` show the zone.
 - A deployment is named after its flow (`prefect deployment run <flow>/<deployment>`), except the
@@ -51,6 +53,17 @@ def test_names_are_unique_and_expected() -> None:
     assert set(names) >= {"daily-briefing", "ingest-inbox-file", "hf-daily-poll", "arxiv-poll", "check-staleness",
                           "briefing-for-date", "backfill-briefings", "knowledge-merge"}
     assert all(d["work_pool"]["name"] == "predigest" for d in DEPLOYMENTS)
+
+
+def test_every_deployment_starts_the_engine_itself() -> None:
+    """A run is one `python -m prefect.engine` process: with a command set, the process worker starts
+    no workspace supervisor (a second interpreter importing Prefect per run). Without the supervisor,
+    on_crashed / on_cancellation hooks would run in the worker's own process; no flow here has any."""
+    for deployment in DEPLOYMENTS:
+        command = deployment["work_pool"]["job_variables"]["command"]
+        assert command.split()[1:] == ["-m", "prefect.engine"], deployment["name"]
+        flow = _load_flow(deployment)
+        assert not flow.on_crashed_hooks and not flow.on_cancellation_hooks, deployment["name"]
 
 
 @pytest.mark.parametrize("deployment", DEPLOYMENTS, ids=lambda d: d["name"])

@@ -7,7 +7,8 @@ with stand-in processes instead of Prefect:
   only removed (that process is left alone);
 - a started process takes SIGINT at its default even when its starter ignores it (a background
   job), since a Prefect worker stops on SIGTERM by sending itself SIGINT;
-- the Prefect environment puts PREFECT_HOME under predigest's home and turns analytics off;
+- the Prefect environment puts PREFECT_HOME under predigest's home, turns analytics off and puts this
+  interpreter first on PATH (the deployments run `python -m prefect.engine`);
 - the CLI has `watch`, `up`, `down` and `backfill`.
 """
 
@@ -59,6 +60,16 @@ def test_prefect_env_is_offline_and_under_home(tmp_path: Path) -> None:
     assert env["PREFECT_SERVER_ANALYTICS_ENABLED"] == "false"
     assert env["PREFECT_API_URL"] == "http://127.0.0.1:4999/api"
     assert env["PREDIGEST_HOME"] == str((tmp_path / "home").resolve())
+
+
+def test_python_on_the_prefect_processes_path_is_this_interpreter(tmp_path: Path) -> None:
+    """The deployments' command (prefect.yaml) starts `python -m prefect.engine` on the worker's PATH."""
+    env = processes.prefect_env(tmp_path / "home", None, base={"PATH": "/usr/bin:/bin"})
+    found = subprocess.run(["python", "-c", "import sys, prefect; print(sys.prefix)"], env=env,  # noqa: S607
+                           capture_output=True, text=True, check=True)
+    assert found.stdout.strip() == sys.prefix
+    assert env["PATH"].split(":")[1:] == ["/usr/bin", "/bin"]
+    assert processes.prefect_env(tmp_path / "home", None, base=env)["PATH"] == env["PATH"]  # not prefixed twice
 
 
 def test_deployment_names_come_from_prefect_yaml() -> None:

@@ -14,7 +14,7 @@ more of the third kind, each a child process to start).
   children wait at it, then lets both publish, then holds it again, so the second dates' children
   run up to it and wait. As soon as both are taken (a process under the worker runs each, Pending or
   Running, beaten or not), that worker and every process under it (the flow-run processes it
-  started, in their own sessions, and their spawned helpers) are SIGKILLed at once, as a machine
+  started and their spawned helpers) are SIGKILLed at once, as a machine
   crash would: nobody reports a final state.
 - Every run the dead worker held (B, both second children) is set Crashed by the server, through
   the automation `up` registers (`predigest.automations`: Pending, Running or beaten, then nothing
