@@ -14,7 +14,8 @@ Contract:
   is CPU-bound Python, which threads cannot spread; one worker is a process too, away from
   Prefect's threads), pipelined: while one process renders and publishes date D, another
   collects date D+1 and records it as soon as D's are.
-- With `child_deployment` set, verifications are derived here first, then each date is a run of
+- With `child_deployment` set, verifications are derived here first (the worker processes start
+  only when there are windows to derive: a re-run usually has none), then each date is a run of
   that deployment (`briefing-for-date`, named `briefing <date>`) on any worker of its pool, at most
   `max_concurrency` at once, created with the idempotency key
   `backfill-<topics>-<date>-<this flow run's id>` (`tasks.backfill_runs.idempotency_key`): a retried backfill run does not duplicate
@@ -41,6 +42,7 @@ Contract:
 from __future__ import annotations
 
 import datetime as dt
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -144,16 +146,19 @@ def backfill_briefings(
     ctx = BackfillContext.load(settings, ref, resolved, force)
     publishing = False  # whether dates may have published here (their topics' sites are then refreshed)
     try:
-        # Worker processes (if any) start up, a second or two each, while the workspace is ingested.
-        with DateLanes(ctx, workers) as lanes:
+        # Worker processes start up, a second or two each, while the workspace is ingested; a
+        # backfill of child runs starts them only once it knows it has windows to derive.
+        with DateLanes(ctx, workers) if child_deployment is None else nullcontext() as lanes:
             changed = steps.find_changed_files(settings, ref)
             steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
             derive = steps.plan_derivation(settings, ref, resolved, days[-1],
                                            run.known_topic_names(settings, Path(root)))
             if child_deployment is not None:
                 if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
-                    steps.verify_dates(lanes, recorded)
+                    with DateLanes(ctx, workers) as deriving:
+                        steps.verify_dates(deriving, recorded)
             else:
+                assert lanes is not None
                 jobs = plan_jobs(resolved, days, derive=derive)
                 before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
                 futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []

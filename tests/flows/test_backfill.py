@@ -10,6 +10,8 @@ ten-day workspace with two topics:
   unchanged, and object bytes, modification times and row counts stay as they were;
 - `force` re-publishes every date (results say written, `published_at` moves) without adding rows;
 - the progress hook hears every date once; bad ranges and bounds are refused;
+- a backfill of child runs (`child_deployment`) starts its worker processes only to derive windows:
+  a re-run with nothing left to derive starts none;
 - a parallel backfill publishes the same bytes, and stores the same verifications and events, as
   the evenings run one after another (verifications derived through each date, then the briefing),
   in a second database.
@@ -131,6 +133,42 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
     assert all(after[d] > before[d] for d in DAYS[:2]) and all(after[d] == before[d] for d in DAYS[2:])
     assert _counts(clean_db) == counts
     assert {k: v[0] for k, v in _snapshot(out).items()} == {k: v[0] for k, v in objects.items()}
+
+
+def test_a_backfill_of_child_runs_starts_worker_processes_only_to_derive(
+    prefect_harness: None, clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """With `child_deployment`, this run only derives the windows; a re-run, with nothing left to
+    derive, starts no worker process. (The child runs are stubbed: they need a deployment's workers,
+    tests/stacks/test_prefect_server.py.)"""
+    import flows.backfill as backfill_flow
+
+    point_flows_at(monkeypatch, settings)
+    ws = (tmp_path / "ws").resolve()
+    make_workspace(ws)
+    entered: list[int] = []
+    handed: list[list[dt.date]] = []
+
+    class CountedLanes(backfill_flow.DateLanes):
+        def __enter__(self) -> backfill_flow.DateLanes:
+            entered.append(self.workers)
+            return super().__enter__()
+
+    def children(settings: Settings, days: list[dt.date], *args: Any) -> list[Any]:
+        handed.append(days)
+        return []
+
+    monkeypatch.setattr(backfill_flow, "DateLanes", CountedLanes)
+    monkeypatch.setattr(backfill_flow, "_children", children)
+    for _ in range(2):
+        backfill_flow.backfill_briefings(start=DAYS[0], end=DAYS[2], workspace=str(ws), max_concurrency=2,
+                                         child_deployment="briefing-for-date/briefing-for-date")
+    assert entered == [2]  # the first run derived; the re-run had nothing to derive
+    assert handed == [DAYS[:3], DAYS[:3]]
+    with clean_db.connect() as conn:
+        derived = conn.execute(text("SELECT count(*) FROM verification_windows")).scalar_one()
+        published = conn.execute(text("SELECT count(*) FROM briefings")).scalar_one()
+    assert derived > 0 and published == 0
 
 
 def test_cli_backfill_shows_progress(
