@@ -34,7 +34,31 @@ def prefect_env(home: Path, api_url: str | None = None, base: Mapping[str, str] 
         env["PATH"] = os.pathsep.join(p for p in (here, env.get("PATH")) if p)
     if api_url:
         env["PREFECT_API_URL"] = api_url
+        if api_url.startswith("http://") and not env.get("PREFECT_API_SSL_CERT_FILE"):
+            env["PREFECT_API_SSL_CERT_FILE"] = str(plain_http_ca_file(home))
     return env
+
+
+def plain_http_ca_file(home: Path) -> Path:
+    """A CA file of one certificate, for Prefect clients of a plain-HTTP API.
+
+    Every Prefect client builds a verifying TLS context when it is made, whatever the API's scheme,
+    from certifi's whole bundle unless PREFECT_API_SSL_CERT_FILE names another file: about 30 ms of
+    CPU, and a flow run makes dozens of clients (0.8 CPU s a run on the test stack). The local API
+    is `http://`, so no connection ever uses the context; a file of one certificate (certifi's
+    first) makes it in under a millisecond."""
+    import certifi
+
+    path = run_dir(home) / "plain-http-api-ca.pem"
+    if not path.is_file():
+        bundle = Path(certifi.where()).read_text(encoding="ascii")
+        end = "-----END CERTIFICATE-----"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)] + "\n",
+                       encoding="ascii")
+        tmp.replace(path)  # whole or absent, for `up`s started side by side
+    return path
 
 
 def read_pid(path: Path) -> int | None:

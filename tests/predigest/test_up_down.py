@@ -8,7 +8,8 @@ with stand-in processes instead of Prefect:
 - a started process takes SIGINT at its default even when its starter ignores it (a background
   job), since a Prefect worker stops on SIGTERM by sending itself SIGINT;
 - the Prefect environment puts PREFECT_HOME under predigest's home, turns analytics off and puts this
-  interpreter first on PATH (the deployments run `python -m prefect.engine`);
+  interpreter first on PATH (the deployments run `python -m prefect.engine`); for a plain-HTTP API
+  its clients load a CA file of one certificate, not certifi's bundle;
 - the CLI has `watch`, `up`, `down` and `backfill`.
 """
 
@@ -70,6 +71,21 @@ def test_python_on_the_prefect_processes_path_is_this_interpreter(tmp_path: Path
     assert found.stdout.strip() == sys.prefix
     assert env["PATH"].split(":")[1:] == ["/usr/bin", "/bin"]
     assert processes.prefect_env(tmp_path / "home", None, base=env)["PATH"] == env["PATH"]  # not prefixed twice
+
+
+def test_clients_of_a_plain_http_api_load_one_certificate_and_others_keep_theirs(tmp_path: Path) -> None:
+    """PREFECT_API_SSL_CERT_FILE: a CA file of one certificate for the local `http://` API (a Prefect
+    client loads it into a TLS context it never uses); not for an `https://` API, nor over one set."""
+    import ssl
+
+    home = tmp_path / "home"
+    env = processes.prefect_env(home, "http://127.0.0.1:4999/api", base={})
+    context = ssl.create_default_context(cafile=env["PREFECT_API_SSL_CERT_FILE"])
+    assert len(context.get_ca_certs()) == 1
+    assert processes.prefect_env(home, "http://127.0.0.1:4999/api", base={}) == env  # the same file again
+    assert "PREFECT_API_SSL_CERT_FILE" not in processes.prefect_env(home, "https://api.example.org/api", base={})
+    mine = {"PREFECT_API_SSL_CERT_FILE": "/etc/ssl/mine.pem"}
+    assert processes.prefect_env(home, "http://127.0.0.1:4999/api", base=mine)["PREFECT_API_SSL_CERT_FILE"] == mine["PREFECT_API_SSL_CERT_FILE"]
 
 
 def test_deployment_names_come_from_prefect_yaml() -> None:
