@@ -55,10 +55,13 @@ def _claim_local_api(settings: Settings) -> LocalApi | None:
     predigest's own options reach the flows as parameters)."""
     if settings.prefect_api_url or "prefect" in sys.modules:
         return None
-    from predigest import local_api
+    from predigest import local_api, processes
 
     claimed = local_api.claim(settings.home)
-    os.environ["PREFECT_API_URL"] = claimed.url
+    # As for the processes `up` starts: the URL, and the CA file of a plain-HTTP API.
+    env = processes.prefect_env(settings.home, claimed.url)
+    for key in ("PREFECT_API_URL", "PREFECT_API_SSL_CERT_FILE"):
+        os.environ[key] = env[key]
     return claimed
 
 
