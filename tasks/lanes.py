@@ -3,7 +3,6 @@ forked from a forkserver (one per lane), recording strictly in job order (`Turns
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import queue
@@ -13,6 +12,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from types import TracebackType
 
 from tasks.backfill import BackfillAborted, BackfillContext, DateJob, JobOutcome, Turns, run_job
+from tasks.common.gc_policy import fewer_full_collections
 
 
 class _Worker:
@@ -28,18 +28,9 @@ def lanes_for(max_concurrency: int) -> int:
 
 def _init_worker(ctx: BackfillContext, turns: Turns) -> None:
     _Worker.state = (ctx, turns)
-    _fewer_full_collections()
-
-
-def _fewer_full_collections() -> None:
-    """A job keeps its windows (hundreds of thousands of objects) alive for a while, long enough to
-    reach the oldest generation, so full collections ran after most jobs, each scanning all that a
-    flow's process holds (Prefect, SQLAlchemy): 19 s of a 125 s one-worker year. Objects alive now
-    are left out of collections, and full ones run a tenth as often (cycles are rare here: the
-    rows are freed by reference counting)."""
-    gc.freeze()
-    first, second, third = gc.get_threshold()
-    gc.set_threshold(first, second, max(third, 100))
+    # A job keeps its windows alive long enough to reach the oldest generation, so full
+    # collections ran after most jobs, each scanning all a flow's process holds.
+    fewer_full_collections()
 
 
 def _ready() -> None:
