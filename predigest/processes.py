@@ -43,10 +43,10 @@ def plain_http_ca_file(home: Path) -> Path:
     """A CA file of one certificate, for Prefect clients of a plain-HTTP API.
 
     Every Prefect client builds a verifying TLS context when it is made, whatever the API's scheme,
-    from certifi's whole bundle unless PREFECT_API_SSL_CERT_FILE names another file: about 30 ms of
-    CPU, and a flow run makes dozens of clients (0.8 CPU s a run on the test stack). The local API
-    is `http://`, so no connection ever uses the context; a file of one certificate (certifi's
-    first) makes it in under a millisecond."""
+    from certifi's whole bundle unless PREFECT_API_SSL_CERT_FILE names another file: 30-75 ms of
+    CPU each, and a run makes several clients (8 in a one-off `predigest run`: 0.6 CPU s). The
+    local API is `http://`, so no connection ever uses the context; a file of one certificate
+    (certifi's first) makes it in about a millisecond."""
     import certifi
 
     path = run_dir(home) / "plain-http-api-ca.pem"
