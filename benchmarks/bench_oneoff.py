@@ -3,9 +3,9 @@
 A temp PREDIGEST_HOME (embedded PostgreSQL and the kept Prefect server under it, as `make demo`
 has them), the sample workspace copied next to it, `run --date 2026-10-09 --topic inference`:
 - a first run ingests and publishes and leaves both servers running (reported, not a target);
-- the unchanged run without PREFECT_API_URL (it finds the kept server), `REPEATS` times;
-- the same unchanged run with PREFECT_API_URL naming that server, `REPEATS` times: the ratio of
-  the medians is what keeping the server leaves of the start-up cost (target <= 1.3x);
+- the unchanged run without PREFECT_API_URL (it finds the kept server), and the same unchanged run
+  with PREFECT_API_URL naming that server, `REPEATS` times each, in turns: the ratio of the medians
+  is what keeping the server leaves of the start-up cost (target <= 1.3x);
 - `predigest down`, then the first command after it, which starts both servers again (<= 20 s).
 Everything is stopped with `predigest down` at the end, also on failure.
 """
@@ -18,6 +18,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from benchmarks.harness import Result, timed
@@ -44,6 +45,16 @@ def _predigest(args: list[str], env: dict[str, str]) -> tuple[float, str]:
     return elapsed(), done.stdout
 
 
+def _alternated(first: Callable[[], float], second: Callable[[], float]) -> tuple[list[float], list[float]]:
+    """`REPEATS` times of each, taken in turns and in alternating order (AB BA AB …), so that a host
+    whose load drifts (the previous benchmark's servers still shutting down) weighs on both alike."""
+    times: tuple[list[float], list[float]] = ([], [])
+    for i in range(REPEATS):
+        for which in ((0, 1) if i % 2 == 0 else (1, 0)):
+            times[which].append((first, second)[which]())
+    return times
+
+
 def _export_line(status: str) -> str:
     (line,) = [ln for ln in status.splitlines() if ln.startswith("export PREFECT_API_URL=")]
     return line.split("=", 1)[1]
@@ -62,9 +73,9 @@ def bench_oneoff() -> Result:
         assert "inference 2026-10-09 published" in out, out
         result.add("first run (ingest, publish; starts PostgreSQL and Prefect)", first)
 
-        kept = [_predigest(run, env)[0] for _ in range(REPEATS)]
         url = _export_line(_predigest(["status"], env)[1])
-        named = [_predigest(run, _env(home, PREFECT_API_URL=url))[0] for _ in range(REPEATS)]
+        kept, named = _alternated(lambda: _predigest(run, env)[0],
+                                  lambda: _predigest(run, _env(home, PREFECT_API_URL=url))[0])
         kept_s = result.add(f"unchanged run, kept server found (median of {REPEATS})", statistics.median(kept),
                             note=", ".join(f"{t:.1f}" for t in kept))
         named_s = result.add(f"unchanged run, PREFECT_API_URL set (median of {REPEATS})", statistics.median(named),
