@@ -45,10 +45,10 @@ _EXPLICIT = re.compile(
     re.IGNORECASE,
 )
 # A Hugging Face paper page names its arXiv id: huggingface.co/papers/2610.04646.
-_HF_PAPER = re.compile(r"(?:https?://)?(?:www\.)?huggingface\.co/papers/(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w.])",
+_HF_PAPER = re.compile(r"(?:https?[:：]//)?(?:www\.)?huggingface\.co/papers/(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w.])",
                        re.IGNORECASE)
 # What a DOI reference to arXiv starts with, before "arXiv.": belongs to the raw reference.
-_DOI_HEAD = re.compile(r"(?:(?:https?://)?(?:dx\.)?doi\.org/|doi:\s*)?10\.48550/\Z", re.IGNORECASE)
+_DOI_HEAD = re.compile(r"(?:(?:https?[:：]//)?(?:dx\.)?doi\.org/|doi[:：]\s*)?10\.48550/\Z", re.IGNORECASE)
 # A bare new-style id; bounded so numbers like 2.81–3.10× or 16,200 never match. (Scanned for as
 # _BARE_NEW_AT_DOT below; kept as the plain statement of what that finds.)
 _BARE_NEW = re.compile(r"(?<![\w.\-/])(?P<token>\d{4}\.\d{4,5}(?:v\d+)?)(?![\w]|\.\d)")
@@ -59,7 +59,7 @@ _OLD_FULL = re.compile(r"([A-Za-z][A-Za-z-]*)(?:\.[A-Za-z-]+)?/(\d{7})")
 _FOUR_DIGITS = re.compile(r"\d{4}")
 # The scheme/host written before "arxiv.org/abs/…" belongs to the raw reference. Matched backwards
 # from each hit rather than inside _EXPLICIT, whose leading literal keeps the scan fast.
-_URL_HEAD = re.compile(r"(?:https?://)?(?:www\.|export\.)?\Z", re.IGNORECASE)
+_URL_HEAD = re.compile(r"(?:https?[:：]//)?(?:www\.|export\.)?\Z", re.IGNORECASE)
 # Scans that start with a rare literal or character class, so the regex engine skips ahead instead
 # of trying every position (what made find_ids slow on long texts):
 # - the x of every "arxiv", in each case re.IGNORECASE accepts (i also matches İ and ı): _EXPLICIT is
@@ -70,17 +70,48 @@ _URL_HEAD = re.compile(r"(?:https?://)?(?:www\.|export\.)?\Z", re.IGNORECASE)
 _ARXIV_X = re.compile(r"[xX](?<=[aA][rR][xX])[iIİı][vV]")
 _BARE_NEW_AT_DOT = re.compile(r"\.(?<=(?<![\w.\-/])\d{4}\.)\d{4,5}(?:v\d+)?(?![\w]|\.\d)")
 _HAS_OLD = re.compile(r"/\d{7}")
-# Text that needs reading in ASCII first: full-width forms, or a decimal digit outside 0-9.
-_WIDE = re.compile(r"[\uff01-\uff5e]|(?![0-9])\d")
 # Same-length translation (positions in the text are kept): each decimal digit to ASCII, each
 # full-width ASCII form (U+FF01..U+FF5E) to its ASCII character.
+_FULL_WIDTH_OFFSET = 0xFEE0  # "Ａ" is "A" + this
+
+
 # Built on first use (a pass over every code point: too slow for every import).
 @functools.cache
 def _to_ascii_table() -> dict[int, str]:
     table = {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
              if chr(c).isdecimal() and not 48 <= c <= 57}
-    table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})
+    table.update({c: chr(c - _FULL_WIDTH_OFFSET) for c in range(0xFF01, 0xFF5F)})
     return table
+
+
+# The ASCII characters the scans read as themselves; every other character they meet only as "not a
+# word character, not one of .-/" (the lookarounds), which its ASCII form is as well. ':' is not
+# among them: the patterns take "：" beside it themselves, as "：" is in most Chinese lines.
+_READ_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-")
+
+
+@functools.cache
+def _wide() -> re.Pattern[str]:
+    """A character whose ASCII form the scans would read differently: a full-width form of
+    _READ_CHARS, or a decimal digit outside 0-9 (`[^\\D0-9]`). Only these are translated, not the
+    full-width （，：；） of a Chinese note: translating a whole text (str.translate, a dict lookup a
+    character) cost more than all the scans after it, and a class of every script's digit ranges
+    scans slower than the category test."""
+    ranges: list[list[int]] = []
+    for c in range(0xFF01, 0xFF5F):
+        if chr(c - _FULL_WIDTH_OFFSET) not in _READ_CHARS:
+            continue
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1][1] = c
+        else:
+            ranges.append([c, c])
+    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + r"]|[^\D0-9]")
+
+
+def _ascii_form(m: re.Match[str]) -> str:
+    return _to_ascii_table()[ord(m.group())]
+
+
 # A version number larger than this is no version (and would not fit its INTEGER column).
 MAX_VERSION = 2**31 - 1
 # The months each scheme was issued in, as (year, month): new-style YYMM from April 2007 on,
@@ -190,8 +221,8 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
     text's references need not look them up again line by line.
     """
     original = text
-    if not text.isascii() and _WIDE.search(text):
-        text = text.translate(_to_ascii_table())  # same length: every span found is the original's too
+    if not text.isascii() and _wide().search(text):
+        text = _wide().sub(_ascii_form, text)  # same length: every span found is the original's too
     if not _FOUR_DIGITS.search(text):
         return [], True  # every id has four digits in a row (then each line has none either)
     found: list[IdSpan] = []

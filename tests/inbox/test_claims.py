@@ -123,8 +123,15 @@ _PIECES = [
 ]
 
 
-def _text(rng: random.Random, n: int, newlines: bool) -> str:
-    pieces = [rng.choice(_PIECES) for _ in range(rng.randrange(n))]
+# Full-width forms of what an id is written with, and of the punctuation beside it: ids are read in
+# ASCII, and only some characters are translated for that (tasks.common.arxiv_ids._wide).
+_ID_PIECES = [*_PIECES, "ａｒＸｉｖ：", "ａｒｘｉｖ．ｏｒｇ／ａｂｓ／", "２６１０．０４６４６", "２６１０", "．", "／", "：", "＿", "－",
+              "ｖ２", "ｈｕｇｇｉｎｇｆａｃｅ．ｃｏ／ｐａｐｅｒｓ／", "huggingface.co/papers/", "ｄｏｉ：", "10.48550/arXiv.",
+              "１０．４８５５０／", "ｄｏｉ：10.48550/arXiv.2610.04646", "ｈｔｔｐｓ：／／arxiv.org/abs/1501.1234", "ｑｕａｎｔ－ｐｈ／０２０１０８２", "！", "？", "［", "］", "＠", "＃", "٢٦١٠"]
+
+
+def _text(rng: random.Random, n: int, newlines: bool, pieces_from: list[str] = _PIECES) -> str:
+    pieces = [rng.choice(pieces_from) for _ in range(rng.randrange(n))]
     if newlines:
         pieces = [p if rng.random() > 0.1 else p + "\n" for p in pieces]
     else:
@@ -167,7 +174,7 @@ def test_tricky_numbers(line: str, found: list[tuple[str, str, str]]) -> None:
 def test_find_ids_matches_the_rule() -> None:
     rng = random.Random(11)
     for _ in range(3000):
-        text = _text(rng, 25, newlines=True)
+        text = _text(rng, 25, newlines=True, pieces_from=_ID_PIECES)
         spans, by_line = find_id_spans(text)
         assert spans == _rule_find_ids(text), text
         assert [(m.raw, m.canonical, m.version, m.start, m.end) for m in find_ids(text)] == spans
