@@ -15,6 +15,8 @@ import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
+from tasks.common.files import write_atomically
+
 _OURS = ("prefect", "predigest")  # a pid file's process must still be one of these
 
 
@@ -54,10 +56,8 @@ def plain_http_ca_file(home: Path) -> Path:
         bundle = Path(certifi.where()).read_text(encoding="ascii")
         end = "-----END CERTIFICATE-----"
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)] + "\n",
-                       encoding="ascii")
-        tmp.replace(path)  # whole or absent, for `up`s started side by side
+        first = bundle[bundle.index("-----BEGIN CERTIFICATE-----"):bundle.index(end) + len(end)] + "\n"
+        write_atomically(path, first.encode("ascii"))  # whole or absent, for `up`s started side by side
     return path
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 from urllib.request import url2pathname
 
 from botocore.exceptions import ClientError
+
+from tasks.common.files import NEW_FILE_MODE, write_atomically
 
 if TYPE_CHECKING:
     from tasks.config.settings import Settings
@@ -99,18 +100,8 @@ class LocalStore:
         """Write atomically: a temp file in the target directory, fsync, then os.replace."""
         path = self._path(key)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=_TMP_SUFFIX, dir=path.parent)
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            # mkstemp creates 0600 files; published briefings are meant to be readable by a web server.
-            os.chmod(tmp_name, 0o644)
-            os.replace(tmp_name, path)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        # Always NEW_FILE_MODE: published briefings are meant to be readable by a web server.
+        write_atomically(path, data, mode=NEW_FILE_MODE, suffix=_TMP_SUFFIX)
 
     def list(self, prefix: str) -> list[str]:
         """Return sorted keys of files under the root that start with `prefix`."""

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
-import tempfile
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from tasks.common.files import write_atomically
 from tasks.config.settings import Settings
 from tasks.config.topics import judgment_for
 from tasks.knowledge.header import document_words
@@ -92,19 +91,3 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
 def _counts(proposal: Proposal) -> str:
     actions = [p.action for p in proposal.placements]
     return ", ".join(f"{actions.count(a)} {a}" for a in ("entry", "reference", "already", "skipped") if a in actions)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: a temp file in the same folder, flushed, then renamed over it (mode kept)."""
-    mode = path.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
