@@ -81,22 +81,20 @@ def ensure_pool(api_url: str, pool: str = POOL) -> None:
     work-pool` commands would each import Prefect's whole CLI), with the process worker's own
     default job template, as `prefect work-pool create --type process` makes it."""
     import urllib.error
-    import urllib.request
+
+    from predigest import rest
 
     try:
-        with urllib.request.urlopen(f"{api_url}/work_pools/{pool}", timeout=30):  # noqa: S310
-            return
+        rest.call(api_url, f"/work_pools/{pool}")
+        return
     except urllib.error.HTTPError as error:
         if error.code != 404:
             raise
     from prefect.workers.process import ProcessWorker
 
     body = {"name": pool, "type": "process", "base_job_template": ProcessWorker.get_default_base_job_template()}
-    request = urllib.request.Request(f"{api_url}/work_pools/", data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
     try:
-        with urllib.request.urlopen(request, timeout=30):  # noqa: S310
-            pass
+        rest.call(api_url, "/work_pools/", body)
     except urllib.error.HTTPError as error:
         if error.code != 409:  # 409: another `up` created it meanwhile
             raise

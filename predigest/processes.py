@@ -10,11 +10,10 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
+from predigest import rest
 from tasks.common.files import write_atomically
 
 _OURS = ("prefect", "predigest")  # a pid file's process must still be one of these
@@ -122,9 +121,9 @@ def spawn(home: Path, name: str, argv: list[str], env: Mapping[str, str], cwd: P
 
 def healthy(api_url: str, timeout: float = 2.0) -> bool:
     try:
-        with urllib.request.urlopen(f"{api_url}/health", timeout=timeout) as response:  # noqa: S310
-            return bool(response.status == 200)
-    except (urllib.error.URLError, OSError, ValueError):
+        rest.call(api_url, "/health", timeout=timeout)  # an error status raises HTTPError, an OSError
+        return True
+    except (OSError, ValueError):  # refused, timed out, an error status, not JSON
         return False
 
 

@@ -8,26 +8,19 @@ log's last line when the process is gone first.
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+
+from predigest import rest
 
 
 def registered_deployments(api_url: str) -> list[str]:
     """`flow/deployment (description)` of every deployment the server knows, sorted."""
 
-    def post(path: str) -> list[dict[str, Any]]:
-        request = urllib.request.Request(f"{api_url}{path}", data=b"{}", method="POST",
-                                         headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-            return list(json.load(response))
-
-    flows = {f["id"]: f["name"] for f in post("/flows/filter")}
+    flows = {f["id"]: f["name"] for f in rest.call(api_url, "/flows/filter", {})}
     return sorted(f"{flows.get(d['flow_id'], '?')}/{d['name']}" + (f"  ({d['description']})" if d.get("description") else "")
-                  for d in post("/deployments/filter"))
+                  for d in rest.call(api_url, "/deployments/filter", {}))
 
 
 def wait_watching(pid: int, log: Path, what: str, alive: Callable[[int], bool], deadline_s: float = 30.0,
