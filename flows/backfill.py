@@ -42,7 +42,6 @@ Contract:
 from __future__ import annotations
 
 import datetime as dt
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -52,12 +51,14 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
 from tasks import run, steps
-from tasks.backfill import BackfillContext, date_range, plan_jobs, scheduled_window
+from tasks.backfill import BackfillContext, JobOutcome, date_range, plan_jobs, scheduled_window
 from tasks.backfill_runs import idempotency_key, notify_progress
 from tasks.config.settings import Lang, Settings, resolve_workspace
+from tasks.config.topics import Topic
 from tasks.lanes import DateLanes, lanes_for
 from tasks.publish.artifacts import announce, announce_backfill
-from tasks.run import BriefingResult
+from tasks.run import BriefingResult, WorkspaceRef
+from tasks.stages.derive import DerivedWindow
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
 
@@ -144,42 +145,51 @@ def backfill_briefings(
     resolved = steps.resolve_topics(settings, root, topics)
     workers = lanes_for(max_concurrency)
     ctx = BackfillContext.load(settings, ref, resolved, force)
-    publishing = False  # whether dates may have published here (their topics' sites are then refreshed)
+    if child_deployment is not None:
+        derive = _ingest_and_plan(settings, ref, resolved, root, days)
+        # Worker processes only when there are windows to derive: a re-run usually has none.
+        if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
+            with DateLanes(ctx, workers) as deriving:
+                steps.verify_dates(deriving, recorded)
+        # Each running child holds a briefings row lock and renders on a second connection.
+        limit = max(1, min(max_concurrency, settings.db_pool_size // 2))
+        return _children(settings, days, [t.name for t in resolved], ref.root, force, child_deployment, limit)
+    outcomes = _brief_in_lanes(ctx, workers, settings, ref, resolved, root, days)
+    # The dates publish without their topics' sites (once per date made a backfill O(dates²)): the
+    # sites are refreshed once, after the lanes have stopped (no date is still publishing).
+    steps.refresh_sites(ctx, days)
+    announce_backfill(settings, [r for o in outcomes for r in o.results], start, end)
+    return [result for outcome in outcomes for result in outcome.results]
+
+
+def _ingest_and_plan(settings: Settings, ref: WorkspaceRef, resolved: list[Topic], root: str,
+                     days: list[dt.date]) -> dict[str, dict[dt.date, DerivedWindow]]:
+    """Ingest what is not stored yet, then find the windows to derive through the last date."""
+    changed = steps.find_changed_files(settings, ref)
+    steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
+    return steps.plan_derivation(settings, ref, resolved, days[-1], run.known_topic_names(settings, Path(root)))
+
+
+def _brief_in_lanes(ctx: BackfillContext, workers: int, settings: Settings, ref: WorkspaceRef,
+                    resolved: list[Topic], root: str, days: list[dt.date]) -> list[JobOutcome]:
+    """Derive and publish every date in `workers` worker processes, in chunks of DATES_PER_TASK;
+    each date's outcome, in date order. When a date fails, the sites are refreshed for the dates
+    that did publish before the error is raised."""
+    publishing = False  # whether dates may have published (their topics' sites are then refreshed)
     try:
-        # Worker processes start up, a second or two each, while the workspace is ingested; a
-        # backfill of child runs starts them only once it knows it has windows to derive.
-        with DateLanes(ctx, workers) if child_deployment is None else nullcontext() as lanes:
-            changed = steps.find_changed_files(settings, ref)
-            steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
-            derive = steps.plan_derivation(settings, ref, resolved, days[-1],
-                                           run.known_topic_names(settings, Path(root)))
-            if child_deployment is not None:
-                if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
-                    with DateLanes(ctx, workers) as deriving:
-                        steps.verify_dates(deriving, recorded)
-            else:
-                assert lanes is not None
-                jobs = plan_jobs(resolved, days, derive=derive)
-                before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
-                futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
-                publishing = True
-                for k in range(0, len(dated), DATES_PER_TASK):
-                    # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
-                    upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
-                    futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=notify_progress,
-                                                            wait_for=upstream, return_state=False))
-                outcomes = [outcome for future in futures for outcome in future.result()]
+        # Worker processes start up, a second or two each, while the workspace is ingested.
+        with DateLanes(ctx, workers) as lanes:
+            jobs = plan_jobs(resolved, days, derive=_ingest_and_plan(settings, ref, resolved, root, days))
+            before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
+            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
+            publishing = True
+            for k in range(0, len(dated), DATES_PER_TASK):
+                # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
+                upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
+                futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=notify_progress,
+                                                        wait_for=upstream, return_state=False))
+            return [outcome for future in futures for outcome in future.result()]
     except BaseException:
         if publishing:  # the dates before the one that failed did publish: the site lists them
             steps.refresh_sites_after_failure(ctx, days)
         raise
-    # The dates publish without their topics' sites (once per date made a backfill O(dates²)): the
-    # sites are refreshed once, after the lanes have stopped (no date is still publishing).
-    if publishing:
-        steps.refresh_sites(ctx, days)
-        announce_backfill(settings, [r for o in outcomes for r in o.results], start, end)
-    if child_deployment is not None:
-        # Each running child holds a briefings row lock and renders on a second connection.
-        limit = max(1, min(max_concurrency, settings.db_pool_size // 2))
-        return _children(settings, days, [t.name for t in resolved], ref.root, force, child_deployment, limit)
-    return [result for outcome in outcomes for result in outcome.results]
