@@ -124,20 +124,25 @@ def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None
            cells: str | None, paper_outlines: str | None,
            when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
+    front_matter, note_title = _about_note(extra)
     return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(_json(hedges)), tuple(_json(numbers)), when,
-                     tuple(dict.fromkeys(i for i in ids if i)), _front_matter(extra),
+                     tuple(dict.fromkeys(i for i in ids if i)), front_matter,
                      None if outline is None else Outline.from_json(json.loads(outline)),
                      None if cells is None else tuple(str(c) for c in json.loads(cells)),
-                     None if paper_outlines is None else PaperOutlines.from_json(json.loads(paper_outlines)))
+                     None if paper_outlines is None else PaperOutlines.from_json(json.loads(paper_outlines)),
+                     note_title)
 
 
-def _front_matter(extra: str | None) -> tuple[tuple[str, str], ...]:
-    """A note's front matter (stored on its first entry), as sorted (key, value) pairs."""
+def _about_note(extra: str | None) -> tuple[tuple[tuple[str, str], ...], str | None]:
+    """What a note says about itself (stored on its first entry, `tasks.ingest.sources`): its front
+    matter as sorted (key, value) pairs, and its title."""
     if not extra or extra == "{}":
-        return ()
-    fields = json.loads(extra).get("front_matter") or {}
-    return tuple(sorted((str(k), str(v)) for k, v in fields.items()))
+        return (), None
+    about = json.loads(extra)
+    fields = about.get("front_matter") or {}
+    title = about.get("note_title")
+    return tuple(sorted((str(k), str(v)) for k, v in fields.items())), str(title) if title else None
 
 
 def _json(value: str | None) -> list[Any]:

@@ -154,12 +154,13 @@ def preambles(mentions: Sequence[MentionView], entries: dict[tuple[int, int], En
 
 
 def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
-    """Notes that are published briefings (`[notes] briefing_markers`): they restate what earlier
-    windows judged, so their mentions are not evidence of anything new."""
+    """Notes that are published briefings (`[notes] briefing_markers` in an entry, or in the note's
+    title, which no entry holds): they restate what earlier windows judged, so their mentions are
+    not evidence of anything new."""
     markers = j.words("notes", "briefing_markers")
     # found_word keeps its answers per text: every window asks this of the same lookback entries.
     return {e.path for e in entries
-            if found_word(markers, e.text) is not None or found_word(markers, e.heading) is not None}
+            if any(found_word(markers, t) is not None for t in (e.text, e.heading, e.note_title) if t)}
 
 
 def _slug_tokens(path: str) -> list[str]:

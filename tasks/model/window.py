@@ -67,6 +67,7 @@ class EntryView:
     # A queue row without a recognised title column: its cells that can name the paper, stored at ingest.
     cells: tuple[str, ...] | None = None
     paper_outlines: PaperOutlines | None = None  # its papers' own joined texts' outlines, parsed at ingest
+    note_title: str | None = None  # the note's title (no entry's heading), on its first entry only
 
     @cached_property
     def id_set(self) -> frozenset[str]:

@@ -89,7 +89,8 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
                           tuple(sorted((str(k), str(v)) for k, v in ((i.extra or {}).get("front_matter") or {}).items())),
                           None if i.outline is None else Outline.from_json(i.outline),
                           None if i.cells is None else tuple(i.cells),
-                          None if i.paper_outlines is None else PaperOutlines.from_json(i.paper_outlines))
+                          None if i.paper_outlines is None else PaperOutlines.from_json(i.paper_outlines),
+                          (i.extra or {}).get("note_title"))
                 for i, path, kind, when in rows]
 
     data.entries = entries(in_window, data.mentions)

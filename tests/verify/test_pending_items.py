@@ -249,7 +249,7 @@ def _write(root: Path, rel: str, text: str) -> None:
     path.write_text(text, encoding="utf-8")
 
 
-def _workspace(root: Path) -> None:
+def _workspace(root: Path, echo_title: str = "") -> None:
     d1, d2, d3 = D1, D1 + dt.timedelta(days=1), D1 + dt.timedelta(days=2)
     _write(root, "organized/knowledge/inference.md", _doc(d2, anchored=True))
     # Day 1: one question, three notes, two languages; an old item nobody mentions again.
@@ -278,7 +278,7 @@ def _workspace(root: Path) -> None:
     # Day 3: an echo of an earlier briefing restating items the doc anchored since (BarKV) and one
     # a later note of the window settles (BazRoute); plus a new hedge of the day.
     _write(root, f"inbox/tom/{d3}-0900-inference-e1prep.md",
-           f"inference · E1 预消化简报({d2})\n\n三、值得警惕的矛盾或待核实说法\n"
+           f"{echo_title}inference · E1 预消化简报({d2})\n\n三、值得警惕的矛盾或待核实说法\n"
            f"⚠️ T1 待核实 · BarKV（arXiv:{ANCHORED}）KV cache 压缩的推理吞吐只有摘要级数字。\n"
            "⚠️ T2 待核实 · BazRoute 推理路由器的 serving 延迟数字没有测试条件。\n"
            "⚠️ T3 待核实 · GorpQ 推理量化 kernel 的 decode 延迟数字只有博客来源。\n")
@@ -294,7 +294,11 @@ def _workspace(root: Path) -> None:
 
 @pytest.fixture
 def briefs(clean_db: Engine, settings: Settings, tmp_path: Path) -> dict[dt.date, tuple[str, dict[str, Any]]]:
-    _workspace(tmp_path)
+    return _briefs(settings, tmp_path)
+
+
+def _briefs(settings: Settings, tmp_path: Path, echo_title: str = "") -> dict[dt.date, tuple[str, dict[str, Any]]]:
+    _workspace(tmp_path, echo_title)
     ref = ingest_all(settings, tmp_path)
     (topic,) = run.topics_for(settings, tmp_path, [TOPIC])
     out = {}
@@ -340,7 +344,15 @@ def test_no_item_is_named_by_a_marker_heading_or_config_key(briefs: dict[dt.date
 
 
 def test_an_echo_does_not_raise_what_was_settled(briefs: dict[dt.date, tuple[str, dict[str, Any]]]) -> None:
-    _, brief = briefs[D1 + dt.timedelta(days=2)]
+    _assert_echo_raises_nothing_settled(briefs[D1 + dt.timedelta(days=2)][1])
+
+
+def test_an_echo_titled_in_markdown_is_an_echo_too(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
+    # "# inference · E1 预消化简报(…)": the marker is in the note's title alone, which no entry holds.
+    _assert_echo_raises_nothing_settled(_briefs(settings, tmp_path, echo_title="# ")[D1 + dt.timedelta(days=2)][1])
+
+
+def _assert_echo_raises_nothing_settled(brief: dict[str, Any]) -> None:
     subjects = {v["subject"] for v in brief["verifications"]}
     titles = " ".join(v["title"] for v in brief["verifications"])
     assert ANCHORED not in subjects  # the doc anchored BarKV before the echo restated it
