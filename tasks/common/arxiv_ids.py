@@ -70,12 +70,12 @@ _URL_HEAD = re.compile(r"(?:https?[:：]//)?(?:www\.|export\.)?\Z", re.IGNORECAS
 _ARXIV_X = re.compile(r"[xX](?<=[aA][rR][xX])[iIİı][vV]")
 _BARE_NEW_AT_DOT = re.compile(r"\.(?<=(?<![\w.\-/])\d{4}\.)\d{4,5}(?:v\d+)?(?![\w]|\.\d)")
 _HAS_OLD = re.compile(r"/\d{7}")
-# Same-length translation (positions in the text are kept): each decimal digit to ASCII, each
-# full-width ASCII form (U+FF01..U+FF5E) to its ASCII character.
 _FULL_WIDTH_OFFSET = 0xFEE0  # "Ａ" is "A" + this
 
 
-# Built on first use (a pass over every code point: too slow for every import).
+# Same-length translation (positions in the text are kept): each decimal digit to ASCII, each
+# full-width ASCII form (U+FF01..U+FF5E) to its ASCII character. Built on first use (a pass over
+# every code point: too slow for every import).
 @functools.cache
 def _to_ascii_table() -> dict[int, str]:
     table = {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
