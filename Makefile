@@ -28,10 +28,10 @@ install: $(STAMP) ## create .venv and install predigest with its dev tools
 demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest down` stops its database)
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
 
-# TEST_WORKERS pytest-xdist workers (three: the real Prefect stacks mostly wait), each a session of its own (own databases, Prefect API, servers); a module
+# TEST_WORKERS pytest-xdist workers (four on two cores: tests wait on servers and processes), each a session of its own (own databases, Prefect API, servers); a module
 # stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order
 # tests/conftest.py gives them (costliest first), not xdist's (most tests first). One line per test.
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 4
 PYTEST_ARGS  ?=
 PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -v --durations=10 $(PYTEST_ARGS)
 
