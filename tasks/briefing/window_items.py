@@ -26,6 +26,7 @@ from tasks.briefing.undated import UNDATED
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.sql import any_of
 from tasks.common.working_set import WorkingSetCache, fit_window, per_window_item
+from tasks.model.note_facts import read_note_facts
 from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import NOTE_KINDS, EntryView
 from tasks.model.windows import Window
@@ -135,14 +136,8 @@ def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None
 
 
 def _about_note(extra: str | None) -> tuple[tuple[tuple[str, str], ...], str | None]:
-    """What a note says about itself (stored on its first entry, `tasks.ingest.sources`): its front
-    matter as sorted (key, value) pairs, and its title."""
-    if not extra or extra == "{}":
-        return (), None
-    about = json.loads(extra)
-    fields = about.get("front_matter") or {}
-    title = about.get("note_title")
-    return tuple(sorted((str(k), str(v)) for k, v in fields.items())), str(title) if title else None
+    """The note's front matter and title (`tasks.model.note_facts`), from its JSON text."""
+    return ((), None) if not extra or extra == "{}" else read_note_facts(json.loads(extra))
 
 
 def _json(value: str | None) -> list[Any]:

@@ -13,6 +13,7 @@ from tasks.common.limits import Deadline
 from tasks.inbox.notes import NoteWords, parse_note
 from tasks.inbox.outline import naming_cells, stored_outline
 from tasks.inbox.own_parts import EntryText, paper_outlines
+from tasks.model.note_facts import note_facts
 from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
@@ -58,24 +59,8 @@ def note_items(text: str, deadline: Deadline | None = None,
             numbers=list(entry.numbers), hedges=list(entry.hedges),
             links=list(entry.links), outline=stored_outline(entry.text),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
-            extra=_about_note(note.front_matter, note.title) if k == 0 else {},
+            extra=note_facts(note.front_matter, note.title) if k == 0 else {},
         )
-
-
-# What of a note's title is kept: markers sit at its start, and a longer "title" is a line of garbage.
-NOTE_TITLE_CHARS = 2000
-
-
-def _about_note(front_matter: dict[str, str], title: str | None) -> dict[str, Any]:
-    """What a note says about itself, kept on its first entry (`items.extra`): its front matter (its
-    own credibility rating, tasks/briefing/credibility) and its title, which no entry holds (a
-    published briefing's "# … E1 预消化简报 …" says it is one: tasks.judge.own_text.echo_paths)."""
-    about: dict[str, Any] = {}
-    if front_matter:
-        about["front_matter"] = dict(front_matter)
-    if title:
-        about["note_title"] = title[:NOTE_TITLE_CHARS]
-    return about
 
 
 # Kinds whose items judging reads whole (a card, a queue row), never as a paper's own parts.

@@ -4,7 +4,8 @@ matter), cut to NOTE_TITLE_CHARS, and nowhere else; a note without one keeps not
 
 from __future__ import annotations
 
-from tasks.ingest.sources import NOTE_TITLE_CHARS, note_items
+from tasks.ingest.sources import note_items
+from tasks.model.note_facts import NOTE_TITLE_CHARS
 
 
 def test_the_title_rides_on_the_first_entry_only() -> None:
