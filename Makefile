@@ -1,5 +1,6 @@
 # predigest: `make` prints the targets.
 PY      ?= python3
+SHELL   := /bin/bash
 VENV    ?= .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
@@ -12,7 +13,7 @@ DEMO_DATE ?= 2026-10-09
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-server test-embedded test-database lint format clean
+.PHONY: help install demo test test-server test-embedded test-database score score-baseline lint format clean
 
 help: ## show the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
@@ -27,6 +28,20 @@ install: $(STAMP) ## create .venv and install predigest with its dev tools
 
 demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest down` stops its database)
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
+
+# The labelled evenings `make score` briefs and scores: workspace, labels, committed baseline.
+# Each set: workspace, labels, baseline, and the days its team briefs (corpus2's skips Sundays).
+SCORED := examples/workspace:tests/fixtures/expected:benchmarks/quality/corpus.json:* \
+          tests/fixtures/corpus2/workspace:tests/fixtures/corpus2/expected:benchmarks/quality/corpus2.json:1-6
+
+score: $(STAMP) ## score the labelled evenings; fails if any figure falls below benchmarks/quality/*.json
+	@set -e; for set in $(SCORED); do IFS=: read -r ws exp base days <<< "$$set"; \
+	  echo "== PREDIGEST_BRIEFING_DAYS=$$days predigest score --workspace $$ws --expected $$exp --baseline $$base"; \
+	  PREDIGEST_BRIEFING_DAYS="$$days" $(BIN)/predigest score --workspace $$ws --expected $$exp --baseline $$base; done
+
+score-baseline: $(STAMP) ## write benchmarks/quality/*.json from today's figures (a change that raises a figure commits it)
+	@set -e; mkdir -p benchmarks/quality; for set in $(SCORED); do IFS=: read -r ws exp base days <<< "$$set"; \
+	  PREDIGEST_BRIEFING_DAYS="$$days" $(BIN)/predigest score --workspace $$ws --expected $$exp --write-baseline $$base | tail -n 2; done
 
 # TEST_WORKERS pytest-xdist workers (four on two cores: tests wait on servers and processes), each a session of its own (own databases, Prefect API, servers); a module
 # stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order

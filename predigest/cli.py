@@ -246,6 +246,9 @@ def build_parser() -> argparse.ArgumentParser:
     from predigest import merge_cli
 
     merge_cli.add_parser(sub, parse_date)
+    from predigest import score_cli
+
+    score_cli.add_parser(sub)
     add_ops_commands(sub)
     for subparser in sub.choices.values():
         _debug_flag(subparser, argparse.SUPPRESS)  # after the subcommand too; never overrides the global one

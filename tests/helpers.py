@@ -91,3 +91,18 @@ def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date)
     (topic_cfg,) = run.topics_for(settings, workspace, [topic])
     _, json_text = run.render_briefing(settings, ref, topic_cfg, run.window_of(topic_cfg, day))
     return json.loads(json_text)
+
+
+def briefed_days(days: list[dt.date]) -> list[dt.date]:
+    """The days of `days` on which the default schedule briefs (it skips Sundays: Settings.briefing_days)."""
+    from tasks.model.windows import ScheduleError, window_for
+
+    schedule = Settings(_env_file=None).default_schedule  # type: ignore[call-arg]
+    out = []
+    for day in days:
+        try:
+            window_for(day, schedule, "Asia/Shanghai")
+        except ScheduleError:
+            continue
+        out.append(day)
+    return out

@@ -31,6 +31,7 @@ ROOMS = [
     "tasks.verify",
     "tasks.briefing",
     "tasks.publish",
+    "tasks.score",  # labelled evenings against briefings' JSON twins (`predigest score`)
     "tasks.stages",
     "tasks",  # run, backfill, lanes, steps: the stages in sequence
     "flows",

@@ -13,7 +13,9 @@ from tasks.briefing.sources import source_checks
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule, density_report
+from tasks.judge.evidence import decision_text
 from tasks.judge.rank import highlight, rank_increments
+from tasks.judge.relevance import Verdict
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
 from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.merge import merge_time
@@ -37,6 +39,13 @@ def _place(papers: Sequence[Paper], index: SectionIndex) -> None:
             found = index.suggest(query, p.hint_texts)
             if found is not None:
                 p.suggested_section, p.neighbours, p.section_basis = found.section, found.neighbours, found.basis
+
+
+def _deepenings(papers: Sequence[Paper], topic: str) -> int:
+    """Reference-list papers the window discusses as the topic's: a paper the document cites but
+    the sources place in another topic deepens nothing of this one."""
+    not_ours = decision_text(Verdict.NONE, topic)
+    return sum(1 for p in papers if p.status == "reference_list_only" and p.decision != not_ours)
 
 
 def _baseline(data: WindowData, as_of: BaselineAsOf) -> SourceCheck | None:
@@ -108,7 +117,8 @@ def build_content(
     report = density_report(counts, [(c.path, c.outcome) for c in checks], rule or DensityRule.from_mapping(
         None, topic.judgment.density), topic_cards, len(cards),
                             min(by_source, key=lambda p: (-by_source[p], p)) if by_source else None,
-                            [{**s.feed_problem, "path": s.path} for s in data.sources if s.feed_problem])
+                            [{**s.feed_problem, "path": s.path} for s in data.sources if s.feed_problem],
+                            deepening=_deepenings(papers, topic.name))
     if baseline is not None:
         checks.append(baseline)
     checks.sort(key=lambda c: (KIND_ORDER.get(c.kind, 9), c.observed_at, c.path))

@@ -93,7 +93,10 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     rows = window_items(session, versions.condition(), since, window)
     in_window = [r for r in rows if r.time > window.start]
 
-    # A source is in the window if it is dated there, or (queue, cards) has an entry dated there.
+    # A source is in the window if it is dated there, or (queue, cards) has an entry dated there, or
+    # it is the card of a paper the window names: the briefing reads the card of what it discusses.
+    named = sorted({i for r in in_window for i in r.entry.ids})
+    cards_named = select(PaperCard.source_id).where(any_of(PaperCard.arxiv_id, named))
     source_rows = session.execute(
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
                Source.error, Source.warnings, Source.feed_problem)
@@ -102,6 +105,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
                 any_of(Source.id, sorted({r.entry.source_id for r in in_window})),
+                and_(Source.kind == "paper_card", Source.observed_at <= window.end, Source.id.in_(cards_named)),
             )
         )
         .order_by(Source.path)

@@ -86,11 +86,12 @@ def judge_window(
     judged after that, and a paper only it names is not judged."""
     budgets = budgets or unbounded()
     by_id: dict[str, list[MentionView]] = defaultdict(list)
+    echoed: dict[str, list[MentionView]] = defaultdict(list)
     echoes = echo_paths(data.entries, topic.judgment)
     markers = markers_of(topic.judgment)
     for m in sorted(data.mentions, key=lambda m: (m.item_time, m.path, m.item_ordinal)):
-        if m.arxiv_id and not m.malformed and m.path not in echoes:
-            by_id[m.arxiv_id].append(m)
+        if m.arxiv_id and not m.malformed:
+            (echoed if m.path in echoes else by_id)[m.arxiv_id].append(m)
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchors_as_of(data.knowledge, data.window.cutoff_local.date())
     papers: list[Paper] = []
@@ -99,7 +100,7 @@ def judge_window(
     # Lazy: a source cut while judging one paper drops out of the papers after it.
     pending = ((i, kept) for i, ms in by_id.items() if (kept := budgets.kept(ms, _path)))
     for arxiv_id, mentions in budgets.each(pending, "papers", _first_named):
-        ownership = judge_ownership(arxiv_id, mentions, entries, data, topic)
+        ownership = judge_ownership(arxiv_id, mentions, entries, data, topic, echoed.get(arxiv_id, ()))
         verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)
         if anchor is not None:

@@ -29,6 +29,7 @@ class TopicTerms:
     name: str
     names: tuple[str, ...]
     terms: tuple[str, ...]
+    tags: tuple[str, ...] = ()  # short category tags a digest writes for it ("[inf]"), besides its names
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,7 +70,7 @@ class Judgment:
 
 
 def make_judgment(config: dict[str, Any], topics: tuple[TopicTerms, ...] = (), lang: str = DEFAULT_LANG) -> Judgment:
-    blob = json.dumps([config, [[t.name, t.names, t.terms] for t in topics], lang], sort_keys=True, ensure_ascii=False)
+    blob = json.dumps([config, [[t.name, t.names, t.terms, t.tags] for t in topics], lang], sort_keys=True, ensure_ascii=False)
     return Judgment(config, topics, hashlib.sha256(blob.encode()).hexdigest()[:16], lang)
 
 

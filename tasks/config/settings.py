@@ -27,6 +27,10 @@ class Settings(BaseSettings):
     workspace: Path | None = None
     timezone: str = "Asia/Shanghai"
     cutoff: str = "22:20"
+    # The days with an evening briefing, as cron's day-of-week field (0 or 7 is Sunday). "1-6" skips
+    # Sundays, so Monday's window reaches back to Saturday's cutoff (48 hours), as the team's
+    # hand-written Monday briefings of corpus2 do.
+    briefing_days: str = "*"
     # The noon update that merges an evening's increments into the knowledge document (HH:MM, topic's timezone).
     merge_time: str = "12:00"
     topics: list[str] = Field(default_factory=list)
@@ -123,7 +127,7 @@ class Settings(BaseSettings):
     @property
     def default_schedule(self) -> str:
         hour, minute = self.cutoff.split(":")
-        return f"{int(minute)} {int(hour)} * * *"
+        return f"{int(minute)} {int(hour)} * * {self.briefing_days}"
 
 
 @lru_cache(maxsize=1)

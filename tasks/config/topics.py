@@ -167,7 +167,8 @@ def topic_terms(name: str, config: dict[str, Any]) -> TopicTerms:
     """A topic's names and vocabulary, as evidence of ownership reads them."""
     entry = config.get("topics", {}).get(name, {})
     names = tuple(dict.fromkeys((name, *entry.get("aliases", ()))))
-    return TopicTerms(name, names, tuple(dict.fromkeys((*names, *entry.get("terms", ())))))
+    return TopicTerms(name, names, tuple(dict.fromkeys((*names, *entry.get("terms", ())))),
+                      tuple(str(t) for t in entry.get("tags", ())))
 
 
 def judgment_for(settings: Settings, workspace: Path, config: dict[str, Any] | None = None) -> Judgment:

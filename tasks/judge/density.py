@@ -3,8 +3,8 @@
 Rule (the briefing states it under section 六, worded by its label tables from `DensityRule.numbers()`;
 weights and thresholds in tasks/config/judgment.toml `[density]`; a topic may override them
 under `density` in its topics TOML entry or `[defaults.density]`):
-score = NET-new + engineering_weight × engineering + adjacent_weight × adjacent
-        + deepening_weight × reference-list papers the window discusses;
+score = NET-new + min(extras_cap, engineering_weight × engineering + adjacent_weight × adjacent
+        + deepening_weight × reference-list papers the window discusses as the topic's);
 score >= high: high, >= medium: medium, >= medium_low: medium-low, else low.
 A new paper counts 1 and everything else a fraction: the team calls an evening of 2 NET-new papers
 with engineering, adjacencies and deepenings around them medium-low, and one of 3 NET-new medium.
@@ -32,6 +32,7 @@ class DensityRule:
     engineering_weight: float
     adjacent_weight: float
     deepening_weight: float
+    extras_cap: float = 0.95  # everything but NET-new together weighs less than one more NET-new paper
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | None, base: Mapping[str, Any]) -> DensityRule:
@@ -47,8 +48,9 @@ class DensityRule:
         return cls.from_mapping(None, j.density)
 
     def score(self, net_new: int, adjacent: int = 0, engineering: int = 0, deepening: int = 0) -> float:
-        return round(net_new + self.engineering_weight * engineering + self.adjacent_weight * adjacent
-                     + self.deepening_weight * deepening, 6)
+        extras = (self.engineering_weight * engineering + self.adjacent_weight * adjacent
+                  + self.deepening_weight * deepening)
+        return round(net_new + min(self.extras_cap, extras), 6)
 
     def numbers(self) -> dict[str, float]:
         """The rule's thresholds and weights by name: what a briefing's label tables word the rule from."""
@@ -56,8 +58,8 @@ class DensityRule:
 
     def describe(self) -> str:
         """The rule in one line, in English (logs and `explain`; briefings word it from `numbers()`)."""
-        return (f"score = NET-new + {self.engineering_weight:g}×engineering + {self.adjacent_weight:g}×adjacent"
-                f" + {self.deepening_weight:g}×reference-list deepening; "
+        return (f"score = NET-new + min({self.extras_cap:g}, {self.engineering_weight:g}×engineering"
+                f" + {self.adjacent_weight:g}×adjacent + {self.deepening_weight:g}×reference-list deepening); "
                 f"≥{self.high:g} high, ≥{self.medium:g} medium, ≥{self.medium_low:g} medium-low, else low")
 
 
@@ -77,11 +79,13 @@ def density_of(rule: DensityRule, net_new: int, adjacent: int = 0, engineering: 
 def density_report(
     counts: Mapping[str, int], outcomes: Sequence[tuple[str, str]], rule: DensityRule,
     topic_cards: int = 0, cards: int = 0, main_source: str | None = None,
-    feed_problems: Sequence[dict[str, Any]] = (),
+    feed_problems: Sequence[dict[str, Any]] = (), deepening: int | None = None,
 ) -> DensityReport:
-    """The report for `counts` (by increment status) and each checked source's (path, outcome)."""
+    """The report for `counts` (by increment status) and each checked source's (path, outcome).
+    `deepening`: the reference-list papers the window discusses as the topic's (default: every
+    reference-list paper counted)."""
     net_new, engineering, adjacent = counts.get("net_new", 0), counts.get("engineering", 0), counts.get("adjacent", 0)
-    deepening = counts.get("reference_list_only", 0)
+    deepening = counts.get("reference_list_only", 0) if deepening is None else deepening
     tally: dict[str, int] = {}
     for _, outcome in outcomes:
         tally[outcome] = tally.get(outcome, 0) + 1

@@ -10,7 +10,9 @@ Evidence (kind, weight from `judgment.toml [weights]`), gathered for every known
 - stated_primary / stated_secondary, exclusion: "主分类 llm-infra", "不进 inference";
 - vocabulary: distinct terms of a topic's vocabulary in the paper's own text only (its card, its
   row, or the lines and clauses of an entry written next to it), never a neighbour's;
-- adjacency: the source registers the paper as adjacent to a topic (🟡, held back; no weight).
+- tagged_category: a digest line tags the paper ("arXiv:… · [mm]", "[other]"): a declared category;
+- adjacency: the source registers the paper as adjacent to a topic (🟡, held back; no weight);
+- background: the source files the paper as background reading (no weight).
 Statements are read in the paper's own text (`tasks.judge.own_text`), so in an entry about several
 papers each binds to the paper it is written next to.
 
@@ -18,7 +20,9 @@ For the briefed topic T (`decide`), from T's evidence and what the sources say a
 comparing totals across topics (a paper can be T's and X's on the same evening):
 1. a source speaks for T and another excludes T: undecided, adjacent (the reason says so);
 2. a source excludes T: not T's;
-3. a source speaks for T, or a card, the queue or a source declares T primary: T's;
+3. a source speaks for T, or a card, the queue, a digest tag or a source declares T primary: T's;
+Declared evidence beats inferred evidence (vocabulary): a declared category that is no topic
+("[other]", "engineering") holds the paper for no topic, and still says it is not T's.
 4. another topic X holds it as primary (card, queue, statement or X's own prep note) and has
    anchored it: T needs a source speaking for T. With only a secondary category or an adjacency
    registration for T it is adjacent, the reason naming X; with neither, X's and not T's;
@@ -26,12 +30,14 @@ comparing totals across topics (a paper can be T's and X's on the same evening):
    (主分类邻接), adjacent when a source registers it as adjacent to T, else not T's (T's vocabulary
    alone does not outweigh a declared category);
 6. T is a declared secondary (the primary undecided, or a category that is no topic): T's;
-7. T's own evidence reaches `min_owner`: T's (adjacent when a source registers it so);
+7. T's own evidence reaches `min_owner`: T's (adjacent when a source registers it so, or files it
+   as background reading);
 8. a source registers it as adjacent to T: adjacent; otherwise not T's.
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +66,7 @@ class Ownership:
     reason: tuple[Reason, ...] = ()
 
 
-DECLARED = ("card_primary", "queue_primary", "stated_primary")
+DECLARED = ("card_primary", "queue_primary", "stated_primary", "tagged_category")
 SECONDARY = ("card_secondary", "queue_secondary", "stated_secondary")
 SPEAKS_FOR = ("owner_statement", "handoff_statement", "missing_statement")
 # Another topic holds the paper as primary: it declares it so, or a source says it belongs there.
@@ -82,7 +88,7 @@ def known_topics(topic: Topic) -> tuple[TopicTerms, ...]:
 def _category(name: str, topics: Sequence[TopicTerms]) -> str:
     """A declared category as a topic name (an alias maps to its topic; an unknown category stays itself)."""
     lowered = name.strip().lower()
-    return next((t.name for t in topics if lowered in {n.lower() for n in t.names}), lowered)
+    return next((t.name for t in topics if lowered in {n.lower() for n in (*t.names, *t.tags)}), lowered)
 
 
 def _declared(arxiv_id: str, data: WindowData, mentions: Sequence[MentionView], j: Judgment,
@@ -93,12 +99,42 @@ def _declared(arxiv_id: str, data: WindowData, mentions: Sequence[MentionView], 
             out.append(Evidence(card.path, "card_primary", _category(card.primary, topics), j.weight("card_primary")))
         out += [Evidence(card.path, "card_secondary", _category(s, topics), j.weight("card_secondary"))
                 for s in card.secondary if s.strip()]
+    out += _tagged(mentions, j, topics)
     queue_path = next((m.path for m in mentions if m.kind == "work_queue"), "work_queue")
     for primary, secondary in dict.fromkeys(data.queue_categories.get(arxiv_id, [])):
         if primary:
             out.append(Evidence(queue_path, "queue_primary", _category(primary, topics), j.weight("queue_primary")))
         out += [Evidence(queue_path, "queue_secondary", _category(s, topics), j.weight("queue_secondary"))
                 for s in (secondary or "").split(",") if s.strip()]
+    return out
+
+
+# A category tag on a paper's own line: "arXiv:2609.29944 · [mm]", "| [other]"; never a link's text
+# ("[name](url)"), a checkbox or a bracketed phrase with spaces ("[Sep 10]").
+_TAG = re.compile(r"(?:^|[·|｜•]\s*)\[([A-Za-z][A-Za-z0-9_-]{1,19})\](?![(\[:])")
+
+
+def _tag_category(tag: str, j: Judgment, topics: Sequence[TopicTerms]) -> str | None:
+    lowered = tag.lower()
+    for t in topics:
+        if lowered in {n.lower() for n in (*t.names, *t.tags)}:
+            return t.name
+    return lowered if lowered in {w.lower() for w in j.words("statements", "other_categories")} else None
+
+
+def _tagged(mentions: Sequence[MentionView], j: Judgment, topics: Sequence[TopicTerms]) -> list[Evidence]:
+    """Categories digests tag a paper with, on the lines that name it (a note's, never a card's or the queue's)."""
+    out = []
+    for m in mentions:
+        if m.kind in ("paper_card", "work_queue") or not m.raw:
+            continue
+        for line in f"{m.heading}\n{m.context}".split("\n"):
+            if m.raw not in line:
+                continue
+            for tag in _TAG.findall(line):
+                category = _tag_category(tag, j, topics)
+                if category:
+                    out.append(Evidence(m.path, "tagged_category", category, j.weight("tagged_category"), f"[{tag}]"))
     return out
 
 
@@ -129,6 +165,9 @@ def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], 
     if bare and collecting and not any(e.kind == "taken_statement" for e in out):
         out += [Evidence(text.path, "taken_statement", name, j.weight("taken_statement"), bare)
                 for name in collecting]
+    background = found_word(j.words("statements", "background"), read)
+    if background:
+        out.append(Evidence(text.path, "background", topic.name, j.weight("background"), background))
     word = found_word(j.words("statements", "adjacency"), read)
     if word:
         named_topics = sorted(t.name for t in topics if vocabulary(t.names).hits(read))
@@ -155,8 +194,10 @@ def _vocabulary(text: OwnText, j: Judgment, topics: Sequence[TopicTerms]) -> lis
 
 
 def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],
-           data: WindowData, topic: Topic) -> list[Evidence]:
-    """Every piece of evidence about one paper."""
+           data: WindowData, topic: Topic, echoed: Sequence[MentionView] = ()) -> list[Evidence]:
+    """Every piece of evidence about one paper. `echoed`: its mentions in published briefings dropped
+    into the inbox; another topic's briefing declares what that topic did with the paper ("已锚"),
+    while the briefed topic's own restates its earlier judgment and adds nothing."""
     j, topics = topic.judgment, known_topics(topic)
     extra = tuple((n, topic.name) for n in topic.names)
     evidence = _declared(arxiv_id, data, mentions, j, topics)
@@ -169,7 +210,22 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
         collecting = tuple(e.topic for e in evidence
                            if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
         evidence += _text_evidence(text, extra, collecting, topic, topics)
+    evidence += _declared_by_briefings(arxiv_id, echoed, entries, topic, topics)
     return list(dict.fromkeys(evidence))
+
+
+def _declared_by_briefings(arxiv_id: str, echoed: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],
+                           topic: Topic, topics: tuple[TopicTerms, ...]) -> list[Evidence]:
+    """What other topics' briefings state about the paper: the topic each is written for, and its
+    statements (never vocabulary, never anything about the briefed topic)."""
+    j, extra, out = topic.judgment, tuple((n, topic.name) for n in topic.names), []
+    for text in own_texts(arxiv_id, echoed, entries):
+        written_for = note_topics(text.path, j, topics)
+        collecting = tuple(name for name, _ in written_for)
+        out += [Evidence(text.path, kind, name, j.weight(kind), text.path.rsplit("/", 1)[-1])
+                for name, kind in written_for]
+        out += [e for e in _text_evidence(text, extra, collecting, topic, topics) if e.kind != "vocabulary"]
+    return [e for e in out if e.topic != topic.name]
 
 
 def first_entries(data: WindowData) -> dict[tuple[int, int], EntryView]:
@@ -252,11 +308,13 @@ def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
     kinds = {e.kind for e in evidence if e.topic == me}
     others = [e for e in evidence if e.topic != me]
     known = {t.name for t in known_topics(topic)}
-    # A primary category that is no topic ("engineering") holds the paper for no other topic.
-    held = sorted({e.topic for e in others if e.kind in HOLDS} & known)
+    # A declared category that is no topic ("[other]", "engineering") anchors the paper nowhere, but
+    # still declares it another's: T's vocabulary does not outweigh it.
+    held = sorted({e.topic for e in others if e.kind in HOLDS})
     prepared = {e.topic for e in others if e.kind == "note_for_topic"}
-    anchored_by = sorted({e.topic for e in others if e.kind == "taken_statement"} & ({*held} | prepared))
+    anchored_by = sorted({e.topic for e in others if e.kind == "taken_statement"} & ({*held} | prepared) & known)
     speaks, excluded, adjacent = bool(kinds & set(SPEAKS_FOR)), "exclusion" in kinds, "adjacency" in kinds
+    background = "background" in kinds
     secondary = bool(kinds & set(SECONDARY))
     result = Ownership(list(evidence), scores)
 
@@ -292,6 +350,8 @@ def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
     if enough:
         if adjacent:
             return verdict(Verdict.ADJACENT, me, Reason("adjacent_declared"))
+        if background:
+            return verdict(Verdict.ADJACENT, me, Reason("background", (("topic", me),)))
         return verdict(Verdict.RELEVANT, me, _owned(me, scores[me]))
     if adjacent:
         return verdict(Verdict.ADJACENT, None, Reason("adjacent_declared"))
@@ -304,5 +364,5 @@ def decision_text(verdict: Verdict, topic: str) -> str:
 
 
 def judge_ownership(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],
-                    data: WindowData, topic: Topic) -> Ownership:
-    return decide(gather(arxiv_id, mentions, entries, data, topic), topic)
+                    data: WindowData, topic: Topic, echoed: Sequence[MentionView] = ()) -> Ownership:
+    return decide(gather(arxiv_id, mentions, entries, data, topic, echoed), topic)

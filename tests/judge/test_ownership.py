@@ -193,3 +193,47 @@ def test_a_denied_hand_over_speaks_for_nobody() -> None:
     mentions, entries = _note("inbox/a/n.md", "条目 · P（arXiv:2610.30001）", "- 不交给 inference，先放着", ("2610.30001",))
     assert not any(e.kind == "handoff_statement" for e in judge_ownership(
         "2610.30001", mentions, entries, _data(), TOPIC).evidence)
+
+
+# Declared evidence beats inferred: a digest's category tag on a paper's own line declares its topic.
+@pytest.mark.parametrize("tag", ["[mm]", "[other]", "[agents]"])
+@pytest.mark.parametrize("lang_text", [
+    "- 推理引擎 vLLM 上的 KV cache 调度与 prefill 吞吐（inference serving）",
+    "- KV cache scheduling and prefill throughput on vLLM (inference serving)",
+])
+def test_a_digest_tag_for_another_topic_outweighs_vocabulary(tag: str, lang_text: str) -> None:
+    heading = f"R4 ▲120 · arXiv:2610.20001 · {tag}"
+    mentions, entries = _note("inbox/tom/2026-10-09-0900-hf-daily.md", heading, lang_text, ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is Verdict.NONE
+
+
+@pytest.mark.parametrize("tag", ["[inf]", "[inference]"])
+def test_a_digest_tag_for_the_topic_declares_it(tag: str) -> None:
+    mentions, entries = _note("inbox/tom/2026-10-09-0900-hf-daily.md", f"R9 ▲40 · arXiv:2610.20001 · {tag}",
+                              "- a paper about model zoos", ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is Verdict.RELEVANT
+
+
+def test_a_link_or_a_dated_label_is_no_tag() -> None:
+    text = "- vLLM KV cache prefill scheduler: see [notes](https://example.org) [Sep 10]"
+    mentions, entries = _note("inbox/jay/2026-10-09-jay-deep-dive.md", "条目1 · arXiv:2610.20001 · [notes](x)", text,
+                              ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is Verdict.RELEVANT
+
+
+@pytest.mark.parametrize("text", [
+    "- 我只看了摘要，算作背景阅读；vLLM 调度 serving 相关",
+    "- I only read the abstract: background reading for the vLLM serving scheduler section",
+])
+def test_a_paper_filed_as_background_is_at_most_adjacent(text: str) -> None:
+    mentions, entries = _note("inbox/jay/2026-10-09-jay-research.md", "条目#4 arXiv:2610.20001", text, ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is Verdict.ADJACENT
+
+
+def test_a_queue_category_that_is_no_topic_still_declares_another() -> None:
+    mentions, entries = _note("inbox/tom/radar.md", "Entry 2 · arXiv:2610.20001",
+                              "- inference serving with vLLM, KV cache and prefill on GPU", ("2610.20001",))
+    data = _data(queue={"2610.20001": [("engineering", None)]})
+    assert _verdict("2610.20001", mentions, entries, data) is Verdict.NONE
+    data = _data(queue={"2610.20001": [("engineering", "inference")]})
+    assert _verdict("2610.20001", mentions, entries, data) is Verdict.RELEVANT

@@ -1,0 +1,1 @@
+"""Scoring published briefings against labelled evenings (`predigest score`)."""
