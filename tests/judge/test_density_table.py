@@ -62,9 +62,9 @@ def test_the_report_states_the_rule_with_its_weights() -> None:
         (1, 0, "medium-low"),  # boundary 1
         (2, 6, "medium-low"),  # 2.9
         (3, 0, "medium"),  # boundary 3
-        (2, 7, "medium"),  # 3.05
+        (2, 7, "medium-low"),  # 2.95: the extras together weigh less than one more NET-new paper
         (5, 0, "high"),  # boundary 5
-        (4, 7, "high"),  # 5.05
+        (4, 7, "medium"),  # 4.95
     ],
 )
 def test_density_thresholds(net_new: int, engineering: int, expected: str) -> None:
@@ -74,11 +74,12 @@ def test_density_thresholds(net_new: int, engineering: int, expected: str) -> No
 def test_adjacent_items_count_for_little() -> None:
     assert density_of(RULE, 0, adjacent=6) == "low"
     assert density_of(RULE, 2, adjacent=6) == "medium-low"
-    assert density_of(RULE, 2, adjacent=7) == "medium"
+    assert density_of(RULE, 2, adjacent=7) == "medium-low"
 
 
 def test_custom_rule_moves_the_boundaries() -> None:
-    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5}, RULE.numbers())
+    rule = DensityRule.from_mapping({"high": 10, "medium": 6, "medium_low": 2, "engineering_weight": 0.5,
+                                    "extras_cap": 2}, RULE.numbers())
     assert density_of(rule, 1) == "low"
     assert density_of(rule, 2) == "medium-low"
     assert density_of(rule, 5, engineering=2) == "medium"
