@@ -115,11 +115,11 @@ _TAG = re.compile(r"(?:^|[·|｜•]\s*)\[([A-Za-z][A-Za-z0-9_-]{1,19})\](?![(\[
 
 
 def _tag_category(tag: str, j: Judgment, topics: Sequence[TopicTerms]) -> str | None:
-    lowered = tag.lower()
-    for t in topics:
-        if lowered in {n.lower() for n in (*t.names, *t.tags)}:
-            return t.name
-    return lowered if lowered in {w.lower() for w in j.words("statements", "other_categories")} else None
+    """The topic a tag names (`_category`), or a category that is no topic; None for any other word."""
+    category = _category(tag, topics)
+    if category in {t.name for t in topics} or category in {w.lower() for w in j.words("statements", "other_categories")}:
+        return category
+    return None
 
 
 def _tagged(mentions: Sequence[MentionView], j: Judgment, topics: Sequence[TopicTerms]) -> list[Evidence]:
@@ -202,8 +202,7 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     extra = tuple((n, topic.name) for n in topic.names)
     evidence = _declared(arxiv_id, data, mentions, j, topics)
     for path in dict.fromkeys(m.path for m in mentions if m.kind not in ("paper_card", "work_queue")):
-        for name, kind in note_topics(path, j, topics):
-            evidence.append(Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1]))
+        evidence += _written_for(path, j, topics)
     for preamble in preambles(mentions, entries):
         evidence += _note_wide(preamble, extra, topic)
     for text in own_texts(arxiv_id, mentions, entries):
@@ -214,16 +213,21 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     return list(dict.fromkeys(evidence))
 
 
+def _written_for(path: str, j: Judgment, topics: tuple[TopicTerms, ...]) -> list[Evidence]:
+    """The topics a note's file name says it is written for (note_for_topic) or names (note_names_topic)."""
+    return [Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1])
+            for name, kind in note_topics(path, j, topics)]
+
+
 def _declared_by_briefings(arxiv_id: str, echoed: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],
                            topic: Topic, topics: tuple[TopicTerms, ...]) -> list[Evidence]:
     """What other topics' briefings state about the paper: the topic each is written for, and its
     statements (never vocabulary, never anything about the briefed topic)."""
     j, extra, out = topic.judgment, tuple((n, topic.name) for n in topic.names), []
     for text in own_texts(arxiv_id, echoed, entries):
-        written_for = note_topics(text.path, j, topics)
-        collecting = tuple(name for name, _ in written_for)
-        out += [Evidence(text.path, kind, name, j.weight(kind), text.path.rsplit("/", 1)[-1])
-                for name, kind in written_for]
+        written_for = _written_for(text.path, j, topics)
+        collecting = tuple(e.topic for e in written_for)
+        out += written_for
         out += [e for e in _text_evidence(text, extra, collecting, topic, topics) if e.kind != "vocabulary"]
     return [e for e in out if e.topic != topic.name]
 
@@ -244,8 +248,7 @@ def gather_entries(entries: Sequence[EntryView], data: WindowData, topic: Topic,
     evidence: list[Evidence] = []
     firsts = first_entries(data) if firsts is None else firsts
     for path in dict.fromkeys(e.path for e in entries):
-        evidence += [Evidence(path, kind, name, j.weight(kind), path.rsplit("/", 1)[-1])
-                     for name, kind in note_topics(path, j, topics)]
+        evidence += _written_for(path, j, topics)
     for source_id in sorted({e.source_id for e in entries}):
         first = firsts.get((source_id, 0))
         if first is not None and first.label == "preamble" and not first.ids:
