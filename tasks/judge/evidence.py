@@ -109,9 +109,10 @@ def _declared(arxiv_id: str, data: WindowData, mentions: Sequence[MentionView], 
     return out
 
 
-# A category tag on a paper's own line: "arXiv:2609.29944 · [mm]", "| [other]"; never a link's text
-# ("[name](url)"), a checkbox or a bracketed phrase with spaces ("[Sep 10]").
-_TAG = re.compile(r"(?:^|[·|｜•]\s*)\[([A-Za-z][A-Za-z0-9_-]{1,19})\](?![(\[:])")
+# A category tag on a paper's own line, wherever it stands ("arXiv:2609.29944 · [mm]", "[mm] arXiv:…",
+# "2609.29944 [other]"); never a link's text ("[name](url)"), a checkbox or a bracketed phrase with
+# spaces ("[Sep 10]"). Only a tag naming a topic or an `other_categories` word counts.
+_TAG = re.compile(r"(?<![\w\]])\[([A-Za-z][A-Za-z0-9_-]{1,19})\](?![(\[:])")
 
 
 def _tag_category(tag: str, j: Judgment, topics: Sequence[TopicTerms]) -> str | None:

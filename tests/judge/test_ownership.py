@@ -196,13 +196,17 @@ def test_a_denied_hand_over_speaks_for_nobody() -> None:
 
 
 # Declared evidence beats inferred: a digest's category tag on a paper's own line declares its topic.
+@pytest.mark.parametrize("heading", [
+    "R4 ▲120 · arXiv:2610.20001 · {tag}", "R4 ▲120 | arXiv:2610.20001 | {tag}", "{tag} arXiv:2610.20001 ▲120",
+    "4. arXiv:2610.20001 {tag}", "- 2610.20001 ({tag})",
+])
 @pytest.mark.parametrize("tag", ["[mm]", "[other]", "[agents]"])
 @pytest.mark.parametrize("lang_text", [
     "- 推理引擎 vLLM 上的 KV cache 调度与 prefill 吞吐（inference serving）",
     "- KV cache scheduling and prefill throughput on vLLM (inference serving)",
 ])
-def test_a_digest_tag_for_another_topic_outweighs_vocabulary(tag: str, lang_text: str) -> None:
-    heading = f"R4 ▲120 · arXiv:2610.20001 · {tag}"
+def test_a_digest_tag_for_another_topic_outweighs_vocabulary(heading: str, tag: str, lang_text: str) -> None:
+    heading = heading.format(tag=tag)
     mentions, entries = _note("inbox/tom/2026-10-09-0900-hf-daily.md", heading, lang_text, ("2610.20001",))
     assert _verdict("2610.20001", mentions, entries) is Verdict.NONE
 
