@@ -15,7 +15,7 @@ from typing import Any
 
 def add_parser(sub: Any) -> None:
     score = sub.add_parser(
-        "score", help="score briefings against labelled evenings (precision and recall per category)",
+        "score", help="score briefings against labelled evenings, per category",
         description="Brief each labelled evening of --expected (or read --json twins) and score it.")
     score.add_argument("--expected", required=True, metavar="DIR", help="folder of labelled evenings (YYYY-MM-DD.json)")
     score.add_argument("--workspace", metavar="PATH", help="workspace to brief each labelled evening from")

@@ -58,8 +58,8 @@ class DensityRule:
 
     def describe(self) -> str:
         """The rule in one line, in English (logs and `explain`; briefings word it from `numbers()`)."""
-        return (f"score = NET-new + min({self.extras_cap:g}, {self.engineering_weight:g}×engineering"
-                f" + {self.adjacent_weight:g}×adjacent + {self.deepening_weight:g}×reference-list deepening); "
+        return (f"score = NET-new + {self.engineering_weight:g}×engineering + {self.adjacent_weight:g}×adjacent"
+                f" + {self.deepening_weight:g}×reference-list deepening (these three together at most {self.extras_cap:g}); "
                 f"≥{self.high:g} high, ≥{self.medium:g} medium, ≥{self.medium_low:g} medium-low, else low")
 
 

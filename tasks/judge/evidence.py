@@ -340,13 +340,16 @@ def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
         if secondary or adjacent:
             return verdict(Verdict.ADJACENT, anchored_by[0], Reason("held_elsewhere", (("primary", holder), ("topic", me))))
         return verdict(Verdict.NONE, anchored_by[0], Reason("taken", (("topics", holder),)))
-    if held:
-        if secondary:
-            return verdict(Verdict.RELEVANT, held[0], Reason("secondary", (("primary", "/".join(held)), ("topic", me))))
-        if adjacent:
-            return verdict(Verdict.ADJACENT, held[0], Reason("adjacent_declared"))
-        return verdict(Verdict.NONE, held[0], Reason("primary_elsewhere", (("topics", "/".join(held)),)))
     enough = scores.get(me, 0.0) >= j.weight("min_owner")
+    if held:
+        # The decision rests on a topic that holds it; a category that is no topic rests it on nothing.
+        holding = next((h for h in held if h in known), None)
+        if secondary:
+            owner = holding or (me if enough else None)
+            return verdict(Verdict.RELEVANT, owner, Reason("secondary", (("primary", "/".join(held)), ("topic", me))))
+        if adjacent:
+            return verdict(Verdict.ADJACENT, holding, Reason("adjacent_declared"))
+        return verdict(Verdict.NONE, holding, Reason("primary_elsewhere", (("topics", "/".join(held)),)))
     if secondary:
         named = "/".join(sorted({e.topic for e in others if e.kind in DECLARED}))
         why = Reason("secondary", (("primary", named), ("topic", me))) if named else Reason("secondary_only", (("topic", me),))

@@ -51,12 +51,16 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
         session, and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None)), collect.FIRST_SEEN, window)
     item_time = func.coalesce(Item.observed_at, Source.observed_at)
     in_window = and_(item_time > window.start, item_time <= window.end)
+    named = (select(Mention.arxiv_id).join(Item, Item.id == Mention.item_id).join(Source, Source.id == Item.source_id)
+             .where(_current(workspace_id), in_window, Mention.arxiv_id.is_not(None)))
     data.sources = [SourceView(s.id, s.path, s.kind, s.author, s.observed_at, s.time_basis, s.error,
                                limits=limited(s.warnings))
                     for s in session.execute(
         select(Source).where(_current(workspace_id), Source.kind != "knowledge").where(or_(
             and_(Source.observed_at > window.start, Source.observed_at <= window.end),
-            Source.id.in_(select(Item.source_id).join(Source, Source.id == Item.source_id).where(in_window))))
+            Source.id.in_(select(Item.source_id).join(Source, Source.id == Item.source_id).where(in_window)),
+            and_(Source.kind == "paper_card", Source.observed_at <= window.end,
+                 Source.id.in_(select(PaperCard.source_id).where(PaperCard.arxiv_id.in_(named))))))
         .order_by(Source.path)).scalars()]
     for mention, item, path, kind, when in session.execute(
         select(Mention, Item, Source.path, Source.kind, item_time).join(Item, Item.id == Mention.item_id)
