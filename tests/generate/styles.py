@@ -69,8 +69,35 @@ def renamed_authors(workspace: Path, labels: Path) -> None:
         path.write_text(json.dumps(moved(label), ensure_ascii=False, indent=1), encoding="utf-8")
 
 
+_ATX = re.compile(r"^(#{2,5}) ", re.M)
+_H2 = re.compile(r"^## (.+)$", re.M)
+_CJK_ENTRY = re.compile(r"条目\s*#\s*(\d+)")
+
+
+def deeper_headings(workspace: Path, labels: Path) -> None:
+    """Every heading below the title one level deeper (`##` -> `###`, `###` -> `####`)."""
+    for path in _notes(workspace):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_ATX.sub(lambda m: "#" + m.group(1) + " ", text), encoding="utf-8")
+
+
+def setext_headings(workspace: Path, labels: Path) -> None:
+    """Every `## ` heading written in setext style (the text, then a line of dashes)."""
+    for path in _notes(workspace):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_H2.sub(lambda m: f"{m.group(1)}\n{'-' * 8}", text), encoding="utf-8")
+
+
+def english_entry_labels(workspace: Path, labels: Path) -> None:
+    """Chinese entry labels in English: 「条目#3 X」 -> "Entry 3 - X"."""
+    for path in _notes(workspace):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_CJK_ENTRY.sub(lambda m: f"Entry {m.group(1)} -", text), encoding="utf-8")
+
+
 STYLES: dict[str, Style] = {"crlf_bom": crlf_bom, "reordered_entries": reordered_entries,
-                            "renamed_authors": renamed_authors}
+                            "renamed_authors": renamed_authors, "deeper_headings": deeper_headings,
+                            "setext_headings": setext_headings, "english_entry_labels": english_entry_labels}
 
 
 _SUBHEADING = re.compile(r"^### (.+)$", re.M)

@@ -1,6 +1,7 @@
 """Contract: the figures `predigest score` gives corpus2's labelled evenings do not move when the same
-notes are saved with a BOM and CRLF, when each note's sections come in another order, or when every
-author's folder has another name (`tests/generate/styles.py`). With `###` headings written as
+notes are saved with a BOM and CRLF, when each note's sections come in another order, when every
+author's folder has another name, when headings sit one level deeper or are written setext-style,
+or when 「条目#N」 labels are written "Entry N -" (`tests/generate/styles.py`). With `###` headings written as
 bold-only lines, the papers' figures and the density hold; the engineering increments do not yet
 (strict xfail: it fails loudly once they do)."""
 
