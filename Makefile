@@ -30,18 +30,17 @@ demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest
 	$(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
 
 # The labelled evenings `make score` briefs and scores: workspace, labels, committed baseline.
-# Each set: workspace, labels, baseline, and the days its team briefs (corpus2's skips Sundays).
-SCORED := examples/workspace:tests/fixtures/expected:benchmarks/quality/corpus.json:* \
-          tests/fixtures/corpus2/workspace:tests/fixtures/corpus2/expected:benchmarks/quality/corpus2.json:1-6
+SCORED := examples/workspace:tests/fixtures/expected:benchmarks/quality/corpus.json \
+          tests/fixtures/corpus2/workspace:tests/fixtures/corpus2/expected:benchmarks/quality/corpus2.json
 
 score: $(STAMP) ## score the labelled evenings; fails if any figure falls below benchmarks/quality/*.json
-	@set -e; for set in $(SCORED); do IFS=: read -r ws exp base days <<< "$$set"; \
-	  echo "== PREDIGEST_BRIEFING_DAYS=$$days predigest score --workspace $$ws --expected $$exp --baseline $$base"; \
-	  PREDIGEST_BRIEFING_DAYS="$$days" $(BIN)/predigest score --workspace $$ws --expected $$exp --baseline $$base; done
+	@set -e; for set in $(SCORED); do IFS=: read -r ws exp base <<< "$$set"; \
+	  echo "== predigest score --workspace $$ws --expected $$exp --baseline $$base"; \
+	  $(BIN)/predigest score --workspace $$ws --expected $$exp --baseline $$base; done
 
 score-baseline: $(STAMP) ## write benchmarks/quality/*.json from today's figures (a change that raises a figure commits it)
-	@set -e; mkdir -p benchmarks/quality; for set in $(SCORED); do IFS=: read -r ws exp base days <<< "$$set"; \
-	  PREDIGEST_BRIEFING_DAYS="$$days" $(BIN)/predigest score --workspace $$ws --expected $$exp --write-baseline $$base | tail -n 2; done
+	@set -e; mkdir -p benchmarks/quality; for set in $(SCORED); do IFS=: read -r ws exp base <<< "$$set"; \
+	  $(BIN)/predigest score --workspace $$ws --expected $$exp --write-baseline $$base | tail -n 2; done
 
 # TEST_WORKERS pytest-xdist workers (four on two cores: tests wait on servers and processes), each a session of its own (own databases, Prefect API, servers); a module
 # stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order

@@ -39,6 +39,11 @@ from db.engine import make_engine, normalise_url, upgrade_database  # noqa: E402
 from tasks.config.settings import Settings  # noqa: E402
 from tests.helpers import empty_tables  # noqa: E402
 
+# Generated workspaces span Sundays and their answers assume an evening every day (their
+# generator's assumption), so the suite briefs daily; tests of the default schedule (Monday to
+# Saturday) and of corpus2's Mondays set it themselves. An explicit setting wins.
+os.environ.setdefault("PREDIGEST_BRIEFING_DAYS", "*")
+
 # --- database ------------------------------------------------------------------------------------
 
 TEST_DATABASE_URL_VAR = "PREDIGEST_TEST_DATABASE_URL"

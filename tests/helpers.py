@@ -94,7 +94,7 @@ def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date)
 
 
 def briefed_days(days: list[dt.date]) -> list[dt.date]:
-    """The days of `days` on which the default schedule briefs (it skips Sundays: Settings.briefing_days)."""
+    """The days of `days` on which the settings' schedule briefs (Settings.briefing_days)."""
     from tasks.model.windows import ScheduleError, window_for
 
     schedule = Settings(_env_file=None).default_schedule  # type: ignore[call-arg]

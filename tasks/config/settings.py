@@ -27,10 +27,10 @@ class Settings(BaseSettings):
     workspace: Path | None = None
     timezone: str = "Asia/Shanghai"
     cutoff: str = "22:20"
-    # The days with an evening briefing, as cron's day-of-week field (0 or 7 is Sunday). "1-6" skips
-    # Sundays, so Monday's window reaches back to Saturday's cutoff (48 hours), as the team's
-    # hand-written Monday briefings of corpus2 do.
-    briefing_days: str = "*"
+    # The days with an evening briefing, as cron's day-of-week field (0 or 7 is Sunday). The default
+    # skips Sundays, so Monday's window reaches back to Saturday's cutoff (48 hours), as the team's
+    # hand-written Monday briefings do; "*" briefs daily. A Sunday asked for by date still briefs.
+    briefing_days: str = "1-6"
     # The noon update that merges an evening's increments into the knowledge document (HH:MM, topic's timezone).
     merge_time: str = "12:00"
     topics: list[str] = Field(default_factory=list)

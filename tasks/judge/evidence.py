@@ -139,6 +139,39 @@ def _tagged(mentions: Sequence[MentionView], j: Judgment, topics: Sequence[Topic
     return out
 
 
+def _categorised(text: OwnText, j: Judgment, topics: Sequence[TopicTerms]) -> list[Evidence]:
+    """Categories a note's own text gives the paper: a labelled value ("分类：mm", "Category: other")
+    or a table cell that is nothing but a category ("| arXiv:… | title | mm |")."""
+    out: list[Evidence] = []
+    if not text.note:
+        return out
+    for label, value in _labelled(tuple(j.words("statements", "category_labels"))).findall(text.body):
+        category = _tag_category(value, j, topics)
+        if category:
+            out.append(Evidence(text.path, "tagged_category", category, j.weight("tagged_category"), f"{label}：{value}"))
+    for line in text.body.split("\n"):
+        if not line.lstrip().startswith("|"):
+            continue
+        for cell in line.strip().strip("|").split("|"):
+            word = cell.strip().strip("`*[]")
+            category = _tag_category(word, j, topics) if _CELL_WORD.fullmatch(word) else None
+            if category:
+                out.append(Evidence(text.path, "tagged_category", category, j.weight("tagged_category"), f"| {word} |"))
+    return out
+
+
+_CELL_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,19}|[\u3400-\u9fff]{1,8}")
+
+
+@lru_cache(maxsize=8)
+def _labelled(labels: tuple[str, ...]) -> re.Pattern[str]:
+    # Longest label first, so "primary category" is read before "primary"; never after a word
+    # character or a hyphen (副分类, sub-category); bold around the label is markup.
+    names = "|".join(re.escape(w) for w in sorted(labels, key=len, reverse=True))
+    return re.compile(rf"(?<![\w\u3400-\u9fff-])({names})(?:\*\*|__)?\s*[：:]\s*(?:\*\*|__)?\s*[\[`]?([A-Za-z][A-Za-z0-9_-]{{1,19}}|[\u3400-\u9fff]{{1,8}})",
+                      re.IGNORECASE)
+
+
 def _statements(text: OwnText, j: Judgment, extra: tuple[tuple[str, str], ...], collecting: Sequence[str],
                 topic: Topic, topics: Sequence[TopicTerms]) -> list[Evidence]:
     """Statement evidence of one own text (adjacency included: the topics it registers the paper as adjacent to)."""
@@ -280,7 +313,8 @@ def _note_wide(text: OwnText, extra: tuple[tuple[str, str], ...], topic: Topic) 
 def _text_evidence(text: OwnText, extra: tuple[tuple[str, str], ...], collecting: tuple[str, ...], topic: Topic,
                    topics: tuple[TopicTerms, ...]) -> tuple[Evidence, ...]:
     j = topic.judgment
-    return (*_statements(text, j, extra, collecting, topic, topics), *_vocabulary(text, j, topics))
+    return (*_categorised(text, j, topics), *_statements(text, j, extra, collecting, topic, topics),
+            *_vocabulary(text, j, topics))
 
 
 def scores_of(evidence: Sequence[Evidence], j: Judgment) -> dict[str, float]:

@@ -32,6 +32,7 @@ class OwnText:
     sections: str
     body: str
     listed: bool = False  # a line or row of a note entry about several papers, not an entry of its own
+    note: bool = True  # a note's text; a card's or the queue's says its categories in fields of its own
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
             continue
         seen.add(key)
         if m.kind in ("paper_card", "work_queue") or m.path.startswith(("http://", "https://")):
-            yield OwnText(m.path, "", m.context)
+            yield OwnText(m.path, "", m.context, note=False)
         else:
             yield _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)))
 

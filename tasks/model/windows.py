@@ -40,8 +40,12 @@ class Window:
         return self.start.astimezone(self.tz)
 
 
-def cutoff_on(day: dt.date, schedule: str, timezone: str) -> dt.datetime:
-    """The last scheduled time on `day` (local), as an aware datetime in the topic's timezone."""
+def cutoff_on(day: dt.date, schedule: str, timezone: str, off_schedule: bool = False) -> dt.datetime:
+    """The last scheduled time on `day` (local), as an aware datetime in the topic's timezone.
+
+    `off_schedule`: a day the schedule does not fire on (a Sunday of a Monday-to-Saturday team)
+    takes the time of day of the schedule's last firing before it, so a briefing asked for by hand
+    still has an evening; without it such a day raises ScheduleError."""
     tz = ZoneInfo(timezone)
     day_end = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(0, 0), tzinfo=tz)
     try:
@@ -49,7 +53,9 @@ def cutoff_on(day: dt.date, schedule: str, timezone: str) -> dt.datetime:
     except (CronSimError, StopIteration) as exc:
         raise ScheduleError(f"invalid schedule {schedule!r}: {exc}") from exc
     if previous.date() != day:
-        raise ScheduleError(f"schedule {schedule!r} has no briefing on {day.isoformat()}")
+        if not off_schedule:
+            raise ScheduleError(f"schedule {schedule!r} has no briefing on {day.isoformat()}")
+        return dt.datetime.combine(day, previous.time(), tzinfo=tz)
     return previous
 
 
@@ -59,10 +65,11 @@ def previous_cutoff(cutoff: dt.datetime, schedule: str) -> dt.datetime:
 
 
 def window_for(
-    day: dt.date, schedule: str, timezone: str, since: dt.datetime | None = None
+    day: dt.date, schedule: str, timezone: str, since: dt.datetime | None = None, off_schedule: bool = False
 ) -> Window:
-    """The window of the briefing for `day`; `since` (aware) overrides the start."""
-    end = cutoff_on(day, schedule, timezone)
+    """The window of the briefing for `day`; `since` (aware) overrides the start; `off_schedule`
+    as for `cutoff_on` (the window then starts at the schedule's last firing before that time)."""
+    end = cutoff_on(day, schedule, timezone, off_schedule)
     start = since if since is not None else previous_cutoff(end, schedule)
     if start.tzinfo is None:
         start = start.replace(tzinfo=ZoneInfo(timezone))

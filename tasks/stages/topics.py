@@ -44,7 +44,9 @@ def known_topic_names(settings: Settings, workspace: Path, config: dict[str, Any
 
 
 def window_of(topic: Topic, day: dt.date, since: dt.datetime | None = None) -> Window:
-    return window_for(day, topic.schedule, topic.timezone, since)
+    """The window of a briefing asked for by date (run, score, explain): a day the topic's
+    schedule skips still has one, from the schedule's last firing to that day's time."""
+    return window_for(day, topic.schedule, topic.timezone, since, off_schedule=True)
 
 
 def density_rule_for(settings: Settings, workspace: Path, topic: str) -> DensityRule:
@@ -57,6 +59,6 @@ def density_rule_for(settings: Settings, workspace: Path, topic: str) -> Density
 def scheduled_window(topic: Topic, day: dt.date) -> Window | None:
     """The topic's window for `day`, or None when its schedule has no briefing that day."""
     try:
-        return window_of(topic, day)
+        return window_for(day, topic.schedule, topic.timezone)
     except ScheduleError:
         return None

@@ -30,6 +30,7 @@ import yaml
 from cronsim import CronSim
 
 from predigest import watch
+from tasks.config.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG: dict[str, Any] = yaml.safe_load((ROOT / "prefect.yaml").read_text(encoding="utf-8"))
@@ -141,7 +142,11 @@ def test_daily_briefing_is_limited_to_one_run_and_cancels_new_ones() -> None:
     assert daily["entrypoint"] == "flows/daily.py:daily_briefing"
     assert daily["concurrency_limit"] == {"limit": 1, "collision_strategy": "CANCEL_NEW"}
     (schedule,) = daily["schedules"]
-    assert (schedule["cron"], schedule["timezone"]) == ("20 22 * * *", "Asia/Shanghai")
+    # The settings' default schedule: cutoff 22:20 on the default briefing days (Monday to Saturday).
+    fields = Settings.model_fields
+    default = f"20 22 * * {fields['briefing_days'].default}"
+    assert fields["cutoff"].default == "22:20" and default == "20 22 * * 1-6"
+    assert (schedule["cron"], schedule["timezone"]) == (default, "Asia/Shanghai")
     assert schedule["slug"] == "daily-2220-asia-shanghai"
 
 

@@ -241,3 +241,41 @@ def test_a_queue_category_that_is_no_topic_still_declares_another() -> None:
     assert _verdict("2610.20001", mentions, entries, data) is Verdict.NONE
     data = _data(queue={"2610.20001": [("engineering", "inference")]})
     assert _verdict("2610.20001", mentions, entries, data) is Verdict.RELEVANT
+
+
+# A category the note itself gives in words ("分类：mm") or in a table column is declared, too.
+@pytest.mark.parametrize("label", ["分类：{c}", "主分类: {c}", "Category: {c}", "**类别**：{c}", "primary category: [{c}]"])
+@pytest.mark.parametrize(("category", "verdict"), [("mm", Verdict.NONE), ("other", Verdict.NONE),
+                                                   ("inference", Verdict.RELEVANT)])
+@pytest.mark.parametrize("lang_text", [
+    "- 推理引擎 vLLM 上的 KV cache 调度与 prefill 吞吐（inference serving）",
+    "- KV cache scheduling and prefill throughput on vLLM (inference serving)",
+])
+def test_a_labelled_category_in_the_notes_words_is_declared(label: str, category: str, verdict: Verdict,
+                                                            lang_text: str) -> None:
+    text = f"{lang_text}\n- {label.format(c=category)}"
+    mentions, entries = _note("inbox/jay/2026-10-09-jay-research.md", "条目#2 arXiv:2610.20001", text, ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is verdict
+
+
+@pytest.mark.parametrize("label", ["副分类：mm", "sub-category: mm", "分类 mm", "分类：待定", "Category: TBD"])
+def test_a_secondary_or_unlabelled_word_declares_no_category(label: str) -> None:
+    # 副分类 is a secondary category, a bare word is no label, and 待定 / TBD name no category.
+    text = f"- KV cache scheduling and prefill throughput on vLLM (inference serving)\n- {label}"
+    mentions, entries = _note("inbox/jay/2026-10-09-jay-research.md", "条目#2 arXiv:2610.20001", text, ("2610.20001",))
+    assert _verdict("2610.20001", mentions, entries) is Verdict.RELEVANT
+
+
+@pytest.mark.parametrize(("header", "cell", "verdict"), [
+    ("| arXiv | 标题 | 分类 |", "mm", Verdict.NONE), ("| arXiv | title | category |", "other", Verdict.NONE),
+    ("| arXiv | title | category |", "`agents`", Verdict.NONE), ("| arXiv | 标题 | 分类 |", "inference", Verdict.RELEVANT),
+])
+def test_a_category_column_of_a_notes_table_is_declared(header: str, cell: str, verdict: Verdict) -> None:
+    rows = [header, "|---|---|---|",
+            f"| arXiv:2610.20001 | vLLM KV cache prefill scheduler for inference serving on GPU | {cell} |",
+            "| arXiv:2610.20002 | a survey of agent benchmarks | agents |"]
+    mentions, entries = _note("inbox/jay/2026-10-09-jay-digest.md", "今日论文", "\n".join(rows),
+                              ("2610.20001", "2610.20002"))
+    for m in mentions:  # each id's own row is its context, as ingest stores a table's mentions
+        object.__setattr__(m, "context", next(r for r in rows if m.arxiv_id in r))
+    assert _verdict("2610.20001", mentions, entries) is verdict

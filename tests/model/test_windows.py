@@ -6,7 +6,8 @@ topic's five-field cron schedule, read in the topic's timezone and stored as UTC
   the end included;
 - a schedule that skips Sundays gives a 48-hour Monday window;
 - `since` overrides the start, and a naive `since` is read in the topic's timezone;
-- a date the schedule does not fire on, and an invalid cron, raise ScheduleError;
+- a date the schedule does not fire on, and an invalid cron, raise ScheduleError; asked for by
+  date (`off_schedule`), such a day has the schedule's time of day and starts at its last firing;
 - a DST change inside the window changes its length (25 hours when clocks fall back);
 - a run given no date briefs the latest closed window: the last date whose cutoff has passed at
   that moment, in the topic's timezone (checked on generated moments and schedules).
@@ -97,6 +98,19 @@ def test_date_the_schedule_does_not_fire_on_raises() -> None:
     assert sunday.isoweekday() == 7
     with pytest.raises(ScheduleError, match="2026-10-11"):
         window_for(sunday, SKIP_SUNDAYS, SHANGHAI)
+
+
+def test_a_skipped_day_asked_for_by_date_has_the_schedules_time_and_starts_at_its_last_firing() -> None:
+    sunday = dt.date(2026, 10, 11)
+    window = window_for(sunday, SKIP_SUNDAYS, SHANGHAI, off_schedule=True)
+
+    assert window.start_local.isoformat() == "2026-10-10T22:20:00+08:00"  # Saturday's cutoff
+    assert window.cutoff_local.isoformat() == "2026-10-11T22:20:00+08:00"
+    # A scheduled day is the same window either way.
+    monday = dt.date(2026, 10, 12)
+    assert window_for(monday, SKIP_SUNDAYS, SHANGHAI, off_schedule=True) == window_for(monday, SKIP_SUNDAYS, SHANGHAI)
+    with pytest.raises(ScheduleError):
+        window_for(sunday, "bogus", SHANGHAI, off_schedule=True)
 
 
 @pytest.mark.parametrize("schedule", ["bogus", "20 22 * *", "61 22 * * *", "20 25 * * *", "", "20 22 * * 1-6 *"])

@@ -36,7 +36,7 @@ ALL_STYLES = {**STYLES, **HEADING_STYLES}
 
 def _base_and_shifted(style: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                       capsys: pytest.CaptureFixture[str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    monkeypatch.setenv("PREDIGEST_BRIEFING_DAYS", "1-6")  # corpus2's team skips Sundays (Makefile SCORED)
+    monkeypatch.setenv("PREDIGEST_BRIEFING_DAYS", "1-6")  # the default schedule (the suite briefs daily)
     base = _figures(CORPUS2 / "workspace", CORPUS2 / "expected", tmp_path / "base.json", capsys)
     workspace, labels = tmp_path / "ws", tmp_path / "labels"
     shutil.copytree(CORPUS2 / "workspace", workspace)
