@@ -230,6 +230,28 @@ def _items(lines: list[str], code: list[bool], a: int, b: int, numbered: bool,
     return blocks
 
 
+# A heading led by a lettered number and a separator ("Hand-off H1 - Orthros", "C2: Forms", "Carry-over
+# C1 - …"): a label when its siblings of the note share its word and letter (lettered_runs).
+_LETTERED = re.compile(r"(?P<label>(?:(?P<word>[^\W\d_][\w-]{0,15})\s+)?(?P<letter>[A-Z]{1,2})(?P<n>\d{1,2}))"
+                       r"\s*(?:[-–—·:：|]\s*)+(?=\S)")
+
+
+def lettered_runs(headings: list[str]) -> dict[int, tuple[str, str]]:
+    """Headings whose lettered number is a label, by their shape and not by a word list: two or more
+    headings of the note with the same word and letter and different numbers ("Hand-off H1", "Hand-off
+    H2"), as {index: (label, the rest)}. A lone "Kimi K3: …" is a name."""
+    groups: dict[tuple[str, str], list[tuple[int, re.Match[str]]]] = {}
+    for k, heading in enumerate(headings):
+        m = _LETTERED.match(heading)
+        if m is not None:
+            groups.setdefault(((m.group("word") or "").lower(), m.group("letter")), []).append((k, m))
+    out = {}
+    for found in groups.values():
+        if len({m.group("n") for _, m in found}) >= 2:
+            out.update({k: (m.group("label"), headings[k][m.end():]) for k, m in found})
+    return out
+
+
 def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
             heads: dict[int, tuple[int, str, int]], skip: range, words: HeadingWords) -> list[Block]:
     """The note's blocks, each an entry to be (or a preamble or gap), with the run's `words`
@@ -243,6 +265,7 @@ def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
     blocks = _items(lines, code, 0, first, numbered=bool(events), words=words)
     blocks = blocks or [Block("preamble", None, "", 0, 0, first)]
     stack: list[tuple[int, str]] = []
+    lettered = lettered_runs([heading for _, _, heading, _ in events])
     for k, (i, level, heading, used) in enumerate(events):
         end = events[k + 1][0] if k + 1 < len(events) else len(lines)
         while stack and stack[-1][0] >= level:
@@ -256,6 +279,8 @@ def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
         if not content and not broken and k + 1 < len(events) and events[k + 1][1] > level:
             continue  # a section name: it lives on in its children's heading_path
         label, rest = split_label(heading, words)
+        if label is None and k in lettered:
+            label, rest = lettered[k]
         blocks.append(Block(label, heading, path, i, i + used, end, rest))
     return blocks
 

@@ -4,8 +4,9 @@ A hedge's subject is the thing in doubt (`tasks.verify.subjects`): the topical a
 line names (by id, or by the paper's coined name), else the id its entry's heading gives, else the
 name the line leads with ("FooKernel「…」", "InferenceBench 的 vLLM baseline：…", "`--flag` 在
 vLLM …" -> "vLLM --flag"; the heading instead when it names the same thing more fully), else the
-entry's single topical id, else the heading when it names a thing, else the line's first coined
-name, else the name the entry gave last before it. A heading that is a section label, a source's
+entry's single topical id, else the heading when it names a thing, else by climbing the note's
+tree (`_climbed`): the list items the line is nested in, the headings above the entry's, the
+line's first coined name, the note's title. A sibling line is never read for the subject. A heading that is a section label, a source's
 name, template words, an appendix heading or only markers is never a subject, and entry markers
 never reach one; a hedge with no subject raises nothing. A line with its own id, even a malformed
 one, is about what it names, not about its entry's papers. Hedges about other topics' papers, or
@@ -24,13 +25,15 @@ from typing import Any
 
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.working_set import per_window_item
+from tasks.inbox.segment import PATH_SEP
+from tasks.inbox.tree import enclosing
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.joined import JoinedTexts, texts_naming
-from tasks.verify.markers import Markers, all_found, found, sentence_at, strip_labels
+from tasks.verify.markers import Markers, all_found, found, sentence_at, strip_labels, without_context
 from tasks.verify.names import Names
 from tasks.verify.passage import hedge_parts
 from tasks.verify.status import Observation, Tracked, is_open
@@ -42,6 +45,7 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
     written = text_ids(text)
     if written and not ctx.topical(written):
         return None
+    said, text = text, without_context(ctx.markers, text)  # "compared with X": X is context, not the subject
     for candidates in (ctx.topical(written), ctx.named_ids(text)):
         if len(candidates) == 1:
             return candidates[0]
@@ -63,21 +67,38 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
         return heading if heading is not None and not own_id and ctx.names.same_thing(heading, name) else name
     if len(entry_ids) == 1 and not own_id:
         return entry_ids[0]
-    return heading or line_thing(ctx.markers, text, ctx.people) or _named_before(ctx, entry.text, text)
+    return heading or _climbed(ctx, entry, said)
 
 
-def _named_before(ctx: Context, entry_text: str, hedge_text: str) -> str | None:
-    """The thing the entry last named at or before the hedged line (the line itself may only say
-    "baseline 写 62，leaderboard 写 71，待核实"), else the first it names after."""
-    lines = [line for line in entry_text.splitlines() if line.strip()]
+def _climbed(ctx: Context, entry: EntryView, text: str) -> str | None:
+    """What the hedged line is about when it names nothing it leads with, found by climbing, never
+    sideways: the list items it is nested in, the headings above its entry's own, the line's first
+    coined name, the note's title."""
     m = ctx.markers
-    probe = strip_labels(m, hedge_text)[:24]
-    at = next((k for k, line in enumerate(lines) if probe and probe in strip_labels(m, line.replace("**", ""))), len(lines) - 1)
-    for line in [*reversed(lines[: at + 1]), *lines[at + 1 :]]:
-        name = line_thing(m, line, ctx.people)
+    line = _line_of(m, entry.text, text)
+    for parent in enclosing(entry.text, line)[1:] if line is not None else []:
+        name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
         if name:
             return name
-    return None
+    for above in reversed(entry.heading.split(PATH_SEP)[:-1]):
+        ids = ctx.topical(text_ids(above))
+        if len(ids) == 1:
+            return ids[0]
+        thing = heading_thing(m, above, ctx.people)
+        if thing is not None:
+            return thing
+    first = entry if entry.ordinal == 0 else next(
+        (e for e in ctx.data.entries if e.source_id == entry.source_id and e.ordinal == 0), None)
+    return line_thing(m, text, ctx.people) or heading_thing(m, first.note_title if first else None, ctx.people)
+
+
+def _line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
+    """The line of the entry's text that holds the hedged line (the parser gives its text, not its place)."""
+    probe = strip_labels(m, hedge_text)[:24]
+    if not probe:
+        return None
+    return next((k for k, line in enumerate(entry_text.split("\n"))
+                 if probe in strip_labels(m, line.replace("**", ""))), None)
 
 
 def _doc_entries(ctx: Context) -> list[DocEntry]:
@@ -165,6 +186,8 @@ def observe_hedges(ctx: Context) -> None:
             headed = text in (entry.title or "", heading) and bool(entry.text.strip()) and text not in entry.text
             if not text or headed or nm.names_nothing(text) or found(ctx.markers, ctx.markers.settle, text):
                 continue  # a section heading that says "待核实", a bare marker, or a hedge already settled
+            if ctx.markers.points_back.search(text):
+                continue  # "（就是上面待核实的那一点）": the point above, already raised where it was made
             about = str(hedge.get("about") or "")  # what the hedging heading names
             subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
             if subject is None:

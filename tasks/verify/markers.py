@@ -56,6 +56,8 @@ class Markers:
     advice_label: re.Pattern[str]
     stop_words: frozenset[str]
     common_words: frozenset[str]
+    context: re.Pattern[str]  # a thing named as a comparison or contrast, with its name
+    points_back: re.Pattern[str]  # a line that says it is a point made above
 
     def __hash__(self) -> int:
         return hash(self.judgment)
@@ -109,7 +111,15 @@ def markers_of(j: Judgment) -> Markers:
         advice_label=re.compile(f"^(?:{alt('advice_label')})\\s*[:：]", re.IGNORECASE),
         stop_words=frozenset(w.lower() for w in j.words("names", "stop")),
         common_words=frozenset(w.lower() for w in j.words("names", "common")),
+        context=_regexes(words("context_regex")),
+        points_back=word_pattern(words("points_back")),
     )
+
+
+def without_context(m: Markers, text: str) -> str:
+    """`text` without the things it names only as a comparison or a contrast ("compared with X",
+    "not to be confused with X", 「与 X 相比」): what is left says what the text is about."""
+    return m.context.sub(" ", text) if m.context.pattern else text
 
 
 def strip_labels(m: Markers, text: str) -> str:

@@ -63,6 +63,8 @@ _NAME_RUN = re.compile(rf"^([A-Za-z][\w.+-]*(?:\s+(?=[\w.+-]*[A-Z0-9])[A-Za-z0-9
 # A setting's key or flag ("kv-offload-backend", "max_num_seqs", "spec.k"): lower case, joined parts.
 _CONFIG_KEY = re.compile(r"^-{0,2}[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+$")
 _CLAUSE_BEFORE_BRACKET = re.compile(r"^\S+(?:\s+\S+){3,}\s*[（(]")
+# A short coined code before a heading's separator ("C2C：…", "R2D2 -"): letters and digits mixed.
+_SHORT_CODE = re.compile(r"(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Z])[A-Za-z][A-Za-z0-9-]{2,11}")
 _LONG_HEADING = 8  # distinctive tokens above which a heading is a sentence, not a name
 
 
@@ -178,6 +180,16 @@ def heading_thing(m: Markers, title: str | None, people: Iterable[str] = ()) -> 
         return None
     raw = title or ""
     said = raw[max(raw.find(text[:8]), 0):]  # the heading from where its text starts (after the markers)
-    if _SENTENCE.search(said) or len(names_of(m.judgment).distinctive(text)) > _LONG_HEADING:
-        return line_thing(m, text, group)
-    return text
+    tail = _TRAILING_BRACKET.search(text)
+    core = text
+    if tail and tail.start() > 0 and not find_ids(tail.group(1)):
+        # A trailing bracket of its own words ("(vLLM blog, 2026-09-10)") does not make a name a sentence.
+        core, said = text[: tail.start()], said.replace(tail.group(0), "")
+    if _SENTENCE.search(said) or len(names_of(m.judgment).distinctive(core)) > _LONG_HEADING:
+        # "C2C：Cache-to-Cache，LLM 之间直接传 KV": the name before the separator, else what it leads with.
+        lead = _LEAD_SEGMENT.match(core)
+        named = lead.group(1).strip() if lead else ""
+        if named and not _SENTENCE.search(named) and (_names(m, named, group) or _SHORT_CODE.fullmatch(named)):
+            return named
+        return line_thing(m, core, group)
+    return core

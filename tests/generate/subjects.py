@@ -31,7 +31,7 @@ LATER = f"inbox/tom/{DAY}T1800-tom-inference-followup.md"
 EXPECTED: dict[str, tuple[str, tuple[str, ...]]] = {
     "vLLM Tiered KV Cache Offloading": ("40%", (ZH, EN, MIXED)),  # MIXED names it in Chinese
     "InferenceBench": ("62", (ZH,)),
-    "SpecBench": ("2.1", (ZH,)),  # the hedged line names no thing: the line before it does
+    "SpecBench": ("2.1", (ZH,)),  # the hedged item names no thing: the item it is nested in does
     "FlashMLA": ("3000", (ZH,)),
     "DeepSeek": ("85%", (EN,)),
     "kv-offload-backend": ("main", (ZH,)),
@@ -81,7 +81,7 @@ def write_workspace(root: Path, style: str) -> None:
             ("口径问题（重要）",
              "- InferenceBench 的 vLLM baseline：论文表 3 写 62 tok/s，官方 leaderboard 写 71 tok/s，口径不一致，待核实。\n"
              "- SpecBench 的 EAGLE-3 加速比：论文写 2.8×。\n"
-             "- 我们复现只有 2.1×，两处对不上，待核实。"),
+             "  - 我们复现只有 2.1×，两处对不上，待核实。"),
             ("条目#2 · CSDN",
              "- CSDN 博客称 FlashMLA 在 H800 上有 ~3000 GB/s 内存带宽，这个带宽数字待核实，要对照官方 repo。"),
             ("附：筛选时顺手核对的几个 vLLM 配置项（给 11:20 的 e1prep 用）",

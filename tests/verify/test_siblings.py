@@ -1,0 +1,95 @@
+"""Contract: a pending claim's subject is found by climbing its note's tree, never from a sibling
+(tests/generate/siblings.py).
+
+- A bullet that names another system as a contrast ("not to be confused with X"), a comparison
+  baseline ("compares with X's setup"), in passing, or as the lead-in label of the bullet before,
+  never names the claim beside it: the claim is listed under its entry's own thing.
+- A heading's label is stripped by its shape ("Hand-off H1 -", "Hand-off H2 ·"), not a word list.
+- A claim under a label heading (「1.3 口径问题（重要）」) is about the thing the section above names.
+- A bullet that points back (「就是上面待核实的那一点」) raises no item of its own.
+- The parts: list items with their nesting (tasks.inbox.tree), lettered labels by run
+  (tasks.inbox.segment.lettered_runs), comparison context (tasks.verify.markers.without_context).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from tasks import run
+from tasks.config.judgment import default_judgment
+from tasks.config.settings import Settings
+from tasks.inbox.segment import lettered_runs
+from tasks.inbox.tree import enclosing, list_items
+from tasks.verify.markers import markers_of, without_context
+from tests.generate.siblings import DAY, SIBLINGS, SUBJECTS, TOPIC, write_workspace
+from tests.helpers import empty_tables, ingest_all
+
+M = markers_of(default_judgment())
+
+
+def test_list_items_keep_their_continuation_lines_and_nesting() -> None:
+    text = "- a claim\n  wrapped on\n  - nested **x**\n    - deeper\n- sibling\n\npara"
+    items = list_items(text)
+    assert [(i.start, i.end, i.own_end, i.parent) for i in items] == [(0, 4, 2, None), (2, 4, 3, 0), (3, 4, 4, 1),
+                                                                       (4, 6, 6, None)]
+    assert enclosing(text, 3) == ["    - deeper", "  - nested **x**", "- a claim\n  wrapped on"]
+    assert enclosing(text, 1) == ["- a claim\n  wrapped on"]
+    assert enclosing(text, 6) == []  # a paragraph is in no item
+
+
+@pytest.mark.parametrize(("headings", "labels"), [
+    (["Hand-off H1 - Zephyr: x", "Hand-off H2 · Marlin", "Summary"], {0: "Hand-off H1", 1: "Hand-off H2"}),
+    (["C1: Forms", "C2: Continnum"], {0: "C1", 1: "C2"}),
+    (["Kimi K3: day-0 support", "Summary"], {}),  # a lone lettered number is a name
+    (["Hand-off H1 - A", "Carry-over C1 - B"], {}),  # different words and letters: no run
+])
+def test_lettered_labels_are_found_by_their_run(headings: list[str], labels: dict[int, str]) -> None:
+    assert {k: label for k, (label, _) in lettered_runs(headings).items()} == labels
+
+
+@pytest.mark.parametrize(("text", "kept", "gone"), [
+    ("Not to be confused with Zephyrus (the warning in §4.1).", "warning", "Zephyrus"),
+    ("how it compares with Tortuga's setup (A100) is open", "setup", "Tortuga"),
+    ("与 SGLang 相比，TTFT 低 20%", "TTFT", "SGLang"),
+    ("不同于 Orthrus 的有损投机解码", "有损", "Orthrus"),
+])
+def test_a_compared_or_contrasted_name_is_context(text: str, kept: str, gone: str) -> None:
+    out = without_context(M, text)
+    assert kept in out and gone not in out
+
+
+@pytest.fixture(scope="module", params=["-", "·", ":"])
+def brief(request: pytest.FixtureRequest, engine: Engine, module_settings: Settings,
+          tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    empty_tables(engine)
+    root = tmp_path_factory.mktemp("siblings")
+    write_workspace(root, request.param)
+    ref = ingest_all(module_settings, root)
+    (topic,) = run.topics_for(module_settings, root, [TOPIC])
+    window = run.window_of(topic, DAY)
+    run.derive_verifications(module_settings, ref, topic, window.date)
+    return dict(json.loads(run.render_briefing(module_settings, ref, topic, window)[1]))
+
+
+def _named(v: dict[str, Any]) -> str:
+    return f"{v['subject']} {v['title']}"
+
+
+def test_each_claim_is_listed_under_its_own_entrys_thing(brief: dict[str, Any]) -> None:
+    listed = [(_named(v), v["claim"]) for v in brief["verifications"]]
+    for name, word in SUBJECTS.items():
+        assert [n for n, claim in listed if word in claim and name in n], (name, listed)
+
+
+def test_no_item_is_named_after_a_sibling(brief: dict[str, Any]) -> None:
+    for v in brief["verifications"]:
+        assert not any(s.lower() in _named(v).lower() for s in SIBLINGS), _named(v)
+
+
+def test_a_line_pointing_back_raises_nothing_of_its_own(brief: dict[str, Any]) -> None:
+    assert not [v for v in brief["verifications"] if "可选值" in v["claim"]]
+    assert len(brief["verifications"]) == len(SUBJECTS)
