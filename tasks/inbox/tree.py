@@ -59,6 +59,16 @@ def own_text(text: str, item: Item) -> str:
     return "\n".join(text.split("\n")[item.start:item.own_end]).rstrip()
 
 
+def item_block(text: str, line: int) -> str | None:
+    """The whole item holding `line` (its marker, continuation lines and nested items), or None
+    outside every item: a claim's block, which never holds another item's text."""
+    at = item_at(text, line)
+    if at is None:
+        return None
+    item = list_items(text)[at]
+    return "\n".join(text.split("\n")[item.start:item.end]).rstrip()
+
+
 def enclosing(text: str, line: int) -> list[str]:
     """The own text of the item holding `line`, then of each item it is nested in, innermost first."""
     items = list_items(text)

@@ -26,7 +26,7 @@ from typing import Any
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.working_set import per_window_item
 from tasks.inbox.segment import PATH_SEP
-from tasks.inbox.tree import enclosing
+from tasks.inbox.tree import enclosing, item_block
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.window import EntryView
@@ -197,7 +197,11 @@ def observe_hedges(ctx: Context) -> None:
                                          or settled_earlier(subject)):
                 continue
             title = ctx.title_of(subject)
-            parts = hedge_parts(ctx.markers, entry.text, text, tuple(n for n in (subject, nm.short_name(title) or "") if n))
+            # The claim is its list item, never a sibling's text (a wrapped line of the item before).
+            line = _line_of(ctx.markers, entry.text, text)
+            block = item_block(entry.text, line) if line is not None else None
+            parts = hedge_parts(ctx.markers, block or entry.text, text,
+                                tuple(n for n in (subject, nm.short_name(title) or "") if n))
             detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(ctx.markers, text)[:300],
                       "marker": str(hedge.get("marker", "")), "risk": parts.risk, "advice": parts.advice}
             if entry.path in echoes:

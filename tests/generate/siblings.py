@@ -52,7 +52,8 @@ Written 18:40. Two increments, two hand-offs to the inference E1.
 
 ## Hand-off H2 {sep} Marlin Wave: drafter feature selection for speculative decoding
 
-- Where it would sit: §4.1 speculative decoding, next to Tortuga, EAGLE-3 and DFlash2 for inference.
+- Where it would sit: §4.1 speculative decoding, as a method-level complement to
+  Tortuga, EAGLE-3 and DFlash2 for inference.
 - Needs verification: the computable form of its two criteria, its cost, and how it compares with
   Tortuga's setup (A100, Qwen2.5, GSM8K) are open.
 """

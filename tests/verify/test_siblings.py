@@ -6,6 +6,7 @@
   never names the claim beside it: the claim is listed under its entry's own thing.
 - A heading's label is stripped by its shape ("Hand-off H1 -", "Hand-off H2 ·"), not a word list.
 - A claim under a label heading (「1.3 口径问题（重要）」) is about the thing the section above names.
+- A claim is its own list item, continuation lines included: never the bullet before it.
 - A bullet that points back (「就是上面待核实的那一点」) raises no item of its own.
 - The parts: list items with their nesting (tasks.inbox.tree), lettered labels by run
   (tasks.inbox.segment.lettered_runs), comparison context (tasks.verify.markers.without_context).
@@ -88,6 +89,13 @@ def test_each_claim_is_listed_under_its_own_entrys_thing(brief: dict[str, Any]) 
 def test_no_item_is_named_after_a_sibling(brief: dict[str, Any]) -> None:
     for v in brief["verifications"]:
         assert not any(s.lower() in _named(v).lower() for s in SIBLINGS), _named(v)
+
+
+def test_a_claim_is_its_own_item_never_a_siblings_text(brief: dict[str, Any]) -> None:
+    # The bullet before a claim (a contrast, or a wrapped line naming the baselines) is not the claim.
+    claims = {word: v["claim"] for v in brief["verifications"] for word in SUBJECTS.values() if word in v["claim"]}
+    assert "Zephyrus" not in claims["benchmark numbers"] and "DFlash2" not in claims["computable form"]
+    assert "MLPerf" not in claims["分母不一致"]
 
 
 def test_a_line_pointing_back_raises_nothing_of_its_own(brief: dict[str, Any]) -> None:
