@@ -51,6 +51,7 @@ def colour(text: str) -> str:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    from predigest.cli_checks import check_topics
     from predigest.orchestrate import settings_for
     from tasks.stages.knowledge_merge import merge_knowledge
 
@@ -58,6 +59,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     if settings.workspace is None:
         print("predigest: no workspace; pass --workspace or set PREDIGEST_WORKSPACE", file=sys.stderr)
         return 2
+    check_topics(settings, Path(settings.workspace), [args.topic])  # an unknown topic: the message `run` gives
     outcome = merge_knowledge(settings, Path(settings.workspace), args.topic, args.date, args.only, args.skip,
                               args.apply)
     if outcome.text and outcome.status != "stale":

@@ -30,6 +30,7 @@ from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from tasks.common.arxiv_ids import find_ids
+from tasks.common.safe_text import markdown_text
 from tasks.knowledge.header import DocumentWords, document_words
 from tasks.knowledge.merge_doc import (
     DocLines,
@@ -156,6 +157,14 @@ def _section_style(text: str, words: DocumentWords, start: int, end: int) -> Ent
     return entry_style(_document(text, words).doc.lines, start, end)
 
 
+def as_written(inc: MergeIncrement) -> MergeIncrement:
+    """The increment as the document gets it: its title, statement and neighbours through the one
+    escaping rule of published markdown (`markdown_text`: no raw HTML, link, image, bidi or control
+    character from a source), each on one line."""
+    return replace(inc, title=markdown_text(inc.title, ""), statement=markdown_text(inc.statement, ""),
+                   neighbours=tuple(markdown_text(n, "") for n in inc.neighbours))
+
+
 def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.datetime, *, briefing_date: dt.date,
             path: str = "knowledge.md", only: Collection[str] = (), skip: Collection[str] = (),
             words: DocumentWords | None = None) -> Proposal:
@@ -177,11 +186,13 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
     refs = doc.references()
     fallback_style = prepared.fallback_style
     seen: set[str] = set()
-    for inc in increments:
-        chosen = (not only or inc.key in only or inc.title in only) and inc.key not in skip and inc.title not in skip
+    for given in increments:
+        chosen = (not only or given.key in only or given.title in only) and given.key not in skip \
+            and given.title not in skip
         if not chosen:
-            placements.append(Placement(inc.key, "skipped", None, "not chosen (--only/--skip)"))
+            placements.append(Placement(given.key, "skipped", None, "not chosen (--only/--skip)"))
             continue
+        inc = as_written(given)  # what reaches the team's document is literal text, whatever the source held
         done = "already in this proposal" if inc.key.casefold() in seen else already_merged(doc, inc, body_dates, cited)
         seen.add(inc.key.casefold())
         if done is not None:

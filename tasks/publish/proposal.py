@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import shlex
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tasks.common.safe_text import visible
 from tasks.knowledge.header import DocumentWords
 from tasks.knowledge.merge import Proposal, propose
 from tasks.model.keys import proposal_keys
@@ -75,7 +77,7 @@ def read_document(path: Path) -> str:
     return path.read_bytes().decode("utf-8")
 
 
-def proposal_text(topic: str, date: dt.date, proposal: Proposal) -> str:
+def proposal_text(topic: str, date: dt.date, proposal: Proposal, workspace: Path | None = None) -> str:
     """The `.diff` object: what the proposal does and what it was made from, then the unified diff."""
     at = proposal.merge_at.strftime("%Y-%m-%d %H:%M %z")
     out = [f"# predigest noon merge proposal · {topic} · briefing {date.isoformat()} · merge at {at}",
@@ -87,8 +89,10 @@ def proposal_text(topic: str, date: dt.date, proposal: Proposal) -> str:
     if not proposal.changed:
         out.append("# nothing left to merge: the document already holds every increment")
     else:
-        out.append(f"# apply: predigest merge --topic {topic} --date {date.isoformat()} --apply")
-    return "\n".join(out) + "\n" + proposal.diff
+        where = f" --workspace {shlex.quote(str(workspace))}" if workspace is not None else ""
+        out.append(f"# apply: predigest merge{where} --topic {topic} --date {date.isoformat()} --apply")
+    # Keys and notes carry titles from sources: controls are shown, never passed to a terminal.
+    return "\n".join(visible(line) for line in out) + "\n" + proposal.diff
 
 
 def proposal_base(diff_text: str) -> str | None:

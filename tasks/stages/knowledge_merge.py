@@ -17,9 +17,10 @@ import json
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import get_args
 
 from tasks.common.files import write_atomically
-from tasks.config.settings import Settings
+from tasks.config.settings import Lang, Settings
 from tasks.config.topics import judgment_for
 from tasks.knowledge.header import document_words
 from tasks.knowledge.merge import Proposal, sha256_text
@@ -55,7 +56,9 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
                     skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
     """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
     store = store_for(settings)
-    raw = store.get(briefing_keys(topic, day, settings.lang)[1])
+    # The run's language first, then any other a briefing of that date was published in.
+    langs = [settings.lang, *(lang for lang in get_args(Lang) if lang != settings.lang)]
+    raw = next((found for lang in langs if (found := store.get(briefing_keys(topic, day, lang)[1])) is not None), None)
     if raw is None:
         return MergeOutcome("missing", f"no published briefing of {topic} {day.isoformat()}; run "
                                        f"`predigest run --date {day.isoformat()}` first")
@@ -66,7 +69,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
         return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
     if proposal is None:
         return MergeOutcome("nothing", f"the briefing of {topic} {day.isoformat()} has nothing to merge; no proposal")
-    text = proposal_text(topic, day, proposal)
+    text = proposal_text(topic, day, proposal, workspace)
     if not proposal.changed:
         return MergeOutcome("nothing", f"nothing to merge into {proposal.path}: every increment is already merged",
                             text, proposal)
@@ -88,6 +91,11 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
     return MergeOutcome("applied", f"applied to {proposal.path}: {_counts(proposal)}", text, proposal)
 
 
+_COUNTED = {"entry": ("entry", "entries"), "reference": ("reference", "references"),
+            "already": ("already merged", "already merged"), "skipped": ("skipped", "skipped")}
+
+
 def _counts(proposal: Proposal) -> str:
+    """"2 entries, 1 reference, 1 already merged": what the proposal does, counted."""
     actions = [p.action for p in proposal.placements]
-    return ", ".join(f"{actions.count(a)} {a}" for a in ("entry", "reference", "already", "skipped") if a in actions)
+    return ", ".join(f"{n} {_COUNTED[a][n != 1]}" for a in _COUNTED if (n := actions.count(a)))
