@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 
 from tasks.briefing.identity import declared_groups, fold_targets, same_name
 from tasks.briefing.judge import clean_title
+from tasks.common.arxiv_ids import find_ids
 from tasks.config.judgment import Judgment
+from tasks.inbox.segment import PATH_SEP
 from tasks.model.window import EntryView
 from tasks.verify.markers import found, label_number, label_refs, markers_of, recommends_e1
 from tasks.verify.names import names_of
+from tasks.verify.subjects import heading_thing
 
 _SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}")
 
@@ -125,14 +128,40 @@ def note_candidates(entries: list[EntryView], papers: Judged, common: frozenset[
     confirmed = _confirmed_numbers(entries, j)
     recommended = _recommendations(entries, common, j)
     covered = {id(e) for c in recommended for e in c.entries}
-    single = [Candidate(clean_title(e.title or e.heading, j), [e], recommended=False)
-              for e in entries if id(e) not in covered]
+    sections = _labelled_sections(entries, j)
+    single: list[Candidate] = []
+    for e in entries:
+        if id(e) in covered:
+            continue
+        parent = sections.get(id(e))
+        if parent is None:
+            single.append(Candidate(clean_title(e.title or e.heading, j), [e], recommended=False))
+        elif single and single[-1].title == parent and not single[-1].recommended:
+            single[-1].entries.append(e)  # the next part of the same thing
+        else:
+            single.append(Candidate(parent, [e], recommended=False))
     cands = _joined([*recommended, *single], entries, j)
     out = []
     for cand in cands:
         cand.entries = [e for e in cand.entries if eligible(e, confirmed, papers, j)]
         if cand.entries:
             out.append(cand)
+    return out
+
+
+def _labelled_sections(entries: list[EntryView], j: Judgment) -> dict[int, str]:
+    """Entries that are parts of one thing, by the note's tree: under a heading that names a thing
+    (and no paper), sub-headings that name nothing ("### 机制", "### 数字（官方博文）", "### 未解决")
+    label parts of what the heading above names. id(entry) -> that thing's name."""
+    m = markers_of(j)
+    out: dict[int, str] = {}
+    for e in entries:
+        path = [part for part in e.heading.split(PATH_SEP) if part.strip()]
+        if len(path) < 2 or heading_thing(m, e.title) is not None or find_ids(path[-2]):
+            continue
+        parent = heading_thing(m, path[-2])
+        if parent is not None:
+            out[id(e)] = clean_title(parent, j)
     return out
 
 

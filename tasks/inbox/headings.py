@@ -20,7 +20,7 @@ like them (the numbered headings and it have a blank line after them: "**口径�
 section, "**核心论点**\n- …" a lead-in); one before or after them all heads a section beside
 them (their sibling), and one right after a `---` always does.
 In a note with `#` headings, marked lines (bold or not), and bold lines that name a paper, carry a
-dotted number ("**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
+number ("**1. Foo**", "**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
 (closing sections: "**给 Tom**", "**明天计划**"), head entries beside them, at level 5.
 A bold phrase inside a line of text is never a heading.
 """
@@ -38,6 +38,7 @@ CN_NUMERAL = "[一二三四五六七八九十]{1,3}"
 CHAPTER = re.compile(rf"{CN_NUMERAL}、\s*\S")
 SUB_CHAPTER = re.compile(rf"[（(]{CN_NUMERAL}[)）]\s*\S")
 LETTERED = re.compile(r"[A-Z][.)、][ \t]+\S")  # "A. GitHub Trending": read on bold lines only
+LETTERED_NUMBER = re.compile(r"[A-Z]{1,2}\d{1,3}[.)、:：][ \t]*\S")  # "A1. Ember-1": read on bold lines only
 NUMBERED = re.compile(r"(?:\d{1,3}[.)][ \t]+|[(（]\d{1,3}[)）][ \t]*)\S")
 DOTTED = re.compile(r"\d{1,3}(?:\.\d{1,3})+\.?[ \t]+\S")  # "1.2 Foo": one level below "1. …"
 BOLD = re.compile(r" {0,3}\*\*(?P<text>[^*\n]*[^*\s:：][^*\n]*?)\s*[:：]?\s*\*\*[ \t]*"
@@ -65,7 +66,9 @@ class HeadingWords:
 def _compiled(entry_words: tuple[str, ...], lead_in_words: tuple[str, ...]) -> HeadingWords:
     entry = word_alternation(entry_words)
     return HeadingWords(
-        marked=re.compile(rf"(?P<word>{entry})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*\S",
+        # "条目#3 C2C：…" needs no separator after its number: the "#" marks it a label already.
+        marked=re.compile(rf"(?P<word>{entry})\s*(?:[#＃]\s*\d{{1,4}}[a-z]?\s*(?:[·:：—–|.\-]\s*)?"
+                          rf"|(?:\d{{1,4}}[a-z]?|(?-i:[A-Z])(?![A-Za-z]))\s*[·:：—–|.\-]\s*)(?=\S)",
                           re.I),
         lead_in=re.compile(rf"(?:{word_alternation(lead_in_words)})\s*[:：]?\s*$", re.I),
         # Lines that may head an entry in some style: the only ones the rules above run on.
@@ -74,7 +77,7 @@ def _compiled(entry_words: tuple[str, ...], lead_in_words: tuple[str, ...]) -> H
         # bracketed or Chinese numeral ("(4)", "（一）", "一、"); then its separators.
         label=re.compile(
             rf"\**(?:(?P<label>(?:{entry})\s*[#＃]?\s*(?:\d{{1,4}}[a-z]?|(?-i:[A-Z][A-Z0-9]{{0,2}}))"
-            r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z])(?=[.)、]\s))(?!\w)"
+            r"|[#＃]\d{1,4}[a-z]?|\d{1,3}(?:\.\d{1,3})+(?=\.?\s)|\d{1,3}(?=[.)、]|\s*[·:：])|(?-i:[A-Z](?:[A-Z]?\d{1,3})?)(?=[.)、]\s))(?!\w)"
             rf"|(?P<bracketed>[(（](?:\d{{1,3}}|{CN_NUMERAL})[)）]|{CN_NUMERAL}(?=、)))"
             r"\**[\s·:：.)、—–|-]*",
             re.I,
@@ -123,7 +126,7 @@ def _kind(text: str, bold: bool, levels: dict[str, int], marked: re.Pattern[str]
     if m := marked.match(text):
         word = m.group("word").lower()
         return "marked", levels.setdefault(word, 3 + len(levels))
-    if NUMBERED.match(text):
+    if NUMBERED.match(text) or (bold and LETTERED_NUMBER.match(text)):
         return "numbered", 4
     if m := DOTTED.match(text):
         return "numbered", 4 + text[: m.end()].strip().rstrip(".").count(".")
@@ -173,7 +176,7 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
     if heads:
         closing = _closing(hr, heads) if any(x.bold for x in found) else []
         return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and (
-            _PAPER.search(x.text) or DOTTED.match(x.text) or closing[x.at]))]
+            x.kind == "numbered" or _PAPER.search(x.text) or closing[x.at]))]
     uses: dict[str, int] = {}
     for x in found:
         if x.bold and x.kind is None:

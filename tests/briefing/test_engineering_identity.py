@@ -20,9 +20,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
+from tasks.briefing.eng_candidates import Judged, note_candidates
 from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
+from tasks.inbox.notes import parse_note
+from tasks.model.window import EntryView
 from tasks.verify.names import names_of
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
@@ -130,3 +133,33 @@ def test_a_platform_home_is_no_identity_a_page_is() -> None:
              "vllm.ai", "github.com/vllm-project/vllm/pull/31337", "blog.vllm.ai/2026/10/09/kimi-k3-day-0.html",
              "github.com/acme/kestrel", "kestrel-serve.dev/blog/kestrel-2-0"]
     assert identifying_links(links, CONTEXT, J) == set(links[4:])
+
+
+
+SECTIONED = """# 工程方向 e1prep · 10/09
+
+## 条目#1 Wrenfall tiered KV offloading（承接 10:50 索引）
+
+### 机制
+- Wrenfall 0.4 把 KV cache 从 GPU 显存分层下沉到 CPU 内存和本地 NVMe，运行时动态调度。
+
+### 数字（官方博文）
+- 128K 多轮对话 trace 上可服务会话数 3.4×；TTFT P50 基本持平，P99 +12%。
+
+### 未解决
+- 博文没说三层之间的调度触发条件。
+
+## 条目#2 Kimi K3 on vLLM 2.8×
+- vLLM 博客：比首个支持 K3 的 nightly 快 2.8×。
+"""
+
+
+def test_label_sub_headings_are_parts_of_the_thing_their_section_names() -> None:
+    # "### 机制 / 数字 / 未解决" name nothing: they are parts of what "## 条目#1 Wrenfall …" names.
+    views = [EntryView(1, "inbox/mara/n.md", "note", k, e.label, e.heading_path, e.title, e.text, ())
+             for k, e in enumerate(parse_note(SECTIONED).entries)]
+    cands = note_candidates(views, Judged(frozenset(), {}), CONTEXT, J)
+    assert [(c.title, [e.title for e in c.entries]) for c in cands] == [
+        ("Wrenfall tiered KV offloading", ["机制", "数字（官方博文）", "未解决"]),
+        ("Kimi K3 on vLLM 2.8×", ["Kimi K3 on vLLM 2.8×"]),
+    ]

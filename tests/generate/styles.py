@@ -110,6 +110,4 @@ def bold_headings(workspace: Path, labels: Path) -> None:
         path.write_text(_SUBHEADING.sub(lambda m: f"**{m.group(1).strip()}**", text), encoding="utf-8")
 
 
-# Read the same today for papers and density, not yet for engineering increments (issue 46: bold-only
-# lines are not headings to the entry split).
-HEADING_STYLES: dict[str, Style] = {"bold_headings": bold_headings}
+STYLES["bold_headings"] = bold_headings

@@ -151,3 +151,16 @@ def test_a_bold_section_laid_out_like_the_numbered_headings_is_a_section() -> No
     bold = "# N\n\n" + "".join(f"**{h}**\n\n{t}\n\n" for h, t in parts)
     assert _entries(bold) == _entries(hashed)
     assert [e.title for e in parse_note(bold).entries] == ["QuuxCache 调度器", "口径问题（重要）", "FooServe"]
+
+
+@pytest.mark.parametrize(("bold", "label", "title"), [
+    ("**条目#3 C2C：Cache-to-Cache，LLM 之间直接传 KV**", "条目#3", "C2C：Cache-to-Cache，LLM 之间直接传 KV"),
+    ("**1. SGLang 的 29% 领先只在 prefix-heavy 流量下成立**", "1", "SGLang 的 29% 领先只在 prefix-heavy 流量下成立"),
+    ("**A1. Ember-1：思考 token 压缩**", "A1", "Ember-1：思考 token 压缩"),
+])
+def test_a_bold_numbered_or_marked_line_heads_an_entry_under_hashed_headings(bold: str, label: str, title: str) -> None:
+    # The `###` heading written as a bold line: "条目#3" needs no separator, "1." and "A1." are numbers.
+    text = f"# Notes\n\n## 二、KV\n\n{bold}\n\n- 思路：直接传 KV。\n- ⚠ 待核实：还没有 release。\n\n## 三、其他\n\n- 无\n"
+    entries = parse_note(text).entries
+    (entry,) = [e for e in entries if e.title == title]
+    assert entry.label == label and "待核实" in entry.text and entry.heading_path.startswith("二、KV › ")
