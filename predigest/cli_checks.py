@@ -51,11 +51,14 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
     import sys
 
     from tasks.common.safe_text import visible
-    from tasks.config.topics import knowledge_folder
+    from tasks.config.topics import is_safe_topic_name, knowledge_folder
     from tasks.run import known_topic_names
 
     known = known_topic_names(settings, workspace)
     for name in requested or []:
+        if not is_safe_topic_name(name):  # the true reason, not "unknown": no file could ever make it one
+            raise UsageError(f"unsafe topic name {visible(name)!r}: a topic is ASCII letters, digits, '-' and '_', "
+                             "starting with a letter or digit, at most 64 characters")
         if name not in known:
             raise UsageError(
                 f"unknown topic {name!r}: no organized/knowledge/{name}.md in {workspace} and no topic of "

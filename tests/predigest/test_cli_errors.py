@@ -60,6 +60,11 @@ CASES = {
     "no-topics": (lambda t: ["run", "--workspace", str(_no_topics(t))], {}, "no topics to brief"),
     "unknown-topic": (lambda t: ["run", "--workspace", str(SAMPLE_WORKSPACE), "--topic", "nosuchtopic"], {},
                       "unknown topic 'nosuchtopic'"),
+    # Refused as unsafe, the true reason: no knowledge document could ever make it a topic.
+    "unsafe-topic": (lambda t: ["run", "--workspace", str(SAMPLE_WORKSPACE), "--topic", "../etc"], {},
+                     "unsafe topic name '../etc'"),
+    "unsafe-topic-merge": (lambda t: ["merge", "--workspace", str(SAMPLE_WORKSPACE), "--topic", "a b", "--date",
+                                      "2026-10-09"], {}, "unsafe topic name 'a b'"),
     "bad-date": (lambda t: ["run", "--workspace", str(SAMPLE_WORKSPACE), "--date", "2026-13-01"], {}, "not a date"),
     "bad-since": (lambda t: ["run", "--workspace", str(SAMPLE_WORKSPACE), "--since", "yesterday"], {}, "not a datetime"),
     "backfill-reversed": (lambda t: ["backfill", "--workspace", str(SAMPLE_WORKSPACE), "--from", "2026-10-09",
