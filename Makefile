@@ -13,7 +13,7 @@ DEMO_DATE ?= 2026-10-09
 unexport PYTHONDONTWRITEBYTECODE
 
 .DEFAULT_GOAL := help
-.PHONY: help install demo test test-server test-embedded test-database score score-baseline lint format clean
+.PHONY: help install demo browser test test-server test-embedded test-database score score-baseline lint format clean
 
 help: ## show the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "}; {printf "  make %-15s %s\n", $$1, $$2}'
@@ -44,19 +44,30 @@ score-baseline: $(STAMP) ## write benchmarks/quality/*.json from today's figures
 
 # TEST_WORKERS pytest-xdist workers (four on two cores: tests wait on servers and processes), each a session of its own (own databases, Prefect API, servers); a module
 # stays on one worker (loadfile), so its module-scoped setup runs once. Modules go out in the order
-# tests/conftest.py gives them (costliest first), not xdist's (most tests first). One line per test.
+# tests/conftest.py gives them (costliest first), not xdist's (most tests first). Progress is a line
+# of dots per 72 tests; failures, errors and skips are listed at the end, then the ten slowest.
 TEST_WORKERS ?= 4
 PYTEST_ARGS  ?=
-PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -v --durations=10 $(PYTEST_ARGS)
+PYTEST       := $(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder -q -rfEs --durations=10 $(PYTEST_ARGS)
+# The last line of a run whose page tests found no Chromium: how many did not run, and what adds them
+# (tests/conftest.py counts them into pytest's cache).
+BROWSER_NOTE = n=$$(cat .pytest_cache/v/predigest/browser_skips 2>/dev/null || echo 0); [ "$$n" = 0 ] || \
+  echo "$$n browser checks did not run (no Chromium on PATH): apt-get install chromium fonts-wqy-zenhei fonts-noto-color-emoji adds them"
+RUN_TESTS    = rc=0; $(PYTEST) || rc=$$?; $(BROWSER_NOTE); exit $$rc
 
-test: $(STAMP) ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL; PYTEST_ARGS adds options)
-	$(PYTEST)
+browser: ## install headless Chromium and CJK fonts for the page tests, when this is root with apt (else nothing)
+	@if ! command -v chromium >/dev/null && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and CJK fonts for the page tests (apt-get)"; \
+	  apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-zenhei fonts-noto-color-emoji >/dev/null; fi
 
-test-server: $(STAMP) ## run the tests against the PostgreSQL at 127.0.0.1:5432 (database test)
-	PREDIGEST_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test $(PYTEST)
+test: $(STAMP) browser ## run the test suite (PREDIGEST_TEST_DATABASE_URL picks a server, else embedded PostgreSQL; PYTEST_ARGS adds options)
+	@$(RUN_TESTS)
 
-test-embedded: $(STAMP) ## run the tests against an embedded PostgreSQL (pgserver)
-	PREDIGEST_TEST_DATABASE_URL= $(PYTEST)
+test-server: $(STAMP) browser ## run the tests against the PostgreSQL at 127.0.0.1:5432 (database test)
+	@PREDIGEST_TEST_DATABASE_URL=postgresql://postgres@127.0.0.1:5432/test; export PREDIGEST_TEST_DATABASE_URL; $(RUN_TESTS)
+
+test-embedded: $(STAMP) browser ## run the tests against an embedded PostgreSQL (pgserver)
+	@PREDIGEST_TEST_DATABASE_URL=; export PREDIGEST_TEST_DATABASE_URL; $(RUN_TESTS)
 
 test-database: $(STAMP) ## only the tests that use the database (marked `database` by their fixtures), on an embedded PostgreSQL
 	PREDIGEST_TEST_DATABASE_URL= $(PYTEST) -m database

@@ -42,13 +42,17 @@ def prefect_line(api_url: str | None, kept: Path | None = None, started: bool = 
 
 def ingest_line(settings: Settings, workspace_id: int, since: dt.datetime) -> str:
     """`ingest: N new or changed files stored (k unreadable)`, or that nothing new was found."""
+    from tasks.common.safe_text import visible
     from tasks.stages.queries import ingested_since
 
-    stored, unreadable = ingested_since(settings, workspace_id, since)
+    stored, unreadable, paths = ingested_since(settings, workspace_id, since)
     if not stored:
         return "ingest: no new or changed files"
+    # Named here: an undated one (a stray .DS_Store) is in no briefing's window.
+    more = f", +{unreadable - len(paths)} more" if unreadable > len(paths) else ""
     return f"ingest: {stored} new or changed file{'s' if stored != 1 else ''} stored" + (
-        f" ({unreadable} unreadable, named in the briefing)" if unreadable else "")
+        f" ({unreadable} unreadable: {', '.join(visible(p) for p in paths)}{more}; a dated one is named in its "
+        "briefing)" if unreadable else "")
 
 
 def embedded_notice(settings: Settings) -> str | None:

@@ -336,6 +336,26 @@ def _restore_environment() -> Iterator[None]:
         os.environ.update(saved)
 
 
+# --- page tests without a browser -----------------------------------------------------------------
+
+BROWSER_SKIPS = "predigest/browser_skips"  # pytest's cache key: `make test` prints it in its last line
+_browser_skips: list[int] = [0]
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Count page tests that skipped for want of Chromium (on the controller, which gets every report)."""
+    from tests.publish.chromium import MISSING
+
+    if report.skipped and MISSING in str(report.longrepr):
+        _browser_skips[0] += 1
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    cache = getattr(session.config, "cache", None)  # None with -p no:cacheprovider
+    if not hasattr(session.config, "workerinput") and cache is not None:
+        cache.set(BROWSER_SKIPS, _browser_skips[0])
+
+
 # --- other fixtures ------------------------------------------------------------------------------
 # Add further shared fixtures below in their own section (e.g. Prefect test harness, S3/moto).
 

@@ -7,6 +7,7 @@ the static site, the feed, run-page artifacts and notifications all look their w
 from __future__ import annotations
 
 import re
+import string
 import tomllib
 from collections.abc import Mapping, Sequence
 from importlib import resources
@@ -17,13 +18,37 @@ from tasks.model.briefing import Reason
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
 
 
+class _Plurals(string.Formatter):
+    """`str.format`, plus a count's word: `{n:source|sources}` is "source" for 1, else "sources"."""
+
+    def format_field(self, value: Any, format_spec: str) -> str:
+        if "|" in format_spec:  # a count that is not a number (unknown: "") reads as many
+            one, _, many = format_spec.partition("|")
+            return one if isinstance(value, int) and value == 1 else many
+        return str(super().format_field(value, format_spec))
+
+
+_PLURALS = _Plurals()
+_PLURAL_FIELD = re.compile(r"\{[^{}]*\|[^{}]*\}")
+
+
+class Label(str):
+    """A label's wording; its `format` also reads plural fields (`_Plurals`), the rest as `str.format`."""
+
+    def format(self, *args: Any, **kwargs: Any) -> str:
+        if _PLURAL_FIELD.search(self):
+            return _PLURALS.vformat(self, args, kwargs)
+        return str.format(self, *args, **kwargs)
+
+
 def _tables() -> dict[str, dict[str, str]]:
     """The zh and en tables; a key [en] lacks is worded as in [zh] (so each has every key)."""
     raw = tomllib.loads(resources.files("tasks.briefing").joinpath("labels.toml").read_text(encoding="utf-8"))
     zh, en = raw["zh"], raw["en"]
     if set(en) - set(zh) or not all(isinstance(v, str) for v in (*zh.values(), *en.values())):
         raise ValueError("labels.toml: every [en] key must also be in [zh], and every value must be text")
-    return {"zh": zh, "en": {**zh, **en}}
+    zh = {k: Label(v) for k, v in zh.items()}
+    return {"zh": zh, "en": {**zh, **{k: Label(v) for k, v in en.items()}}}
 
 
 LABELS: dict[str, dict[str, str]] = _tables()

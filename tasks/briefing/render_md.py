@@ -211,8 +211,8 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     for i, paper in enumerate(c.increments, 1):
         out += _increment(i, paper, c, L) + [""]
     out += ["", L["s3"].format(n=len(c.verifications)), ""]
-    if not c.verifications:
-        out.append(L["s3_none"])
+    if not c.verifications:  # earlier items still tracked follow: then none is new, not none at all
+        out.append(L["s3_none_window" if c.earlier_verifications else "s3_none"])
     out += _verifications(c, L)
     out += ["", L["s4"], "", L["s4_head"]]
     for p in c.citable():

@@ -23,17 +23,17 @@ def database_now(settings: Settings) -> dt.datetime:
         return session.execute(select(func.now())).scalar_one()
 
 
-def ingested_since(settings: Settings, workspace_id: int, since: dt.datetime) -> tuple[int, int]:
-    """(files stored, of them unreadable) in the workspace at or after `since` (database clock);
-    feed snapshots, stored by URI, are not files."""
+def ingested_since(settings: Settings, workspace_id: int, since: dt.datetime,
+                   named: int = 3) -> tuple[int, int, list[str]]:
+    """(files stored, of them unreadable, the first `named` unreadable paths in path order) in the
+    workspace at or after `since` (database clock); feed snapshots, stored by URI, are not files."""
+    recent = (Source.workspace_id == workspace_id, Source.ingested_at >= since, ~Source.path.contains("://"))
     with session_scope(get_engine(settings)) as session:
-        stored, unreadable = session.execute(
-            select(func.count(), func.count(Source.error)).where(
-                Source.workspace_id == workspace_id, Source.ingested_at >= since,
-                ~Source.path.contains("://"),
-            )
-        ).one()
-    return int(stored), int(unreadable)
+        stored, unreadable = session.execute(select(func.count(), func.count(Source.error)).where(*recent)).one()
+        paths = list(session.execute(
+            select(Source.path).where(*recent, Source.error.is_not(None)).distinct().order_by(Source.path).limit(named)
+        ).scalars()) if unreadable else []
+    return int(stored), int(unreadable), paths
 
 
 def stored_paths(settings: Settings, workspace_id: int, paths: Sequence[str]) -> set[str]:

@@ -171,3 +171,16 @@ def test_every_reason_the_code_gives_has_wording() -> None:
     given = {m for path in (ROOT / "tasks").rglob("*.py")
              for m in re.findall(r'Reason\("([a-z_]+)"', path.read_text(encoding="utf-8"))}
     assert given and all(f"reason_{key}" in LABELS["zh"] and f"reason_{key}" in LABELS["en"] for key in given), given
+
+
+@pytest.mark.parametrize(("n", "word"), [(0, "sources"), (1, "source"), (2, "sources")])
+def test_english_counts_take_their_plural(n: int, word: str) -> None:
+    # "{n} {n:source|sources}": the word a count takes; a count that is no number ("") reads as many.
+    L = LABELS["en"]
+    assert L["seen"].format(n=n, k=n, first="2026-10-09", days=n, earlier="").startswith(f" ({n} {word}, ")
+    day = "day" if n == 1 else "days"
+    assert L["v_compact_pending"].format(age=n, raised="2026-10-01") == f"{n} {day} open (raised 2026-10-01)"
+    assert L["v_status_pending"].format(age=2, raised="a", last="b", limit="").endswith("stale after  days)")
+    assert not [k for k, v in L.items() if "(s)" in v]  # no "day(s)" left in the English wording
+    # Chinese has no plural: its wording is as written.
+    assert LABELS["zh"]["seen"].format(n=1, k=1, first="x", days=1, earlier="") == "（1 个来源，1 个独立；首见 x，累计 1 天）"

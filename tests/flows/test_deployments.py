@@ -238,3 +238,21 @@ def test_readme_names_every_flow_deployment_pair() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for deployment in DEPLOYMENTS:
         assert f"`{_load_flow(deployment).name}/{deployment['name']}`" in readme, deployment["name"]
+
+
+@pytest.mark.parametrize(("given", "now", "named"), [
+    (None, dt.datetime(2026, 10, 9, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai")), "daily-briefing 2026-10-08"),  # morning
+    (None, dt.datetime(2026, 10, 9, 22, 20, tzinfo=ZoneInfo("Asia/Shanghai")), "daily-briefing 2026-10-09"),  # at cutoff
+    (dt.date(2026, 10, 5), dt.datetime(2026, 10, 9, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai")), "daily-briefing 2026-10-05"),
+])
+def test_a_daily_run_is_named_after_the_date_it_briefs(given: dt.date | None, now: dt.datetime, named: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run by hand before tonight's cutoff briefs (and is named after) last evening, never the open window.
+    import prefect.runtime.flow_run
+
+    from flows import daily
+    from tasks.model.windows import latest_closed_date
+
+    monkeypatch.setattr(prefect.runtime.flow_run, "parameters", {"date": given} if given else {}, raising=False)
+    monkeypatch.setattr(daily, "latest_closed_date", lambda schedule, tz, _now: latest_closed_date(schedule, tz, now))
+    assert daily._run_name() == named

@@ -1,7 +1,8 @@
 """Contract: predigest leaves no PostgreSQL of its own running once told to stop.
 
 - A one-off `predigest run` on the embedded database (what `make demo` does) prints its progress
-  (database, the Prefect API it started and keeps, ingest count, each topic published or unchanged)
+  (database, the Prefect API it started and keeps, ingest count with the unreadable files named, each
+  topic published or unchanged)
   and, having started the embedded server, says in one line that it keeps running and how to stop
   it; a second run reuses both, says `unchanged` and `no new or changed files`, and no such line.
 - `predigest db status` reports it running, `predigest status` prints the kept API's
@@ -83,7 +84,10 @@ def test_demo_run_then_down_leaves_no_postgres(short_home: Path) -> None:
     assert lines[0].startswith("database: embedded PostgreSQL under") and lines[1].startswith("prefect: runs are recorded on")
     assert "started now, kept for later commands" in lines[1]
     api_url = lines[1].split()[5]
-    assert any(ln.startswith("ingest: ") and "new or changed files stored" in ln for ln in lines)
+    (ingested,) = [ln for ln in lines if ln.startswith("ingest: ")]
+    assert "new or changed files stored" in ingested
+    # The unreadable files are named where they are counted: the undated .DS_Store is in no briefing.
+    assert "2 unreadable: inbox/jay/.DS_Store, inbox/tom/2026-10-07-0900-hf-daily-2026-10-07.md;" in ingested
     assert "inference 2026-10-09 published" in lines
     assert "keeps running" in lines[-1] and "predigest db stop" in lines[-1] and "predigest down" in lines[-1]
     status = embedded_status(short_home)

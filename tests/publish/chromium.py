@@ -27,6 +27,8 @@ from typing import Any
 
 import websocket  # websocket-client
 
+# Why a page test skips without a browser; tests/conftest.py counts these skips for `make test`'s last line.
+MISSING = "no Chromium binary on PATH (apt-get install chromium fonts-wqy-zenhei fonts-noto-color-emoji)"
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-default-apps",

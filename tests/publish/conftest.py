@@ -12,11 +12,9 @@ import os
 
 import pytest
 
-from tests.publish.chromium import find_chromium
+from tests.publish.chromium import MISSING, find_chromium
 
 # --- browser -------------------------------------------------------------------------------------
-
-MISSING = "no Chromium binary on PATH (apt-get install chromium fonts-wqy-zenhei fonts-noto-color-emoji)"
 
 
 def in_ci() -> bool:
