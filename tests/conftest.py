@@ -372,6 +372,29 @@ def module_settings(tmp_path_factory: pytest.TempPathFactory, database_url: str)
 # --- prefect -------------------------------------------------------------------------------------
 
 
+def _own_random_for_prefect_loops() -> None:
+    """Background loops in a test worker draw from the global `random`: the events client's
+    websocket keepalive (a ping's payload), its reconnect backoff, the in-process Prefect server's
+    service jitter. Hypothesis, in the same worker, warns when the global state moves while it draws
+    (HypothesisDeprecationWarning "Do not use the `random` module inside strategies"): those
+    loops get a generator of their own."""
+    import importlib
+    import random
+
+    for name in ("websockets.asyncio.connection", "websockets.sync.connection", "websockets.legacy.protocol",
+                 "websockets.client", "websockets.legacy.client", "prefect.utilities.math",
+                 "prefect._internal._observation_delivery"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # another Prefect version: nothing of that name to give one to
+            continue
+        if getattr(module, "random", None) is random:
+            module.random = random.Random()  # type: ignore[attr-defined]
+
+
+_own_random_for_prefect_loops()
+
+
 @pytest.fixture(scope="session")
 def prefect_db_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A Prefect server database at head, migrated once per run for all xdist workers (tests/prefect_db.py)."""
