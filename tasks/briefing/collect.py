@@ -15,7 +15,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
-from tasks.briefing.knowledge import knowledge_in_force
+from tasks.briefing.knowledge import BaselineUnreadable, knowledge_in_force, unreadable_baseline
 from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.briefing.window_items import ItemRow, window_items
 from tasks.common.arxiv_ids import issued_by
@@ -121,6 +121,10 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
     data.history = [r.entry for r in rows if r.time <= window.start and r.entry.kind in NOTE_KINDS]
     _mention_history(session, versions, data)
 
+    unreadable = unreadable_baseline(session, workspace_id, topic, window.end)
+    if unreadable is not None:
+        raise BaselineUnreadable(f"cannot read the knowledge document {unreadable}; no {topic} briefing is "
+                                 "published against an unreadable baseline (fix or restore the file, then run again)")
     data.knowledge = knowledge_in_force(session, workspace_id, topic, window.end)
 
     card_rows = session.execute(

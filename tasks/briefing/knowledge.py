@@ -29,6 +29,28 @@ _cache: OrderedDict[Hashable, KnowledgeView] = OrderedDict()
 _lock = threading.Lock()
 
 
+class BaselineUnreadable(RuntimeError):
+    """The topic's knowledge document cannot be read: its briefing stops, loudly, rather than judge
+    every paper NET-new against no baseline."""
+
+
+def unreadable_baseline(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> str | None:
+    """"<path>: <error>" when the topic's knowledge document, in its version in force at the cutoff
+    (the newest dated at or before it, else the oldest), could not be read; None when it could, or
+    when the topic has no document at all."""
+    rows = session.execute(
+        select(Source.path, Source.error, Source.observed_at)
+        .where(Source.workspace_id == workspace_id, Source.kind == "knowledge",
+               Source.path == f"organized/knowledge/{topic}.md")
+        .order_by(Source.observed_at, Source.id)
+    ).all()
+    if not rows:
+        return None
+    before = [r for r in rows if r.observed_at <= cutoff]
+    path, error, _ = before[-1] if before else rows[0]
+    return f"{path}: {error}" if error else None
+
+
 def knowledge_in_force(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> KnowledgeView | None:
     """The newest version dated at or before the cutoff, else the oldest one we have.
 
