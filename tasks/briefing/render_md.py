@@ -134,7 +134,9 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
     feeds = feed_problems_text(r.feed_problems, L) if r else ""
     out.append(L["honesty"].format(density=DENSITY[lang][c.density], counts=counts, checked=checked,
                                    feeds=feeds, cards=cards, main=main))
-    return out
+    # One paragraph per header line: consecutive lines would render as one paragraph in CommonMark.
+    title, blank, *lines = out
+    return [title, blank, *(x for line in lines for x in (line, ""))][:-1]
 
 
 def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
@@ -218,7 +220,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     for p in c.citable():
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())
         out.append(f"| {p.arxiv_id} | {_cell(p.title)} | {status} | {_cell(p.suggested_section or '—')} |")
-    out += ["", L["s5"], "", *_summary(c, L)]
+    out += ["", L["s5"], "", *(f"- {line}" for line in _summary(c, L))]  # a list: one item per line
     out += ["", L["s6"], "", L["s6_intro"].format(date=c.date.isoformat(), topic=c.topic, density=DENSITY[lang][c.density]),
             "", L["s6_head"].format(topic=c.topic)]
     for s, t in rows:

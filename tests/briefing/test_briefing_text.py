@@ -73,12 +73,12 @@ def test_highest_value_item_is_ranked_and_reasoned(rendered: dict[tuple[str, str
     markdown, brief = rendered[(day, "zh")]
     first = brief["increments"][0]
     assert first["arxiv_id"] == top
-    (line,) = [x for x in markdown.splitlines() if x.startswith("最高价值条目：")]
+    (line,) = [x.removeprefix("- ") for x in markdown.splitlines() if x.startswith("- 最高价值条目：")]
     assert f"arXiv:{top}" in line and number in line
     assert f"{len(first['sources'])} 个来源（{first['independent_sources']} 个独立）" in line
     assert not line.endswith(first["key_points"][0])  # a reason, not the first bullet
     english, _ = rendered[(day, "en")]
-    (line,) = [x for x in english.splitlines() if x.startswith("Most valuable: ")]
+    (line,) = [x.removeprefix("- ") for x in english.splitlines() if x.startswith("- Most valuable: ")]
     assert f"{len(first['sources'])} sources ({first['independent_sources']} independent)" in line and number in line
 
 

@@ -44,7 +44,8 @@ def _content(window: list[StatusAsOf], earlier: list[StatusAsOf]) -> BriefingCon
 
 def _next_line(markdown: str, lang: str) -> str:
     head = LABELS[lang]["sum_next"].split("{")[0]
-    return next(line for line in markdown.splitlines() if line.startswith(head))[len(head):]
+    lines = (line.removeprefix("- ") for line in markdown.splitlines())  # section 五 is a list
+    return next(line for line in lines if line.startswith(head))[len(head):]
 
 
 ITEMS = st.lists(st.tuples(st.integers(0, 9), st.integers(0, 9), st.sampled_from(["pending", "stale", "resolved"]),

@@ -79,13 +79,14 @@ def assert_twins(markdown: str, doc: dict[str, Any]) -> None:
     assert not any(v["seen_in_window"] for v in doc.get("earlier_verifications", []))
     assert [r[0] for r in _rows(sections["s4"])] == [c["arxiv_id"] for c in doc["citations"]]
     counts = doc["counts"]
-    ids_line = next(line for line in sections["s5"] if line.startswith(_prefix(L["sum_ids"])))
+    summary = [line.removeprefix("- ") for line in sections["s5"]]  # section 五 is a list
+    ids_line = next(line for line in summary if line.startswith(_prefix(L["sum_ids"])))
     n, net_new, adjacent, anchored, refs = (int(x) for x in re.findall(r"\d+", ids_line.removeprefix(
         _prefix(L["sum_ids"])))[:5])
     assert (net_new, adjacent, anchored, refs) == (counts["net_new"], counts["adjacent"], counts["already_anchored"],
                                                    counts["reference_list_only"])
     assert n == len(doc["citations"])
-    count_line = next(line for line in sections["s5"] if line.startswith(_prefix(L["sum_count"])))
+    count_line = next(line for line in summary if line.startswith(_prefix(L["sum_count"])))
     assert int(re.findall(r"\d+", count_line.removeprefix(_prefix(L["sum_count"])))[0]) == len(doc["increments"])
-    malformed_line = next((line for line in sections["s5"] if line.startswith(_prefix(L["malformed"]))), "")
+    malformed_line = next((line for line in summary if line.startswith(_prefix(L["malformed"]))), "")
     assert re.findall(r"`([^`]*)`", malformed_line) == [m["raw"] for m in doc["malformed"]]

@@ -4,6 +4,7 @@
   (「本窗口没有新的待核实项」), never that there is none at all, in the markdown and on the page.
 - An unreadable source's row states its error once: the summary that already carries it is not
   followed by the error again.
+- In CommonMark the markdown's header lines stay lines (one paragraph each) and section 五 is a list.
 """
 
 from __future__ import annotations
@@ -45,3 +46,21 @@ def test_an_unreadable_sources_error_is_stated_once_in_its_row() -> None:
     page = render_page(json.loads(render_json(content)), "zh").decode()
     row = next(r.split("</tr>")[0] for r in page.split("<tr>")[1:] if broken.path in r and "读取失败" in r)
     assert row.count(error) == 1, row
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_markdown_renders_as_meant_in_commonmark(lang: str) -> None:
+    # Header lines are paragraphs of their own and section 五 is a list, one item per line: in
+    # CommonMark consecutive lines would run together into one paragraph.
+    from markdown_it import MarkdownIt
+
+    md = render_markdown(make_content("inference", DAY, net_new=2), lang)
+    L = LABELS[lang]
+    header = md.split(L["s1"], 1)[0]
+    tokens = MarkdownIt("commonmark").parse(header)
+    paragraphs = [t.content for t in tokens if t.type == "inline"]
+    assert len(paragraphs) >= 5 and not [p for p in paragraphs if "\n" in p], paragraphs  # one line each
+    five = md.split(L["s5"], 1)[1].split("\n## ", 1)[0]
+    html = MarkdownIt("commonmark").render(five)
+    items = [line for line in five.splitlines() if line.strip()]
+    assert html.count("<li>") == len(items) and all(line.startswith("- ") for line in items)
