@@ -137,6 +137,7 @@ class Context:
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
     budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's time (tasks.common.limits)
     _people: frozenset[str] | None = None
+    _note_titles: dict[int, str | None] | None = None
     _coined_ids: CoinedIds | None = None
 
     @classmethod
@@ -170,6 +171,12 @@ class Context:
             self._people = frozenset(p.split("/")[1].lower() for p in {e.path for e in (*self.data.entries, *self.data.history)}
                                      if p.startswith("inbox/") and p.count("/") >= 2)
         return self._people
+
+    def note_title(self, source_id: int) -> str | None:
+        """The title of a window note (its first entry holds it), read once per window."""
+        if self._note_titles is None:
+            self._note_titles = {e.source_id: e.note_title for e in self.data.entries if e.ordinal == 0}
+        return self._note_titles.get(source_id)
 
     def topical(self, ids: Sequence[str]) -> list[str]:
         return [i for i in ids if i in self.papers]

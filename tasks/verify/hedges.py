@@ -87,9 +87,7 @@ def _climbed(ctx: Context, entry: EntryView, text: str) -> str | None:
         thing = heading_thing(m, above, ctx.people)
         if thing is not None:
             return thing
-    first = entry if entry.ordinal == 0 else next(
-        (e for e in ctx.data.entries if e.source_id == entry.source_id and e.ordinal == 0), None)
-    return line_thing(m, text, ctx.people) or heading_thing(m, first.note_title if first else None, ctx.people)
+    return line_thing(m, text, ctx.people) or heading_thing(m, ctx.note_title(entry.source_id), ctx.people)
 
 
 def _line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
