@@ -58,6 +58,13 @@ def _judged(p: Paper, L: dict[str, str]) -> dict[str, Any]:
             "evidence": [e.as_dict() for e in p.evidence]}
 
 
+def _off_topic(p: Paper, L: dict[str, str]) -> dict[str, Any]:
+    """An other topic's paper, with why: a judgment left empty (no owner, no score, no evidence) is
+    left out, so a dump of thousands of unknown ids costs the twin a few fields per id."""
+    judged = {k: v for k, v in _judged(p, L).items() if v or k in ("decision", "reason")}
+    return {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **judged}
+
+
 def _verification(v: StatusAsOf) -> dict[str, Any]:
     return {
         "key": v.key, "kind": v.kind, "subject": v.subject, "title": v.title, "claim": v.claim, "marker": v.marker,
@@ -125,10 +132,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
              "suggested_section": p.suggested_section, **_judged(p, L)}
             for p in content.citable()
         ],
-        "off_topic": [
-            {"arxiv_id": p.arxiv_id, "title": p.title, "sources": p.sources, **_judged(p, L)}
-            for p in content.papers if p.status == "off_topic"
-        ],
+        "off_topic": [_off_topic(p, L) for p in content.papers if p.status == "off_topic"],
         "malformed": [{"raw": raw, "path": path} for raw, path in content.malformed],
         "knowledge_merge": knowledge_merge(content),
         "undated": [{"path": path, "reason": reason} for path, reason in content.undated],

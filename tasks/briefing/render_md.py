@@ -7,6 +7,7 @@ from zoneinfo import ZoneInfo
 from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, reason_text, rule_text, short_title
 from tasks.briefing.merge_plan import knowledge_merge
 from tasks.briefing.render_json import FOLLOW_UP_SHOWN, follow_up
+from tasks.briefing.shown import SHOWN, first, source_rows
 from tasks.briefing.sources import credibility_rule
 from tasks.common.safe_text import markdown_text
 from tasks.common.urls import break_schemes
@@ -19,6 +20,12 @@ def _cell(text: str) -> str:
     """Text for one table cell or list line: on one line (every line break, even in a file name,
     becomes a space) with its pipes escaped."""
     return " ".join(text.replace("|", "\\|").split())
+
+
+def _listed(items: list[str], limit: int, sep: str, L: dict[str, str]) -> str:
+    """`items` joined with `sep`, at most `limit` of them, then how many more there are."""
+    shown, more = first(items, limit)
+    return sep.join(shown) + (L["list_more"].format(n=more) if more else "")
 
 
 def _names(papers: list[Paper], L: dict[str, str]) -> str:
@@ -36,11 +43,12 @@ def _refs(p: Paper, L: dict[str, str]) -> str:
         labels.setdefault(e.path, [])
         if e.label and e.label != "preamble" and e.label not in labels[e.path]:
             labels[e.path].append(e.label)
-    refs = L["sep"].join(f"{path} {L['list_sep'].join(ls)}".rstrip() for path, ls in labels.items() if path in p.sources)
-    earlier = L["earlier"].format(paths=L["list_sep"].join(p.earlier_sources)) if p.earlier_sources else ""
+    refs = _listed([f"{path} {L['list_sep'].join(ls)}".rstrip() for path, ls in labels.items() if path in p.sources],
+                   SHOWN.paths, L["sep"], L)
+    earlier = L["earlier"].format(paths=_listed(p.earlier_sources, SHOWN.paths, L["list_sep"], L)) if p.earlier_sources else ""
     seen = L["seen"].format(n=len(p.sources), k=p.independent, first=p.first_seen.isoformat() if p.first_seen else "?",
                             days=p.days_seen, earlier=earlier)
-    also = L["also"].format(paths=L["list_sep"].join(p.mentioned_in)) if p.mentioned_in else ""
+    also = L["also"].format(paths=_listed(p.mentioned_in, SHOWN.paths, L["list_sep"], L)) if p.mentioned_in else ""
     return L["from"].format(refs=refs) + seen + also
 
 
@@ -86,7 +94,7 @@ def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) 
         lines.append(L["v_evidence"].format(evidence=_cell(v.evidence), source=v.resolved_by or ""))
     elif v.advice:
         lines.append(L["v_advice"].format(advice=_cell(v.advice)))
-    lines.append(L["v_sources"].format(sources=L["sep"].join(v.sources)))
+    lines.append(L["v_sources"].format(sources=_listed(list(v.sources), SHOWN.paths, L["sep"], L)))
     return lines
 
 
@@ -102,7 +110,8 @@ def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
         status = L["v_compact_stale" if v.status == "stale" else "v_compact_pending"].format(
             age=v.age_days, raised=v.raised_on.isoformat())
         out.append(L["v_compact"].format(icon=ICONS[v.status], kind=L[f"kind_{v.kind}"],
-                                         title=_subject_title(v, L), status=status, sources=L["list_sep"].join(v.sources)))
+                                         title=_subject_title(v, L), status=status,
+                                         sources=_listed(list(v.sources), SHOWN.paths, L["list_sep"], L)))
     return out
 
 
@@ -127,7 +136,7 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
         for outcome in ("increments", "confirmatory", "off_topic", "error"):
             n = r.outcomes.get(outcome, 0)
             if n:
-                parts.append(L[f"outcome_{outcome}"].format(n=n, paths=L["list_sep"].join(r.errors)))
+                parts.append(L[f"outcome_{outcome}"].format(n=n, paths=_listed(list(r.errors), SHOWN.paths, L["list_sep"], L)))
     checked = L["checked"].format(n=r.checked if r else 0, parts=L["sep"].join(parts) or L["none"])
     cards = L["cards"].format(n=r.cards, k=r.topic_cards, topic=c.topic) if r and r.cards else ""
     main = L["main"].format(path=r.main_source) if r and r.main_source else ""
@@ -163,9 +172,11 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     out.append(_merge_line(c, L))
     off = c.with_status("off_topic")
     if off:
-        out.append(L["off_topic"].format(n=len(off), ids=L["list_sep"].join(p.arxiv_id or p.title for p in off)))
+        others = [p.arxiv_id or p.title for p in off]
+        out.append(L["off_topic"].format(n=len(off), ids=_listed(others, SHOWN.off_topic, L["list_sep"], L)))
     if c.malformed:
-        out.append(L["malformed"].format(items=L["sep"].join(f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed)))
+        bad = [f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed]
+        out.append(L["malformed"].format(items=_listed(bad, SHOWN.malformed, L["sep"], L)))
     return out
 
 
@@ -204,9 +215,11 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
     cutoff = c.cutoff.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
     out = _header(c, L, lang, tz, cutoff)
     out += ["", L["s1"], "", L["s1_head"]]
-    rows = [(s, s.texts(lang)) for s in c.sources]
+    picked, unpicked = source_rows([s.outcome for s in c.sources])
+    rows = [(s, s.texts(lang)) for s in (c.sources[i] for i in picked)]
+    table_more = ["", L["table_more"].format(shown=len(rows), n=unpicked)] if unpicked else []
     out += [f"| {_cell(s.path)} | {_cell(t.summary)} | {_cell(t.credibility)} |" for s, t in rows]
-    out += ["", credibility_rule(L, c.judgment)]
+    out += [*table_more, "", credibility_rule(L, c.judgment)]
     out += ["", L["s2"].format(n=len(c.increments)), ""]
     if not c.increments:
         out.append(L["s2_none"])
@@ -217,15 +230,18 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
         out.append(L["s3_none_window" if c.earlier_verifications else "s3_none"])
     out += _verifications(c, L)
     out += ["", L["s4"], "", L["s4_head"]]
-    for p in c.citable():
+    citable, cited_more = first(c.citable(), SHOWN.citations)
+    for p in citable:
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())
         out.append(f"| {p.arxiv_id} | {_cell(p.title)} | {status} | {_cell(p.suggested_section or '—')} |")
+    out += ["", L["list_more"].format(n=cited_more)] if cited_more else []
     out += ["", L["s5"], "", *(f"- {line}" for line in _summary(c, L))]  # a list: one item per line
     out += ["", L["s6"], "", L["s6_intro"].format(date=c.date.isoformat(), topic=c.topic, density=DENSITY[lang][c.density]),
             "", L["s6_head"].format(topic=c.topic)]
     for s, t in rows:
         basis = L.get(f"time_{s.time_basis}", s.time_basis)
         out.append(f"| {_cell(s.path)} | {_cell(t.relevance or '—')} | {_cell(t.conclusion)} | {basis} |")
+    out += table_more
     if c.undated_count:
         more = L["undated_more"].format(n=c.undated_count - len(c.undated)) if c.undated_count > len(c.undated) else ""
         items = L["sep"].join(_cell(path) + L["paren"].format(text=_cell(why)) for path, why in c.undated)

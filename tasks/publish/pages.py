@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
 from tasks.briefing.labels import DENSITY, DENSITY_LEVELS, LABELS, feed_problems_text, short_title
+from tasks.briefing.shown import SHOWN, source_rows
 from tasks.common.urls import safe_url
 from tasks.model.keys import object_name, proposal_names, site_index_name, topic_names
 from tasks.publish.chart import density_chart
@@ -42,6 +43,7 @@ def _environment() -> Environment:
     )
     env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title,
                        source_parts=source_parts)
+    env.globals.update(shown=SHOWN, source_rows=source_rows)  # the markdown's cuts of long lists
     return env
 
 
