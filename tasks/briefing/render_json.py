@@ -37,6 +37,7 @@ def _increment(p: Paper, rank: int, L: dict[str, str]) -> dict[str, Any]:
         "section_basis": p.section_basis or None,
         "neighbours": list(p.neighbours),
         "key_points": p.key_points,
+        "key_points_cut": p.key_points_cut,
         "relation": p.relation,
         "hedged": bool(p.hedges),
         "primary_category": p.primary,
@@ -56,6 +57,15 @@ def _judged(p: Paper, L: dict[str, str]) -> dict[str, Any]:
     (worded), every topic's total and every piece of evidence."""
     return {"owner": p.owner, "decision": p.decision, "topic_scores": dict(p.scores), "reason": reason_text(p.reason, L),
             "evidence": [e.as_dict() for e in p.evidence]}
+
+
+def _highlight(content: BriefingContent) -> dict[str, Any] | None:
+    """The 最高价值条目 and the parts of its one-line reason (section 五)."""
+    h = content.highlight
+    if h is None:
+        return None
+    return {"title": h.title, "arxiv_id": h.arxiv_id, "status": h.status, "sources": h.sources,
+            "independent": h.independent, "thesis": h.thesis, "headline": h.headline}
 
 
 def _off_topic(p: Paper, L: dict[str, str]) -> dict[str, Any]:
@@ -125,6 +135,7 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         "verifications": [_verification(v) for v in content.verifications],
         "earlier_verifications": [_verification(v) for v in content.earlier_verifications],
         "follow_up": follow_up(content),
+        "highlight": _highlight(content),
         "stale_after_days": content.stale_after_days,
         "citations": [
             {"arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "anchored_on": _day(p.anchored_on),

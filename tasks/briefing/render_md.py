@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, reason_text, rule_text, short_title
-from tasks.briefing.merge_plan import knowledge_merge
-from tasks.briefing.render_json import FOLLOW_UP_SHOWN, follow_up
+from tasks.briefing.render_json import briefing_view
 from tasks.briefing.shown import SHOWN, first, source_rows
 from tasks.briefing.sources import credibility_rule
+from tasks.briefing.summary import merge_line, summary_lines
 from tasks.common.safe_text import markdown_text
 from tasks.common.urls import break_schemes
 from tasks.model.briefing import BriefingContent, Paper, StatusAsOf
@@ -54,10 +56,13 @@ def _refs(p: Paper, L: dict[str, str]) -> str:
 
 def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[str]:
     tag = L["tag_adjacent_hedged"] if p.status == "adjacent" and p.hedges else L[f"tag_{p.status}"]
-    lines = [L["increment"].format(i=i, tag=tag, label=_label(p, L)), _refs(p, L)]
+    # Blocks apart (a blank line after each paragraph and list), so CommonMark reads them as written:
+    # a line right after a list would continue its last item.
+    lines = [L["increment"].format(i=i, tag=tag, label=_label(p, L)), _refs(p, L), ""]
     if p.key_points:
         lines += [L["points"], *(f"- {_cell(point)}" for point in p.key_points)]
         lines += [f"- {L['points_more'].format(n=p.key_points_cut)}"] if p.key_points_cut else []
+        lines.append("")
     lines.append(L["relation"].format(topic=c.topic))
     lines += [f"- {_cell(r)}" for r in p.relation]
     if p.status == "adjacent":
@@ -68,6 +73,7 @@ def _increment(i: int, p: Paper, c: BriefingContent, L: dict[str, str]) -> list[
         lines.append("- " + L["rel_neighbours"].format(section=p.suggested_section, names=L["list_sep"].join(p.neighbours)))
     elif p.suggested_section:
         lines.append("- " + L["rel_section"].format(section=p.suggested_section, date=c.date.isoformat()))
+    lines.append("")
     if p.suggested_section:
         lines.append(L["suggest"].format(section=p.suggested_section, basis=L[f"basis_{p.section_basis or 'text'}"]))
     else:
@@ -95,7 +101,8 @@ def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) 
     elif v.advice:
         lines.append(L["v_advice"].format(advice=_cell(v.advice)))
     lines.append(L["v_sources"].format(sources=_listed(list(v.sources), SHOWN.paths, L["sep"], L)))
-    return lines
+    # One paragraph per line: consecutive lines would render as one paragraph in CommonMark.
+    return [x for line in lines for x in (line, "")][:-1]
 
 
 def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
@@ -148,28 +155,9 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
     return [title, blank, *(x for line in lines for x in (line, ""))][:-1]
 
 
-def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
-    count = {s: len(c.with_status(s)) for s in ("net_new", "engineering", "adjacent", "already_anchored",
-                                                "reference_list_only", "off_topic")}
-    ids = count["net_new"] + count["adjacent"] + count["already_anchored"] + count["reference_list_only"]
-    out = [L["sum_count"].format(n=len(c.increments), net_new=count["net_new"], engineering=count["engineering"],
-                                 adjacent=count["adjacent"]),
-           L["sum_ids"].format(n=ids, net_new=count["net_new"], adjacent=count["adjacent"],
-                               anchored=count["already_anchored"], refs=count["reference_list_only"])]
-    if c.increments:
-        if (h := c.highlight) is not None:
-            thesis = L["sep"].join(x for x in (h.thesis, h.headline) if x)
-            why = L["sum_top_why"].format(tag=L[f"tag_{h.status}"], n=h.sources, k=h.independent, thesis=_cell(thesis))
-            label = L["paper_label"].format(title=h.title, arxiv_id=h.arxiv_id) if h.arxiv_id else h.title
-            out.append(L["sum_top"].format(label=label, why=why))
-        nodes = list(dict.fromkeys(f"{short_title(p.title)} → {p.suggested_section}" for p in c.increments
-                                   if p.status != "adjacent" and p.suggested_section))
-        out.append(L["sum_nodes"].format(nodes=L["sep"].join(nodes) or L["none"]))
-    items = [L["v_item"].format(i=i, title=short_title(v.title), status=L[f"vs_{v.status}"])
-             for i, v in enumerate(c.verifications, 1)]
-    out.append(L["sum_checks"].format(items=L["sep"].join(items) or L["none"]))
-    out.append(L["sum_next"].format(items=_follow_up(c, L)))
-    out.append(_merge_line(c, L))
+def _summary(c: BriefingContent, L: dict[str, str], view: Mapping[str, Any]) -> list[str]:
+    out = summary_lines(view, L)
+    out.append(merge_line(view, L))
     off = c.with_status("off_topic")
     if off:
         others = [p.arxiv_id or p.title for p in off]
@@ -180,36 +168,11 @@ def _summary(c: BriefingContent, L: dict[str, str]) -> list[str]:
     return out
 
 
-def _follow_up(c: BriefingContent, L: dict[str, str]) -> str:
-    """下次跟进重点 in words: each open item's own advice, newest first, one after another (each is a
-    source's whole sentences, so no separator is written into them); else why there is none."""
-    follow = follow_up(c)
-    if not follow["open"]:
-        return L["follow_none"]
-    if not follow["items"]:
-        return L["follow_no_advice"].format(n=follow["open"])
-    shown = follow["items"][:FOLLOW_UP_SHOWN]
-    lines = [L["follow"].format(ref=item["ref"] or L["follow_earlier"], title=short_title(item["title"]),
-                                advice=_cell(item["advice"])) for item in shown]
-    more = len(follow["items"]) - len(shown)
-    lines += [L["follow_more"].format(n=more)] if more else []
-    lines += [L["follow_unadvised"].format(n=follow["without_advice"])] if follow["without_advice"] else []
-    return " ".join(lines)
-
-
-def _merge_line(c: BriefingContent, L: dict[str, str]) -> str:
-    """Section 五's line on the noon merge proposal: where it is, or that there is none."""
-    merge = knowledge_merge(c)
-    if merge["diff"] is None:
-        return L["sum_merge_none"]
-    return L["sum_merge"].format(at=merge["merge_at"][:16].replace("T", " "), n=merge["increments"],
-                                 body=merge["into_body"], refs=merge["into_references"], diff=merge["diff"],
-                                 document=merge["document"])
-
-
-def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
-    """Markdown text of the briefing; deterministic for the same content."""
+def render_markdown(content: BriefingContent, lang: str = "zh", view: Mapping[str, Any] | None = None) -> str:
+    """Markdown text of the briefing; deterministic for the same content. `view`: its
+    `briefing_view` in `lang`, when the caller has it (section 五 is worded from it, as the page's)."""
     lang = lang if lang in LABELS else "zh"
+    view = view if view is not None else briefing_view(content, lang)
     L, c = LABELS[lang], content
     tz = ZoneInfo(c.timezone)
     cutoff = c.cutoff.astimezone(tz).strftime("%Y-%m-%d %H:%M %Z")
@@ -235,7 +198,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
         status = L[f"st_{p.status}"].format(date=(p.anchored_on or p.cited_on or c.date).isoformat())
         out.append(f"| {p.arxiv_id} | {_cell(p.title)} | {status} | {_cell(p.suggested_section or '—')} |")
     out += ["", L["list_more"].format(n=cited_more)] if cited_more else []
-    out += ["", L["s5"], "", *(f"- {line}" for line in _summary(c, L))]  # a list: one item per line
+    out += ["", L["s5"], "", *(f"- {line}" for line in _summary(c, L, view))]  # a list: one item per line
     out += ["", L["s6"], "", L["s6_intro"].format(date=c.date.isoformat(), topic=c.topic, density=DENSITY[lang][c.density]),
             "", L["s6_head"].format(topic=c.topic)]
     for s, t in rows:
@@ -250,7 +213,7 @@ def render_markdown(content: BriefingContent, lang: str = "zh") -> str:
         out += ["", L["s6_rule"].format(rule=rule_text(c.report.numbers, L) or c.report.rule, score=c.report.score)]
     net_new = len(c.with_status("net_new"))
     main = L["s6_main"].format(n=len(c.increments), net_new=net_new) if c.increments else L["s6_main_empty"]
-    out += [L["s6_end"].format(main=main), "", L["footer"].format(cutoff=cutoff, topic=c.topic), ""]
+    out += ["", L["s6_end"].format(main=main), "", L["footer"].format(cutoff=cutoff, topic=c.topic), ""]
     # Workspace text is markup nobody vetted, and the template holds no markup of its own: one pass
     # over the whole document leaves no raw HTML, link, image or control character in it
     # (tasks.common.safe_text), and no dangerous scheme written out (tasks.common.urls).

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 
 from tasks.briefing.labels import DENSITY, DENSITY_LEVELS, LABELS, feed_problems_text, short_title
 from tasks.briefing.shown import SHOWN, source_rows
+from tasks.briefing.summary import merge_line, summary_lines
 from tasks.common.urls import safe_url
 from tasks.model.keys import object_name, proposal_names, site_index_name, topic_names
 from tasks.publish.chart import density_chart
@@ -43,7 +44,9 @@ def _environment() -> Environment:
     )
     env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title,
                        source_parts=source_parts)
-    env.globals.update(shown=SHOWN, source_rows=source_rows)  # the markdown's cuts of long lists
+    # The markdown's cuts of long lists and its section 五, so the page says the same.
+    env.globals.update(shown=SHOWN, source_rows=source_rows, summary_lines=summary_lines,
+                       merge_line=merge_line)
     return env
 
 

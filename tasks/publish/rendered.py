@@ -38,6 +38,6 @@ class RenderedBriefing:
 
 def rendered(content: BriefingContent, lang: str) -> RenderedBriefing:
     """Render `content` in `lang` once: markdown, view, JSON twin and summary."""
-    markdown = render_markdown(content, lang)
     view = briefing_view(content, lang)
+    markdown = render_markdown(content, lang, view)
     return RenderedBriefing(content.topic, content.date, markdown, twin_text(view), view, date_summary(view))
