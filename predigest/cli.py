@@ -57,7 +57,7 @@ def _claim_local_api(settings: Settings) -> LocalApi | None:
         return None
     from predigest import local_api, processes
 
-    claimed = local_api.claim(settings.home)
+    claimed = local_api.claim(settings.home, idle_seconds=settings.kept_server_idle_hours * 3600)
     # As for the processes `up` starts: the URL, and the CA file of a plain-HTTP API.
     env = processes.prefect_env(settings.home, claimed.url)
     for key in ("PREFECT_API_URL", "PREFECT_API_SSL_CERT_FILE"):

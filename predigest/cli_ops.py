@@ -57,6 +57,7 @@ def _embedded(home: Path, action: str, configured_url: str | None) -> int:
 def cmd_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - a subcommand handler: func(args)
     """What runs under PREDIGEST_HOME: the embedded PostgreSQL and the kept Prefect server (starts nothing)."""
     from predigest import local_api
+    from predigest.keeper import kept_by_user
     from predigest.orchestrate import settings_for
 
     settings = settings_for(None)
@@ -66,6 +67,9 @@ def cmd_status(args: argparse.Namespace) -> int:  # noqa: ARG001 - a subcommand 
     print(local_api.status_line(settings.home))
     if (url := local_api.describe(settings.home)).answering:
         print(f"export PREFECT_API_URL={url.url}")
+    for kept in kept_by_user():
+        gone = " (its home is gone: it stops itself)" if kept.orphaned else ""
+        print(f"kept by this user: {kept.kind} (pid {kept.pid}) for {kept.home}{gone}")
     return 0
 
 

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import IO
 
 from predigest import processes
+from predigest.keeper import SERVER, touch_used
 
-SERVER = "server"  # the pid-file name `predigest up` gives its server too
 UNHEALTHY_GRACE_S = 15.0  # a live server of ours that does not answer within this is replaced
 START_DEADLINE_S = 180.0  # a first start on a busy 2-core machine takes tens of seconds
 
@@ -113,16 +113,24 @@ def _reusable(home: Path) -> tuple[int, str] | None:
     return None
 
 
-def server_argv(port: int) -> list[str]:
-    return [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+def server_argv(port: int, idle_seconds: float = 0.0, home: Path | None = None) -> list[str]:
+    """The server's command line; with `home`, run by its keeper (`predigest.keeper`), which ends it
+    once the home is gone or after `idle_seconds` unused (0: never idle)."""
+    server = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port)]
+    if home is None:
+        return server
+    return [sys.executable, "-m", "predigest.keeper", str(home), f"{idle_seconds:g}", "--", *server]
 
 
-def claim(home: Path, port: int | None = None, extra_env: Mapping[str, str] | None = None) -> LocalApi:
-    """Find this home's running server or start one (on `port`, else a free one); the lock is held
-    until `ready()` (or `release()`)."""
+def claim(home: Path, port: int | None = None, extra_env: Mapping[str, str] | None = None,
+          idle_seconds: float = 0.0) -> LocalApi:
+    """Find this home's running server or start one (on `port`, else a free one) under its keeper
+    (ended when the home is gone, or after `idle_seconds` unused); the lock is held until `ready()`
+    (or `release()`). Each claim counts as a use."""
     home = home.resolve()
     lock = _acquire(home)
     try:
+        touch_used(home)
         found = _reusable(home)
         if found is not None:
             return LocalApi(home, found[1], found[0], False, lock)
@@ -132,16 +140,16 @@ def claim(home: Path, port: int | None = None, extra_env: Mapping[str, str] | No
             raise RuntimeError(f"something else already answers on 127.0.0.1:{port}; pick another --port")
         env = processes.prefect_env(home) | dict(extra_env or {})
         env.pop("PREFECT_API_URL", None)  # the server itself must not point at a client URL
-        pid = processes.spawn(home, SERVER, server_argv(port), env)
+        pid = processes.spawn(home, SERVER, server_argv(port, idle_seconds, home), env)
         return LocalApi(home, f"http://127.0.0.1:{port}/api", pid, True, lock)
     except BaseException:
         lock.close()
         raise
 
 
-def ensure(home: Path) -> str:
+def ensure(home: Path, idle_seconds: float = 0.0) -> str:
     """The URL of this home's local Prefect API, started if need be (waits until it answers)."""
-    return claim(home).ready()
+    return claim(home, idle_seconds=idle_seconds).ready()
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # Prefect's own PREFECT_API_URL, read here (not by importing Prefect) to decide whether a one-off
     # command uses the server it names or the local one kept under home (predigest/local_api.py).
     prefect_api_url: str | None = Field(default=None, validation_alias="PREFECT_API_URL")
+    # Hours the Prefect server kept for one-off commands runs unused before it stops itself (0: never);
+    # a running `predigest up` stack is never idle, and a server whose home is deleted always stops.
+    kept_server_idle_hours: float = Field(default=6.0, ge=0)
     # Bound on concurrent Prefect task threads; keep below the DB pool size.
     task_concurrency: int = 4
     # "threads" (default) or "dask": extraction fan-out on a Dask cluster (pip install predigest[dask]);

@@ -10,10 +10,15 @@ turn a hang into a failure; nothing asserts durations.
   so is a server that was killed (pid file left behind, nothing answering).
 - `orchestrate.down` stops the server: its process is gone, its URL stops answering, its pid file
   and URL file are removed, and `describe` reports no server (and starts none).
+- A kept server ends when it is no longer wanted (predigest/keeper.py): its home deleted, it and its
+  keeper are gone within a minute; unused for its idle time, it stops itself, while a server used
+  every few seconds, or a home whose `up` processes run, is never idle. `kept_by_user` (what
+  `predigest status` lists) names it, and says when its home is gone.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -26,17 +31,20 @@ from pathlib import Path
 
 import pytest
 
+from predigest import keeper as keeper_module
 from predigest import local_api, orchestrate, processes
+from predigest.keeper import kept_by_user
 from tests.helpers import ROOT
 from tests.prefect_db import seed_prefect_home
 
 pytestmark = pytest.mark.slow
 
 
-def _server_pids(home: Path) -> set[int]:
-    """Live `prefect server start` processes whose environment names this predigest home."""
+def _processes(home: Path) -> dict[int, bytes]:
+    """Live processes (pid: command line) that run `prefect server start`, directly or as its keeper,
+    and whose environment names this predigest home."""
     marker = f"PREDIGEST_HOME={home.resolve()}".encode() + b"\0"
-    found = set()
+    found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -45,10 +53,15 @@ def _server_pids(home: Path) -> set[int]:
             stat = (entry / "stat").read_text()
             if b"prefect\0server\0start" in cmdline and marker in (entry / "environ").read_bytes() \
                     and stat.rsplit(")", 1)[-1].split()[0] != "Z":
-                found.add(int(entry.name))
+                found[int(entry.name)] = cmdline
         except OSError:
             continue
     return found
+
+
+def _server_pids(home: Path) -> set[int]:
+    """The kept servers of this home: the keeper processes its pid file names (each runs one server)."""
+    return {pid for pid, cmdline in _processes(home).items() if b"predigest.keeper" in cmdline}
 
 
 @pytest.fixture
@@ -59,8 +72,9 @@ def home(prefect_db_template: Path) -> Iterator[Path]:
     seed_prefect_home(base / "home" / "prefect", prefect_db_template)  # PREFECT_HOME (processes.prefect_env)
     yield base / "home"
     orchestrate.down(base / "home", grace=10.0, echo=lambda _: None)
-    for pid in _server_pids(base / "home"):  # a replaced server the test left behind
-        os.killpg(pid, signal.SIGKILL)
+    for pid in _processes(base / "home"):  # a replaced server the test left behind
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
     shutil.rmtree(base, ignore_errors=True)
 
 
@@ -125,3 +139,59 @@ def test_down_stops_the_kept_server(home: Path) -> None:
     assert local_api.recorded_url(home) is None
     assert local_api.describe(home) == local_api.ServerStatus(None, None, False)
     assert "no local server" in local_api.status_line(home) and not _server_pids(home)
+
+
+def _wait_gone(home: Path, deadline_s: float) -> dict[int, bytes]:
+    deadline = time.monotonic() + deadline_s
+    while (left := _processes(home)) and time.monotonic() < deadline:
+        time.sleep(1)
+    return left
+
+
+def test_a_kept_server_ends_within_a_minute_of_its_home_being_deleted(home: Path) -> None:
+    url = local_api.ensure(home)
+    keeper = local_api.describe(home).pid
+    assert keeper is not None and processes.healthy(url) and len(_processes(home)) == 2  # keeper and server
+    assert any(k.pid == keeper and k.kind == "prefect" and not k.orphaned for k in kept_by_user())
+    moved = home.with_name("deleted")  # what `rm -rf` does to the keeper: the run folder is gone
+    home.rename(moved)
+    try:
+        assert any(k.pid == keeper and k.orphaned for k in kept_by_user())
+        assert _wait_gone(home, 60) == {}
+        assert not processes.healthy(url)
+    finally:
+        moved.rename(home)
+
+
+def test_an_unused_kept_server_ends_after_its_idle_time_and_a_used_one_does_not(home: Path) -> None:
+    url = local_api.claim(home, idle_seconds=20).ready()
+    keeper = local_api.describe(home).pid
+    assert keeper is not None
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:  # used every few seconds: never idle
+        assert local_api.claim(home, idle_seconds=20).ready() == url
+        time.sleep(3)
+    assert processes.is_ours(keeper) and processes.healthy(url)
+    assert _wait_gone(home, 60) == {}  # then unused: it stops itself
+    assert not processes.healthy(url)
+
+
+def test_a_running_stack_is_never_idle(tmp_path: Path) -> None:
+    worker = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "predigest-worker"])
+    try:
+        rundir = processes.run_dir(tmp_path)
+        rundir.mkdir(parents=True)
+        (rundir / "worker-1.pid").write_text(f"{worker.pid}\n")
+        (rundir / "last_used").touch()
+        os.utime(rundir / "last_used", (time.time() - 3600, time.time() - 3600))
+        assert keeper_module.idle_for(tmp_path, time.time()) == 0
+        assert keeper_module.unwanted(tmp_path, 60, time.time()) is None
+        worker.kill()
+        worker.wait()
+        assert keeper_module.idle_for(tmp_path, time.time()) >= 3600
+        assert keeper_module.unwanted(tmp_path, 60, time.time()) == "unused for 60 s"
+        assert keeper_module.unwanted(tmp_path, 0, time.time()) is None  # 0: never idle
+        shutil.rmtree(rundir)
+        assert keeper_module.unwanted(tmp_path, 0, time.time()) == "its home is gone"
+    finally:
+        worker.kill()
