@@ -75,13 +75,19 @@ test-database: $(STAMP) ## only the tests that use the database (marked `databas
 .PHONY: screenshot
 CHROMIUM ?= chromium
 SHOT_STORE := $(CURDIR)/.predigest/screenshot
-screenshot: $(STAMP) ## brief the sample, then shoot its page in headless Chromium at 1280 px into docs/screenshot.png
-	PREDIGEST_STORAGE_URL=file://$(SHOT_STORE) $(BIN)/predigest run --workspace examples/workspace --date $(DEMO_DATE) --topic inference
-	@rm -f docs/screenshot.png
-	$(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1 \
-	  --window-size=1280,1600 --screenshot=$(CURDIR)/docs/screenshot.png \
+SHOT = $(CHROMIUM) --headless --no-sandbox --disable-gpu --hide-scrollbars --force-device-scale-factor=1
+screenshot: $(STAMP) ## brief the sample's four evenings, then shoot a page at 1280 and 390 px and the topic's chart into docs/
+	PREDIGEST_STORAGE_URL=file://$(SHOT_STORE) $(BIN)/predigest backfill --workspace examples/workspace \
+	  --from 2026-10-06 --to $(DEMO_DATE) --topic inference
+	@rm -f docs/screenshot.png docs/screenshot-390.png docs/chart.png
+	$(SHOT) --window-size=1280,1600 --screenshot=$(CURDIR)/docs/screenshot.png \
 	  file://$(SHOT_STORE)/briefings/inference/$(DEMO_DATE).html 2>/dev/null
-	@test -s docs/screenshot.png && echo "docs/screenshot.png: the $(DEMO_DATE) page of the sample at 1280 px"
+	$(SHOT) --window-size=390,1600 --screenshot=$(CURDIR)/docs/screenshot-390.png \
+	  file://$(SHOT_STORE)/briefings/inference/$(DEMO_DATE).html 2>/dev/null
+	$(SHOT) --window-size=1280,560 --screenshot=$(CURDIR)/docs/chart.png \
+	  file://$(SHOT_STORE)/briefings/inference/index.html 2>/dev/null
+	@for f in screenshot screenshot-390 chart; do test -s docs/$$f.png || exit 1; done
+	@echo "docs/screenshot.png, docs/screenshot-390.png: the $(DEMO_DATE) page of the sample at 1280 and 390 px; docs/chart.png: its topic index"
 
 .PHONY: bench
 bench: $(STAMP) ## run the benchmarks (~9 min; PREDIGEST_BENCH_DATABASE_URL picks a server, else embedded PostgreSQL)

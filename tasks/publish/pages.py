@@ -78,6 +78,7 @@ def date_summary(doc: Mapping[str, Any]) -> dict[str, Any]:
         "density": doc.get("density"),
         "density_score": doc.get("density_score"),
         "density_rule": doc.get("density_rule"),
+        "density_numbers": doc.get("density_numbers"),  # the rule's thresholds: the chart's bands
         "counts": dict(doc.get("counts") or {}),
         "increments": [{"arxiv_id": p.get("arxiv_id"), "title": p.get("title") or "", "status": p.get("status")}
                        for p in increments],
