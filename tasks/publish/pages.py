@@ -33,6 +33,11 @@ def source_parts(path: str) -> tuple[str, str]:
     return folder.rpartition("/")[2], name
 
 
+def header(text: str) -> str:
+    """A column header whose words break only at spaces: its hyphens do not break ("NET-new")."""
+    return text.replace("-", "\u2011")
+
+
 def _environment() -> Environment:
     env = Environment(
         loader=PackageLoader("tasks.publish", "templates"),
@@ -43,7 +48,7 @@ def _environment() -> Environment:
         keep_trailing_newline=True,
     )
     env.filters.update(note=note_html, text=clean_text, arxiv=arxiv_url, safe_url=safe_url, short=short_title,
-                       source_parts=source_parts)
+                       source_parts=source_parts, header=header)
     # The markdown's cuts of long lists and its section 五, so the page says the same.
     env.globals.update(shown=SHOWN, source_rows=source_rows, summary_lines=summary_lines,
                        merge_line=merge_line)

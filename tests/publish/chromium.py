@@ -59,7 +59,7 @@ LAYOUT_REPORT = """(() => {
   const box = el => el.getBoundingClientRect();
   const root = document.documentElement;
   const out = {viewport: window.innerWidth, page: {scroll: root.scrollWidth, client: root.clientWidth},
-               containers: [], sources: [], labels: [], bars: [], svg: null};
+               containers: [], sources: [], labels: [], bars: [], svg: null, columns: [], fixed: []};
   for (const el of document.querySelectorAll('.scroll'))
     out.containers.push({scroll: el.scrollWidth, client: el.clientWidth, right: box(el).right,
                          overflowX: getComputedStyle(el).overflowX});
@@ -69,6 +69,25 @@ LAYOUT_REPORT = """(() => {
                       title: (cell.querySelector('[title]') || {}).title || '', text: file ? file.innerText : '',
                       lines: file ? file.getClientRects().length : 0});
   }
+  // Each column of a table whose header shows: its width, the em, and its header's longest word
+  // (split at spaces; a run of CJK is one word), measured in the header's font.
+  out.columns = [];
+  const ctx = document.createElement('canvas').getContext('2d');
+  for (const th of document.querySelectorAll('thead th')) {
+    if (!th.getClientRects().length) continue;
+    const style = getComputedStyle(th);
+    ctx.font = style.font;
+    const words = th.innerText.split(/\s+/).filter(Boolean);
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    out.columns.push({header: th.innerText, width: box(th).width - padding, em: parseFloat(style.fontSize),
+                      word: Math.max(0, ...words.map(w => ctx.measureText(w).width))});
+  }
+  // A fixed-vocabulary cell's lines: the distinct tops of its text's line boxes.
+  out.fixed = [...document.querySelectorAll('td.fixed')].filter(td => td.getClientRects().length).map(td => {
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    return {text: td.innerText, lines: new Set([...range.getClientRects()].map(r => Math.round(r.top))).size};
+  });
   const svg = document.querySelector('svg');
   if (svg) { const b = box(svg); out.svg = {left: b.left, right: b.right, top: b.top, bottom: b.bottom}; }
   for (const t of document.querySelectorAll('svg text.tick-label')) {

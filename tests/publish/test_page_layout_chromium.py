@@ -7,6 +7,8 @@ with a day of score 0 and dates missing between the published ones, measured in 
   box scrolls inside it (overflow-x auto) and the box ends inside the viewport;
 - every source cell is wider than a few characters and its file name is not broken a letter a
   line (at least 6 characters a line on average), and carries the full path as its title;
+- every column whose header shows is at least its header's longest word and 4em wide, and a cell
+  of a short fixed vocabulary (时间依据) stays on one line;
 - the topic index's chart shows its date labels: at least two visible, inside the chart, readable
   (at least 8 px tall), not overlapping each other, the last published date among them; the
   score-0 day has a visible mark; a missing date leaves a gap wider than a day's slot.
@@ -97,6 +99,18 @@ def test_source_cells_show_file_names_whole_words_with_the_full_path_on_hover(
         assert cell["width"] >= 6 * cell["font"], cell
         assert cell["text"] == cell["title"].rpartition("/")[2]
         assert cell["lines"] >= 1 and len(cell["text"]) / cell["lines"] >= 6, cell
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_no_column_is_narrower_than_its_header_word_or_four_em(measured: dict[str, dict[str, Any]], case: str) -> None:
+    report = measured[case]
+    if case.endswith("desktop") or case.startswith(("topic", "site")):
+        assert report["columns"], "no table header shows"
+    for column in report["columns"]:
+        assert column["width"] >= column["word"] - 0.5, column
+        assert column["width"] >= 4 * column["em"] - 0.5, column
+    for cell in report["fixed"]:
+        assert cell["lines"] == 1, cell
 
 
 @pytest.mark.parametrize("width", ["desktop", "phone"])
