@@ -78,14 +78,22 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
 
 
 def check_storage(settings: Settings) -> str:
-    """The storage URL, after opening it (nothing is written); UsageError when it cannot be used."""
-    from tasks.publish.storage import store_for
+    """The storage URL, after opening it (nothing is written); UsageError when it cannot be used, or
+    when it is a folder that publishes another workspace's briefings (`tasks.publish.workspace_store`;
+    a bucket is asked at the first publish, which fails the same way, so no check needs the network)."""
+    from tasks.publish.storage import LocalStore, store_for
+    from tasks.publish.workspace_store import StoreTaken, check_owner
 
-    url = settings.storage_root_url
     try:
-        store_for(settings)
+        url = settings.storage_root_url
+        store = store_for(settings)
     except ValueError as exc:
         raise UsageError(f"PREDIGEST_STORAGE_URL: {exc}") from exc
+    if settings.workspace is not None and isinstance(store, LocalStore):
+        try:
+            check_owner(store, settings.workspace)
+        except StoreTaken as exc:
+            raise UsageError(str(exc)) from exc
     return url
 
 

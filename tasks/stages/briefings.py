@@ -46,7 +46,8 @@ from tasks.publish.publish import (
 )
 from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
-from tasks.publish.storage import ObjectStore, store_for
+from tasks.publish.storage import ObjectStore
+from tasks.publish.workspace_store import workspace_store
 from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.verifications import derive_verifications
@@ -83,7 +84,7 @@ def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) ->
 
 
 def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) -> None:
-    store = store_for(settings)
+    store = workspace_store(settings)
     update_index(store, [], {(topic, day): error})
 
 
@@ -158,7 +159,7 @@ def assemble_and_publish(
     briefing's own page is written either way.
     """
     engine = get_engine(settings)
-    store = store_for(settings)
+    store = workspace_store(settings, ref.root)
     with session_scope(engine) as session:
         session.execute(
             insert(Briefing)
@@ -209,7 +210,7 @@ def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.d
     """Refresh each topic's site once for `days` (`tasks.publish.site.refresh_site`: the summary of
     every date with a stored JSON twin), holding the index lock `assemble_and_publish` takes: a run
     publishing meanwhile goes before or after it, never in between."""
-    store = store_for(settings)
+    store = workspace_store(settings)
     with session_scope(get_engine(settings)) as session:
         _lock_index(session)
         for topic in topics:

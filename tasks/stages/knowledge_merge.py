@@ -32,7 +32,7 @@ from tasks.publish.proposal import (
     publish_proposal,
     read_document,
 )
-from tasks.publish.storage import store_for
+from tasks.publish.workspace_store import workspace_store
 
 EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
 
@@ -55,7 +55,7 @@ class MergeOutcome:
 def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.date, only: Collection[str] = (),
                     skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
     """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
-    store = store_for(settings)
+    store = workspace_store(settings, workspace)
     # The run's language first, then any other a briefing of that date was published in.
     langs = [settings.lang, *(lang for lang in get_args(Lang) if lang != settings.lang)]
     raw = next((found for lang in langs if (found := store.get(briefing_keys(topic, day, lang)[1])) is not None), None)
