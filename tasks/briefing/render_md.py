@@ -187,8 +187,12 @@ def _follow_up(c: BriefingContent, L: dict[str, str]) -> str:
 
 
 def _merge_line(c: BriefingContent, L: dict[str, str]) -> str:
-    """Section 五's line on the noon merge proposal: where it is, or that there is none."""
+    """Section 五's line on the noon merge proposal: where it is, that there is none, or why this run
+    could not make it (then nothing is linked)."""
     merge = knowledge_merge(c)
+    if merge.get("failed"):
+        command = f"predigest merge --topic {c.topic} --date {c.date.isoformat()}"  # a command: no label's words
+        return L["sum_merge_failed"].format(reason=_cell(merge["failed"]), command=command)
     if merge["diff"] is None:
         return L["sum_merge_none"]
     return L["sum_merge"].format(at=merge["merge_at"][:16].replace("T", " "), n=merge["increments"],

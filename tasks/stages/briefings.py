@@ -9,6 +9,8 @@ does not store (not its topic's scheduled one) is observed here, once.
 The stage builds the briefing's content model (`briefing_content`, `collected_content`);
 `assemble_and_publish` renders it once (`tasks.publish.rendered`) into every object it publishes,
 and its result carries the summary the run page's artifact and the notifications are made from.
+It stores the noon merge proposal first, so the briefing links only a proposal this run stored and
+otherwise says why there is none (rendered again, with the reason, only then).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -176,12 +178,14 @@ def assemble_and_publish(
         model = content() if content is not None else briefing_content(settings, ref, topic, window)
         briefing = rendered(model, settings.lang)
         _lock_index(session)
-        published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
-        published: PublishedBriefing = published_site.briefing
+        # The proposal before the briefing: the briefing links it only once this run has stored it.
         proposed = guarded(f"{topic.name} {window.date} merge proposal", publish_merge_proposal, store,
                            Path(ref.root), topic, window.date, briefing.view)
-        if proposed.failure is not None:  # the briefing stands; its proposal waits for `predigest merge`
+        if proposed.failure is not None:  # the briefing stands, says why, and links no proposal
             log.warning("no merge proposal for %s %s: %s", topic.name, window.date, proposed.failure.error)
+            briefing = rendered(replace(model, merge_failed=proposed.failure.error), settings.lang)
+        published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
+        published: PublishedBriefing = published_site.briefing
         written = published_site.written
         if force and not written:
             store.put(published.markdown_key, briefing.markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)

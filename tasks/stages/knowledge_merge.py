@@ -26,6 +26,7 @@ from tasks.knowledge.header import document_words
 from tasks.knowledge.merge import Proposal, sha256_text
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.proposal import (
+    DocumentNotUtf8,
     make_proposal,
     proposal_base,
     proposal_text,
@@ -65,7 +66,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
     twin = json.loads(raw.decode("utf-8"))
     try:
         proposal = make_proposal(twin, workspace, only, skip, document_words(judgment_for(settings, workspace)))
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, DocumentNotUtf8) as exc:
         return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
     if proposal is None:
         return MergeOutcome("nothing", f"the briefing of {topic} {day.isoformat()} has nothing to merge; no proposal")
