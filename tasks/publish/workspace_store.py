@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tasks.common.jsontext import json_text
 from tasks.config.settings import Settings, workspace_key
-from tasks.publish.publish import JSON_CONTENT_TYPE, put_if_changed
+from tasks.publish.publish import JSON_CONTENT_TYPE
 from tasks.publish.storage import ObjectStore, store_for
 
 OWNER_KEY = "predigest-workspace.json"
@@ -40,21 +40,23 @@ def recorded_owner(store: ObjectStore) -> str | None:
     return str(owner)
 
 
-def check_owner(store: ObjectStore, workspace: Path) -> str:
-    """The workspace's key, when the store records it or nothing yet; StoreTaken naming both otherwise."""
+def check_owner(store: ObjectStore, workspace: Path) -> bool:
+    """Whether the store records `workspace` already (False: it records none yet); StoreTaken naming
+    both when it records another."""
     key, owner = workspace_key(workspace), recorded_owner(store)
     if owner is not None and owner != key:
         raise StoreTaken(
             f"{store.url_for(OWNER_KEY)} says this store publishes the briefings of workspace {owner}, not of "
             f"{workspace} ({key}); give each workspace its own PREDIGEST_STORAGE_URL (or unset it: the default "
             "is the workspace's own folder under PREDIGEST_HOME)")
-    return key
+    return owner is not None
 
 
 def claim_store(store: ObjectStore, workspace: Path) -> None:
-    """Record `workspace` as the store's (once), after `check_owner`."""
-    key = check_owner(store, workspace)
-    put_if_changed(store, OWNER_KEY, (json_text({"workspace": key}) + "\n").encode("utf-8"), JSON_CONTENT_TYPE)
+    """Record `workspace` as the store's, unless it is already (one read per publish after the first)."""
+    if not check_owner(store, workspace):
+        record = json_text({"workspace": workspace_key(workspace)}) + "\n"
+        store.put(OWNER_KEY, record.encode("utf-8"), JSON_CONTENT_TYPE)
 
 
 def workspace_store(settings: Settings, workspace: Path | str | None = None) -> ObjectStore:
