@@ -5,10 +5,12 @@ Contract:
   storage URL): the CLI prints `predigest: <message>` as one line on stderr and exits 2.
 - `check_workspace` wants an existing directory holding `inbox/` or `organized/`; `check_topics`
   wants at least one topic and every requested one known (a knowledge document in the workspace,
-  configured in a topics file, or in PREDIGEST_TOPICS), and on an all-topics run prints each
-  `organized/knowledge/*.md` that is no topic (a symlink, a directory, a fifo, an unsafe name) with
-  its reason; `check_storage` opens the storage URL
-  without writing. All of them run before Prefect starts, so no flow traceback is ever logged.
+  configured in a topics file, or in PREDIGEST_TOPICS), refuses a topic that has no knowledge
+  document (`tasks.config.topics.no_document`: its briefing would have no baseline), and on an
+  all-topics run prints each `organized/knowledge/*.md` that is no topic (a symlink, a directory, a
+  fifo, an unsafe name) with its reason; `check_storage` opens the storage URL without writing and
+  refuses a folder that publishes another workspace's briefings. All of them run before Prefect
+  starts, so no flow traceback is ever logged.
 - `one_line(exc)` is the message of any other failure, squeezed onto one line.
 """
 
@@ -51,7 +53,7 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
     import sys
 
     from tasks.common.safe_text import visible
-    from tasks.config.topics import is_safe_topic_name, knowledge_folder
+    from tasks.config.topics import is_safe_topic_name, knowledge_folder, no_document
     from tasks.run import known_topic_names
 
     known = known_topic_names(settings, workspace)
@@ -66,6 +68,11 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
             )
     folder = knowledge_folder(workspace)
     names = list(requested or settings.topics or folder.topics)
+    rejected = dict(folder.rejected)
+    for name in names:
+        if name not in folder.topics:  # configured only: refused, not briefed against no baseline
+            path = f"organized/knowledge/{name}.md"
+            raise UsageError(f"{visible(path)}: not a topic: {rejected[path]}" if path in rejected else no_document(name))
     if not (requested or settings.topics):
         # An all-topics run names what it did not take for a topic (and the scan records it).
         for path, reason in folder.rejected:
@@ -78,14 +85,22 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
 
 
 def check_storage(settings: Settings) -> str:
-    """The storage URL, after opening it (nothing is written); UsageError when it cannot be used."""
-    from tasks.publish.storage import store_for
+    """The storage URL, after opening it (nothing is written); UsageError when it cannot be used, or
+    when it is a folder that publishes another workspace's briefings (`tasks.publish.workspace_store`;
+    a bucket is asked at the first publish, which fails the same way, so no check needs the network)."""
+    from tasks.publish.storage import LocalStore, store_for
+    from tasks.publish.workspace_store import StoreTaken, check_owner
 
-    url = settings.storage_root_url
     try:
-        store_for(settings)
+        url = settings.storage_root_url
+        store = store_for(settings)
     except ValueError as exc:
         raise UsageError(f"PREDIGEST_STORAGE_URL: {exc}") from exc
+    if settings.workspace is not None and isinstance(store, LocalStore):
+        try:
+            check_owner(store, settings.workspace)
+        except StoreTaken as exc:
+            raise UsageError(str(exc)) from exc
     return url
 
 

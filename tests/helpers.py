@@ -14,6 +14,7 @@ from sqlalchemy import Engine, text
 from db.models import Base
 from tasks import run
 from tasks.config.settings import Settings, get_settings
+from tasks.publish.storage import ObjectStore, store_for
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"
@@ -69,6 +70,12 @@ def empty_tables(engine: Engine) -> None:
             conn.execute(table.delete())
         for sequence in _id_sequences(engine):
             conn.execute(text("SELECT setval(CAST(:s AS regclass), 1, false)"), {"s": sequence})
+
+
+def published_store(settings: Settings, workspace: Path | None = None) -> ObjectStore:
+    """The store a run of `workspace` (default: the settings' own) publishes to, opened as runs open
+    it: the configured one, else the workspace's folder under home (`Settings.storage_root_url`)."""
+    return store_for(settings.model_copy(update={"workspace": workspace}) if workspace is not None else settings)
 
 
 def expected(day: str) -> dict[str, Any]:

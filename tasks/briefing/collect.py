@@ -15,12 +15,13 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
-from tasks.briefing.knowledge import BaselineUnreadable, knowledge_in_force, unreadable_baseline
+from tasks.briefing.knowledge import BaselineUnreadable, NoBaseline, knowledge_in_force, unreadable_baseline
 from tasks.briefing.undated import UNDATED, undated_sources
 from tasks.briefing.window_items import ItemRow, window_items
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
+from tasks.config.topics import no_document
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -126,6 +127,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         raise BaselineUnreadable(f"cannot read the knowledge document {unreadable}; no {topic} briefing is "
                                  "published against an unreadable baseline (fix or restore the file, then run again)")
     data.knowledge = knowledge_in_force(session, workspace_id, topic, window.end)
+    if data.knowledge is None:
+        raise NoBaseline(no_document(topic))
 
     card_rows = session.execute(
         select(PaperCard.arxiv_id, Source.path, PaperCard.title, PaperCard.primary_category, PaperCard.secondary,

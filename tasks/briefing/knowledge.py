@@ -34,6 +34,11 @@ class BaselineUnreadable(RuntimeError):
     every paper NET-new against no baseline."""
 
 
+class NoBaseline(RuntimeError):
+    """The topic has no knowledge document (it is only configured): nothing is briefed for it, since
+    every paper would be NET-new against nothing (`tasks.config.topics.no_document` says how to add one)."""
+
+
 def unreadable_baseline(session: Session, workspace_id: int, topic: str, cutoff: dt.datetime) -> str | None:
     """"<path>: <error>" when the topic's knowledge document, in its version in force at the cutoff
     (the newest dated at or before it, else the oldest), could not be read; None when it could, or

@@ -40,12 +40,15 @@ def merge_placement(p: Paper) -> dict[str, Any] | None:
 
 def knowledge_merge(c: BriefingContent) -> dict[str, Any]:
     """The proposal's keys and merge time; keys are null when the briefing has nothing to merge (or
-    no merge time: content assembled without a topic's schedule)."""
+    no merge time: content assembled without a topic's schedule), and when its run could not make
+    the proposal: then `failed` says why (the key is there only then), so nothing links an object
+    this run did not write."""
     merged = [p for p in c.increments if p.status in MERGED_STATUSES]
-    diff, document = proposal_keys(c.topic, c.date) if merged and c.merge_at else (None, None)
+    failed = c.merge_failed if merged and c.merge_at else None
+    diff, document = proposal_keys(c.topic, c.date) if merged and c.merge_at and not failed else (None, None)
     refs = sum(1 for p in merged if p.status == "adjacent")
     return {
         "merge_at": c.merge_at.astimezone(ZoneInfo(c.timezone)).isoformat() if c.merge_at else None,
         "diff": diff, "document": document, "increments": len(merged),
-        "into_body": len(merged) - refs, "into_references": refs,
+        "into_body": len(merged) - refs, "into_references": refs, **({"failed": failed} if failed else {}),
     }

@@ -60,8 +60,12 @@ def follow_up_text(follow: Mapping[str, Any], L: Mapping[str, str]) -> str:
 
 
 def merge_line(view: Mapping[str, Any], L: Mapping[str, str]) -> str:
-    """Section 五's line on the noon merge proposal: where it is, or that there is none."""
+    """Section 五's line on the noon merge proposal: where it is, that there is none, or why this run
+    could not make it (then nothing is linked)."""
     merge = view.get("knowledge_merge") or {}
+    if merge.get("failed"):
+        command = f"predigest merge --topic {view['topic']} --date {view['date']}"  # a command: no label's words
+        return L["sum_merge_failed"].format(reason=_line(merge["failed"]), command=command)
     if merge.get("diff") is None:
         return L["sum_merge_none"]
     return L["sum_merge"].format(at=merge["merge_at"][:16].replace("T", " "), n=merge["increments"],

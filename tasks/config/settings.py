@@ -7,6 +7,8 @@ configured the same way."""
 
 from __future__ import annotations
 
+import hashlib
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -122,15 +124,27 @@ class Settings(BaseSettings):
 
     @property
     def storage_root_url(self) -> str:
-        """Where briefings are published; a local folder under home unless configured."""
+        """Where briefings are published: as configured, else the workspace's own folder under home
+        (`published/<workspace_key>`), so two workspaces sharing a home never publish over each other."""
         if self.storage_url:
             return self.storage_url
-        return (self.home.resolve() / "published").as_uri()
+        if self.workspace is None:
+            raise ValueError("the default store is the workspace's own folder under PREDIGEST_HOME: name the "
+                             "workspace (--workspace, PREDIGEST_WORKSPACE) or set PREDIGEST_STORAGE_URL")
+        return (self.home.resolve() / "published" / workspace_key(self.workspace)).as_uri()
 
     @property
     def default_schedule(self) -> str:
         hour, minute = self.cutoff.split(":")
         return f"{int(minute)} {int(hour)} * * {self.briefing_days}"
+
+
+def workspace_key(workspace: Path) -> str:
+    """A workspace's name in stores: its folder's name (made a safe key segment) and the first 8 hex of
+    the sha256 of its absolute path, which is how the database tells workspaces apart too."""
+    root = Path(workspace).expanduser().resolve()
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", root.name).strip("-_")[:40] or "workspace"
+    return f"{name}-{hashlib.sha256(bytes(root)).hexdigest()[:8]}"
 
 
 @lru_cache(maxsize=1)

@@ -123,6 +123,18 @@ def knowledge_folder(workspace: Path) -> KnowledgeFolder:
     return KnowledgeFolder(tuple(sorted(topics)), tuple(rejected))
 
 
+def no_document(topic: str) -> str:
+    """The one line that refuses to brief a topic with no knowledge document (configured only), and
+    says how to make it briefable."""
+    if not is_safe_topic_name(topic):  # the true reason: no file could ever be its document
+        return (f"invalid topic {topic!r}: a topic is ASCII letters, digits, '-' and '_', starting with a letter "
+                "or digit, at most 64 characters")
+    path = "/".join((*KNOWLEDGE_DIR, f"{topic}.md"))
+    return (f"topic {topic!r} has no knowledge document: create {path} (a title `# {topic}` and a line "
+            "`version: v1` are enough to start; what it anchors is the baseline every paper is checked against) "
+            "and run again; without one every paper would be called NET-new")
+
+
 def discover_topics(workspace: Path) -> list[str]:
     """Topics that have a knowledge document in the workspace, sorted (`knowledge_folder`)."""
     return list(knowledge_folder(workspace).topics)

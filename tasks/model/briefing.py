@@ -228,6 +228,8 @@ class BriefingContent:
     # so section 三 and its count hold what this evening's sources say, as the team writes it.
     earlier_verifications: list[StatusAsOf] = field(default_factory=list)
     merge_at: dt.datetime | None = None  # the noon update that merges its increments (tasks.model.merge)
+    # Why this run could not make or publish the noon merge proposal: the briefing then says so and links none.
+    merge_failed: str | None = None
     # Files seen by the cutoff that have no date that can exist (path, why): listed, in no window.
     undated: list[tuple[str, str]] = field(default_factory=list)
     undated_count: int = 0

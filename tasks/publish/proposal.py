@@ -32,6 +32,10 @@ DIFF_CONTENT_TYPE = "text/x-diff; charset=utf-8"
 _BASE = re.compile(r"^# document: .* \(sha256 ([0-9a-f]{64})\)$", re.M)
 
 
+class DocumentNotUtf8(ValueError):
+    """The knowledge document is not UTF-8 text, the only encoding a proposal reads and writes."""
+
+
 @dataclass(frozen=True)
 class TwinMerge:
     """What the twin says about its noon merge."""
@@ -61,11 +65,15 @@ def make_proposal(doc: Mapping[str, Any], workspace: Path, only: Collection[str]
                   skip: Collection[str] = (), words: DocumentWords | None = None) -> Proposal | None:
     """The proposal of a twin against the workspace's document now; None when the twin merges nothing.
     `words`: the run's `[knowledge]` words (`document_words`; None: the packaged ones).
-    Raises OSError or UnicodeDecodeError when the document cannot be read as UTF-8 text."""
+    Raises OSError when the document cannot be read, DocumentNotUtf8 when it is not UTF-8 text."""
     merge = twin_merge(doc)
     if merge.merge_at is None or not merge.increments:
         return None
-    text = read_document(workspace / merge.path)
+    try:
+        text = read_document(workspace / merge.path)
+    except UnicodeDecodeError as exc:  # a reader is told the file, not a codec's message
+        raise DocumentNotUtf8(f"{merge.path} is not UTF-8 text ({exc.reason} at byte {exc.start}); a proposal "
+                              "keeps every byte of the document, so it reads UTF-8 only") from exc
     return propose(text, merge.increments, merge.merge_at, briefing_date=dt.date.fromisoformat(doc["date"]),
                    path=merge.path, only=only, skip=skip, words=words)
 

@@ -9,6 +9,8 @@ does not store (not its topic's scheduled one) is observed here, once.
 The stage builds the briefing's content model (`briefing_content`, `collected_content`);
 `assemble_and_publish` renders it once (`tasks.publish.rendered`) into every object it publishes,
 and its result carries the summary the run page's artifact and the notifications are made from.
+It stores the noon merge proposal first, so the briefing links only a proposal this run stored and
+otherwise says why there is none (rendered again, with the reason, only then).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +48,8 @@ from tasks.publish.publish import (
 )
 from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
-from tasks.publish.storage import ObjectStore, store_for
+from tasks.publish.storage import ObjectStore
+from tasks.publish.workspace_store import workspace_store
 from tasks.stages.derive import Judged, copy_window
 from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.verifications import derive_verifications
@@ -83,7 +86,7 @@ def failed_briefing(settings: Settings, topic: str, day: dt.date, error: str) ->
 
 
 def _record_failure(settings: Settings, topic: str, day: dt.date, error: str) -> None:
-    store = store_for(settings)
+    store = workspace_store(settings)
     update_index(store, [], {(topic, day): error})
 
 
@@ -158,7 +161,7 @@ def assemble_and_publish(
     briefing's own page is written either way.
     """
     engine = get_engine(settings)
-    store = store_for(settings)
+    store = workspace_store(settings, ref.root)
     with session_scope(engine) as session:
         session.execute(
             insert(Briefing)
@@ -175,12 +178,14 @@ def assemble_and_publish(
         model = content() if content is not None else briefing_content(settings, ref, topic, window)
         briefing = rendered(model, settings.lang)
         _lock_index(session)
-        published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
-        published: PublishedBriefing = published_site.briefing
+        # The proposal before the briefing: the briefing links it only once this run has stored it.
         proposed = guarded(f"{topic.name} {window.date} merge proposal", publish_merge_proposal, store,
                            Path(ref.root), topic, window.date, briefing.view)
-        if proposed.failure is not None:  # the briefing stands; its proposal waits for `predigest merge`
+        if proposed.failure is not None:  # the briefing stands, says why, and links no proposal
             log.warning("no merge proposal for %s %s: %s", topic.name, window.date, proposed.failure.error)
+            briefing = rendered(replace(model, merge_failed=proposed.failure.error), settings.lang)
+        published_site = publish_with_site(store, briefing, settings.lang, settings.site_url, site=site)
+        published: PublishedBriefing = published_site.briefing
         written = published_site.written
         if force and not written:
             store.put(published.markdown_key, briefing.markdown.encode("utf-8"), MARKDOWN_CONTENT_TYPE)
@@ -209,7 +214,7 @@ def refresh_sites(settings: Settings, topics: Sequence[str], days: Sequence[dt.d
     """Refresh each topic's site once for `days` (`tasks.publish.site.refresh_site`: the summary of
     every date with a stored JSON twin), holding the index lock `assemble_and_publish` takes: a run
     publishing meanwhile goes before or after it, never in between."""
-    store = store_for(settings)
+    store = workspace_store(settings)
     with session_scope(get_engine(settings)) as session:
         _lock_index(session)
         for topic in topics:

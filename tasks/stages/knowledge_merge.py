@@ -26,13 +26,14 @@ from tasks.knowledge.header import document_words
 from tasks.knowledge.merge import Proposal, sha256_text
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.proposal import (
+    DocumentNotUtf8,
     make_proposal,
     proposal_base,
     proposal_text,
     publish_proposal,
     read_document,
 )
-from tasks.publish.storage import store_for
+from tasks.publish.workspace_store import workspace_store
 
 EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
 
@@ -55,7 +56,7 @@ class MergeOutcome:
 def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.date, only: Collection[str] = (),
                     skip: Collection[str] = (), apply: bool = False) -> MergeOutcome:
     """Show (and publish) or apply the merge proposal of `topic`'s briefing of `day`; see the module docstring."""
-    store = store_for(settings)
+    store = workspace_store(settings, workspace)
     # The run's language first, then any other a briefing of that date was published in.
     langs = [settings.lang, *(lang for lang in get_args(Lang) if lang != settings.lang)]
     raw = next((found for lang in langs if (found := store.get(briefing_keys(topic, day, lang)[1])) is not None), None)
@@ -65,7 +66,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
     twin = json.loads(raw.decode("utf-8"))
     try:
         proposal = make_proposal(twin, workspace, only, skip, document_words(judgment_for(settings, workspace)))
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, DocumentNotUtf8) as exc:
         return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
     if proposal is None:
         return MergeOutcome("nothing", f"the briefing of {topic} {day.isoformat()} has nothing to merge; no proposal")

@@ -38,6 +38,7 @@ from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.health import Facts, FeedHealthRule, judge_feed, local_day
 from tasks.feeds.model import FeedItem, FeedSnapshot
+from tasks.ingest.scan import scan_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 
 URI = "https://rss.arxiv.org/rss/cs.DC"
@@ -79,17 +80,21 @@ def feed_sets(draw: st.DrawFn) -> list[Spec]:
 
 
 def store_all(settings: Settings, tmp: Path, specs: list[Spec]) -> tuple[run.WorkspaceRef, dict[str, Any]]:
-    """Store `specs` in their order into a fresh copy of the sample workspace (nothing else ingested);
-    returns it and, by stored identity, each snapshot's day and problem."""
+    """Store `specs` in their order into a fresh copy of the sample workspace (nothing else ingested
+    but the knowledge document, without which no topic is briefed); returns it and, by stored
+    identity, each snapshot's day and problem."""
     root = tmp / uuid.uuid4().hex
     shutil.copytree(SAMPLE_WORKSPACE, root)
     ref = run.register_workspace(settings, root)
+    for wf in scan_workspace(root):
+        if wf.kind == "knowledge":
+            run.ingest_one(settings, ref, wf)
     for spec in specs:
         outcome = stage.store_feed(settings, ref.id, snapshot(spec))
         assert outcome.status == "new" and outcome.error is None
     with session_scope(get_engine(settings)) as session:
         rows = session.execute(select(Source.sha256, Source.observed_at, Source.feed_problem)
-                               .where(Source.workspace_id == ref.id)).all()
+                               .where(Source.workspace_id == ref.id, Source.kind != "knowledge")).all()
     return ref, {r.sha256: (local_day("arxiv_feed", r.observed_at), r.feed_problem) for r in rows}
 
 

@@ -64,6 +64,7 @@ def test_flow_publishes_to_s3(
                     "team/briefings/inference/2026-10-07.knowledge.diff",  # the noon merge proposal
                     "team/briefings/inference/2026-10-07.knowledge.md",
                     "team/briefings/inference/2026-10-07.md", "team/briefings/inference/atom.xml",
-                    "team/briefings/inference/index.html", "team/briefings/inference/site.json"]
+                    "team/briefings/inference/index.html", "team/briefings/inference/site.json",
+                    "team/predigest-workspace.json"]  # the workspace this store publishes for
     body = json.loads(s3.get_object(Bucket=s3_bucket, Key="team/briefings/inference/2026-10-07.json")["Body"].read())
     assert {c["arxiv_id"] for c in body["citations"] if c["status"] == "net_new"} == set(expected("2026-10-07")["net_new"])

@@ -135,6 +135,8 @@ def test_an_exception_in_any_topic_stage_fails_that_topic_alone(
     topics = []
     for k, (module, name) in enumerate(TOPIC_STAGES):
         topics.append(f"{TOPIC}{k}")
+        # A document of its own: a topic without one is refused before any of its stages runs.
+        (root / "organized" / "knowledge" / f"{TOPIC}{k}.md").write_text(f"# {TOPIC}{k}\n\nversion: v1\n", "utf-8")
         _patch(monkeypatch, module, name, _is_topic(f"{TOPIC}{k}"))
     _, results = run_evening(settings, root, [*topics, "inference"])
     by_topic = {r.topic: r for r in results}

@@ -366,13 +366,17 @@ def test_two_workspaces_in_one_database_do_not_mix(
     # A byte-identical copy of one of A's notes, at the same relative path.
     (other / R7).parent.mkdir(parents=True)
     shutil.copy2(workspace / R7, other / R7)
+    # B's own knowledge document (a topic without one is never briefed), anchoring nothing of A's.
+    b_doc = "organized/knowledge/inference.md"
+    (other / b_doc).parent.mkdir(parents=True)
+    (other / b_doc).write_text("# inference\n\nversion: v7 · updated: 2026-10-01 12:00\n", encoding="utf-8")
 
     ref_a = ingest_all(settings, workspace)
     ref_b = ingest_all(settings, other)
     assert ref_a.id != ref_b.id
 
     b_sources = _sources(clean_db, ref_b.id)
-    assert sorted(s.path for s in b_sources) == sorted([b_only, R7])
+    assert sorted(s.path for s in b_sources) == sorted([b_only, R7, b_doc])
     a_r7 = _current(clean_db, ref_a.id)[R7]
     b_r7 = next(s for s in b_sources if s.path == R7)
     assert b_r7.id != a_r7.id and b_r7.sha256 == a_r7.sha256
@@ -380,10 +384,10 @@ def test_two_workspaces_in_one_database_do_not_mix(
 
     brief_b = briefing_json(settings, other, "inference", OCT7)
     b_paths = {b_only, R7}
-    assert {s["path"] for s in brief_b["sources"]} == b_paths
+    assert {s["path"] for s in brief_b["sources"]} == b_paths | {b_doc}  # its baseline is a source checked
     assert all(set(c["sources"]) <= b_paths for c in brief_b["citations"])
     assert _citation(brief_b, "2610.09879") is not None
-    assert brief_b["knowledge"]["version"] is None, "A's knowledge document is not B's"
+    assert brief_b["knowledge"]["version"] == "v7", "A's knowledge document is not B's"
     assert brief_b["knowledge"]["citations"] is None
     assert brief_b["counts"]["already_anchored"] == 0 and brief_b["counts"]["reference_list_only"] == 0
 
