@@ -2,7 +2,8 @@
 
 With `PREDIGEST_DATABASE_URL` unset, predigest runs an embedded PostgreSQL (pgserver) under
 `<home>/pg`; it keeps running after the process exits so later commands and workers reuse it
-(`predigest db stop` or `predigest down` stop it: `db.embedded`).
+(`predigest db stop` or `predigest down` stop it: `db.embedded`). A server this process was using
+that dies under it (its postmaster killed) is started again by the next retry (`revive_embedded`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ _embedded_urls: dict[Path, str] = {}
 started_here: set[Path] = set()
 _lock = threading.Lock()
 _embedded_lock = threading.Lock()
+_revive_lock = threading.Lock()  # one thread restarts a dead server; the others then find it running
+_used_here: set[Path] = set()  # data dirs whose server this process has used: the ones it revives
 # alembic keeps the running migration context in module globals, so one process may run only one
 # command at a time; the advisory lock then serialises processes.
 _alembic_lock = threading.Lock()
@@ -82,6 +85,7 @@ def _embedded_url(pgdata: Path) -> str:
     with _embedded_lock:
         if pgdata not in _embedded_urls:
             _embedded_urls[pgdata] = _start_embedded(pgdata)
+            _used_here.add(pgdata)
         return _embedded_urls[pgdata]
 
 
@@ -141,6 +145,27 @@ def forget_embedded(pgdata: Path) -> None:
         atexit.unregister(stale._cleanup)
         with suppress(OSError, ValueError):
             stale.global_process_id_list.get_and_remove(os.getpid())
+
+
+def revive_embedded(settings: Settings) -> int | None:
+    """Start the embedded server of `settings.home` again when this process was using it and its
+    postmaster is gone (killed, or crashed); return the new pid, None when nothing was started.
+    A server that will not start yet (its old backends still exiting) is left to the next retry."""
+    if settings.database_url:
+        return None  # an external server is restarted by whoever runs it; the retries wait for it
+    pgdata = pgdata_of(settings.home)
+    with _revive_lock:
+        if pgdata not in _used_here or embedded_status(settings.home).running:
+            return None
+        forget_embedded(pgdata)
+        try:
+            resolve_database_url(settings)
+        except Exception as exc:  # noqa: BLE001 - the caller's retry reports what stays wrong
+            log.warning("the embedded PostgreSQL in %s did not start again yet: %s", pgdata, exc)
+            return None
+        pid = embedded_status(settings.home).pid
+        log.warning("the embedded PostgreSQL in %s had stopped; started it again (pid %s)", pgdata, pid)
+        return pid
 
 
 def _too_long_message(pgdata: Path) -> str:
