@@ -33,6 +33,11 @@ class DatabaseUnavailable(RuntimeError):
     """The database stayed unreachable through every retry of a unit of work."""
 
 
+class ServerRestarting(RuntimeError):
+    """The embedded server a process was using died and has not started again yet: a lost
+    connection like any other, retried."""
+
+
 def is_disconnect(exc: BaseException) -> bool:
     """Whether `exc` (or what it was raised from) says the connection to the server was lost or refused."""
     import psycopg
@@ -44,7 +49,7 @@ def is_disconnect(exc: BaseException) -> bool:
         seen.add(id(current))
         if isinstance(current, DBAPIError) and current.connection_invalidated:
             return True
-        if isinstance(current, InterfaceError | psycopg.InterfaceError):  # used after it was closed
+        if isinstance(current, InterfaceError | psycopg.InterfaceError | ServerRestarting):  # closed, or restarting
             return True
         # An OperationalError without a SQLSTATE is the client's (refused, or closed under it); with
         # one, only the connection classes count, not e.g. a statement timeout or a full disk.

@@ -298,6 +298,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = "" if isinstance(exc, UsageError) else logfile.details()
         print(f"predigest: {one_line(exc)}{where}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError | ValueError | FileNotFoundError) else 1
+    finally:
+        if argv is not None:  # called in-process (a test, a script): its logging is left as it was
+            logfile.restore()
 
 
 if __name__ == "__main__":

@@ -38,6 +38,7 @@ class _FileHandler(logging.FileHandler):
 
 class _Routed:
     handler: _FileHandler | None = None
+    moved: list[tuple[logging.Logger, logging.Handler | None]] = []  # (logger, terminal handler taken off)
 
 
 def _to_terminal(handler: logging.Handler) -> bool:
@@ -66,9 +67,25 @@ def log_to_file(home: Path, keep_terminal: bool = False) -> Path:
         if not keep_terminal:
             for h in terminal:
                 logger.removeHandler(h)
+                _Routed.moved.append((logger, h))
         if handler not in logger.handlers:
             logger.addHandler(handler)
+            _Routed.moved.append((logger, None))
     return path
+
+
+def restore() -> None:
+    """Undo `log_to_file` (the CLI's `main` called in-process, by a test or a script, leaves the
+    process's logging as it found it)."""
+    handler, _Routed.handler = _Routed.handler, None
+    for logger, moved in reversed(_Routed.moved):
+        if moved is not None:
+            logger.addHandler(moved)
+        elif handler is not None:
+            logger.removeHandler(handler)
+    _Routed.moved.clear()
+    if handler is not None:
+        handler.close()
 
 
 def summary_line() -> str | None:
