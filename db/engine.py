@@ -2,7 +2,8 @@
 
 With `PREDIGEST_DATABASE_URL` unset, predigest runs an embedded PostgreSQL (pgserver) under
 `<home>/pg`; it keeps running after the process exits so later commands and workers reuse it
-(`predigest db stop` or `predigest down` stop it: `db.embedded`).
+(`predigest db stop` or `predigest down` stop it: `db.embedded`). A server this process was using
+that dies under it (its postmaster killed) is started again by the next retry (`revive_embedded`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from db.embedded import embedded_status, pgdata_of, stop_server
+from db.retry import ServerRestarting
 from tasks.config.settings import Settings, get_settings
 
 ALEMBIC_INI = Path(__file__).resolve().parent / "alembic.ini"
@@ -46,7 +48,10 @@ _embedded_urls: dict[Path, str] = {}
 # can say that it leaves one behind.
 started_here: set[Path] = set()
 _lock = threading.Lock()
-_embedded_lock = threading.Lock()
+# Re-entrant: reviving a dead server forgets it and starts it again under it, so no other thread
+# starts it, or reads pgserver's handle files, in between.
+_embedded_lock = threading.RLock()
+_used_here: set[Path] = set()  # data dirs whose server this process has used: the ones it revives
 # alembic keeps the running migration context in module globals, so one process may run only one
 # command at a time; the advisory lock then serialises processes.
 _alembic_lock = threading.Lock()
@@ -81,7 +86,14 @@ def _embedded_url(pgdata: Path) -> str:
     # pgserver's start lock is a file lock, which threads of one process all pass; serialise them here.
     with _embedded_lock:
         if pgdata not in _embedded_urls:
-            _embedded_urls[pgdata] = _start_embedded(pgdata)
+            try:
+                _embedded_urls[pgdata] = _start_embedded(pgdata)
+            except Exception as exc:
+                if pgdata not in _used_here:
+                    raise
+                # It ran for this process and died: not ready again yet, which the retries wait out.
+                raise ServerRestarting(f"the embedded PostgreSQL in {pgdata} is not running again yet: {exc}") from exc
+            _used_here.add(pgdata)
         return _embedded_urls[pgdata]
 
 
@@ -141,6 +153,27 @@ def forget_embedded(pgdata: Path) -> None:
         atexit.unregister(stale._cleanup)
         with suppress(OSError, ValueError):
             stale.global_process_id_list.get_and_remove(os.getpid())
+
+
+def revive_embedded(settings: Settings) -> int | None:
+    """Start the embedded server of `settings.home` again when this process was using it and its
+    postmaster is gone (killed, or crashed); return the new pid, None when nothing was started.
+    A server that will not start yet (its old backends still exiting) is left to the next retry."""
+    if settings.database_url:
+        return None  # an external server is restarted by whoever runs it; the retries wait for it
+    pgdata = pgdata_of(settings.home)
+    with _embedded_lock:
+        if pgdata not in _used_here or embedded_status(settings.home).running:
+            return None
+        forget_embedded(pgdata)
+        try:
+            resolve_database_url(settings)
+        except ServerRestarting as exc:  # the caller's retry reports what stays wrong
+            log.warning("%s", exc)
+            return None
+        pid = embedded_status(settings.home).pid
+        log.warning("the embedded PostgreSQL in %s had stopped; started it again (pid %s)", pgdata, pid)
+        return pid
 
 
 def _too_long_message(pgdata: Path) -> str:

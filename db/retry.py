@@ -5,7 +5,10 @@ so that the whole unit (a stage: register, find changes, an ingest batch, a topi
 redone on a fresh connection after a backoff. Redoing a unit is safe because each one is one or more
 transactions that are idempotent: an ingest rolled back is written again whole, one committed before
 the connection went is found unchanged and not written twice, and publishing writes only bytes that
-changed. After the last attempt the error is raised as one line, `DatabaseUnavailable`.
+changed. Before each new attempt `revive` (when given) may bring the server back: the embedded
+PostgreSQL a run was using is started again when its postmaster died (`db.engine.revive_embedded`).
+After the last attempt the error is raised as one line, `DatabaseUnavailable`, which says that a
+re-run is safe.
 """
 
 from __future__ import annotations
@@ -30,6 +33,11 @@ class DatabaseUnavailable(RuntimeError):
     """The database stayed unreachable through every retry of a unit of work."""
 
 
+class ServerRestarting(RuntimeError):
+    """The embedded server a process was using died and has not started again yet: a lost
+    connection like any other, retried."""
+
+
 def is_disconnect(exc: BaseException) -> bool:
     """Whether `exc` (or what it was raised from) says the connection to the server was lost or refused."""
     import psycopg
@@ -41,7 +49,7 @@ def is_disconnect(exc: BaseException) -> bool:
         seen.add(id(current))
         if isinstance(current, DBAPIError) and current.connection_invalidated:
             return True
-        if isinstance(current, InterfaceError | psycopg.InterfaceError):  # used after it was closed
+        if isinstance(current, InterfaceError | psycopg.InterfaceError | ServerRestarting):  # closed, or restarting
             return True
         # An OperationalError without a SQLSTATE is the client's (refused, or closed under it); with
         # one, only the connection classes count, not e.g. a statement timeout or a full disk.
@@ -57,6 +65,14 @@ def retry_on_disconnect(
 ) -> T:
     """`step(*args, **kwargs)`, redone up to `attempts` times in all while it loses its connection,
     waiting `backoff_seconds`, then twice as long each time; other errors pass through at once."""
+    return retry_reviving(attempts, backoff_seconds, None, step, *args, **kwargs)
+
+
+def retry_reviving(
+    attempts: int, backoff_seconds: float, revive: Callable[[], object] | None, step: Callable[P, T],
+    *args: P.args, **kwargs: P.kwargs
+) -> T:
+    """`retry_on_disconnect`, calling `revive` (when given) before each new attempt."""
     name = getattr(step, "__name__", "a stage")
     for attempt in range(1, attempts + 1):
         try:
@@ -67,9 +83,13 @@ def retry_on_disconnect(
             first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             if attempt == attempts:
                 raise DatabaseUnavailable(
-                    f"the database was unreachable through {attempts} attempts of {name}: {first_line}"
+                    f"the database connection was lost in {name} and the database stayed unreachable through "
+                    f"{attempts} attempts ({first_line}); what was not committed was rolled back, so running "
+                    "the same command again once the database is back is safe"
                 ) from exc
             wait = backoff_seconds * 2 ** (attempt - 1)
             log.warning("database connection lost in %s (%s); retrying in %.1f s", name, first_line, wait)
             time.sleep(wait)
+            if revive is not None:
+                revive()
     raise AssertionError("unreachable")  # the loop returns or raises

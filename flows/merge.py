@@ -48,7 +48,7 @@ async def knowledge_merge(
         day = date or local_date(settings.timezone) - dt.timedelta(days=1)
         names = [t.name for t in run.topics_for(settings, Path(root), topics)]
         results = [merge_topic(settings, root, name, day, only or [], skip or [], auto_apply) for name in names]
-        failed = [r for r in results if r["status"] in ("stale", "missing")]
+        failed = [r for r in results if r["status"] in ("stale", "missing", "refused")]
         if failed:
             raise RuntimeError("; ".join(f"{r['topic']}: {r['message']}" for r in failed))
         return results

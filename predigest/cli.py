@@ -15,7 +15,7 @@ import traceback
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
-from predigest import __version__
+from predigest import __version__, logfile
 from predigest.cli_checks import (
     UsageError,
     bounded_int,
@@ -77,6 +77,14 @@ def _prefect_line(claimed: LocalApi | None) -> str:
     return progress.prefect_line(get_current_settings().api.url or None)
 
 
+def _log_to_file(settings: Settings, args: argparse.Namespace) -> None:
+    """Log records go to the log file under home from here on (--debug: the terminal too); call
+    after `_claim_local_api`, as this imports Prefect."""
+    from predigest.logfile import log_to_file
+
+    log_to_file(settings.home, keep_terminal=_debug_wanted(args))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     """Run the daily-briefing flow and print what it ingested and published."""
     quiet_prefect()
@@ -85,6 +93,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     check_topics(settings, root, args.topic)
     check_storage(settings)
     claimed = _claim_local_api(settings)  # it starts while the database does
+    _log_to_file(settings, args)
     from predigest import progress
     from tasks.run import register_workspace
     from tasks.stages.queries import database_now
@@ -112,6 +121,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"  feed:     {result.feed_url}")
     if notice := progress.embedded_notice(settings):
         print(notice)
+    if line := logfile.summary_line():
+        print(line)
     return 1 if results and all(r.error for r in results) else 0
 
 
@@ -120,7 +131,9 @@ def cmd_feeds(args: argparse.Namespace) -> int:
     quiet_prefect()
     settings = _settings(args)
     root = check_workspace(settings.workspace, "feeds", " (its snapshots are stored with the workspace's sources)")
-    print(_prefect_line(_claim_local_api(settings)), flush=True)
+    claimed = _claim_local_api(settings)
+    _log_to_file(settings, args)
+    print(_prefect_line(claimed), flush=True)
     import asyncio
 
     from flows.feeds import poll_feeds
@@ -146,6 +159,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     check_topics(settings, root, args.topic)
     check_storage(settings)
     claimed = _claim_local_api(settings)
+    _log_to_file(settings, args)
     from predigest import progress as lines
 
     print(lines.database_line(settings), flush=True)
@@ -281,8 +295,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         elif not expected:
             print(f"predigest: {type(exc).__name__}: {one_line(exc)} (--debug shows the traceback)", file=sys.stderr)
             return 1
-        print(f"predigest: {one_line(exc)}", file=sys.stderr)
+        where = "" if isinstance(exc, UsageError) else logfile.details()
+        print(f"predigest: {one_line(exc)}{where}", file=sys.stderr)
         return 2 if isinstance(exc, UsageError | ValueError | FileNotFoundError) else 1
+    finally:
+        if argv is not None:  # called in-process (a test, a script): its logging is left as it was
+            logfile.restore()
 
 
 if __name__ == "__main__":

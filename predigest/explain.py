@@ -120,7 +120,7 @@ def merge_placements(twin: dict[str, Any], workspace: Path, wanted: Sequence[str
     try:
         proposal = make_proposal(twin, workspace)
         actions = {p.key: f"{p.action}: {p.why}" for p in proposal.placements} if proposal else {}
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not text the merge could write back unchanged
         actions = {"": f"the document cannot be read: {exc}"}
     rows = []
     for inc in twin.get("increments") or []:

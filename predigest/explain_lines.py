@@ -15,6 +15,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from tasks.common.decode import decode_bytes
+
 MAX_BYTES = 8 * 1024 * 1024
 _CARD_KEYS = {"card_primary": "primary", "card_secondary": "secondary"}
 _SPACE = re.compile(r"\s+")
@@ -47,7 +49,7 @@ class SourceLines:
                 return None
             if resolved.stat().st_size > MAX_BYTES:
                 return None
-            return resolved.read_bytes().decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+            return decode_bytes(resolved.read_bytes()).text.splitlines()  # the lines ingest read
         except (OSError, RuntimeError, ValueError):
             return None
 

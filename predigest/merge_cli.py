@@ -62,7 +62,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
     check_topics(settings, Path(settings.workspace), [args.topic])  # an unknown topic: the message `run` gives
     outcome = merge_knowledge(settings, Path(settings.workspace), args.topic, args.date, args.only, args.skip,
                               args.apply)
-    if outcome.text and outcome.status != "stale":
+    if outcome.text and outcome.status not in ("stale", "refused"):
         sys.stdout.write(colour(outcome.text) if sys.stdout.isatty() else outcome.text)
     print(f"predigest: {outcome.message}", file=sys.stderr if outcome.exit_code else sys.stdout)
     return outcome.exit_code

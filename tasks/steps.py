@@ -14,7 +14,8 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from db.retry import retry_on_disconnect
+from db.engine import revive_embedded
+from db.retry import retry_reviving
 from tasks import backfill, run
 from tasks.backfill import DateJob, JobOutcome
 from tasks.backfill_runs import notify_progress, stored_results
@@ -32,8 +33,10 @@ log = logging.getLogger(__name__)
 
 
 def _retried(settings: Settings, step: Callable[..., Any], *args: Any) -> Any:
-    """`step(*args)`, redone on a fresh connection while the database connection is lost."""
-    return retry_on_disconnect(settings.db_retry_attempts, settings.db_retry_backoff_seconds, step, *args)
+    """`step(*args)`, redone on a fresh connection while the database connection is lost; an
+    embedded server that died meanwhile is started again first."""
+    return retry_reviving(settings.db_retry_attempts, settings.db_retry_backoff_seconds,
+                          lambda: revive_embedded(settings), step, *args)
 
 
 @task(name="register-workspace")

@@ -131,5 +131,5 @@ def build_content(
         report=report, stale_after_days=stale_after_days, highlight=highlight(increments),
         earlier_verifications=[v for v in items if not v.seen_in_window],
         merge_at=merge_time(data.window.end, data.window.timezone, topic.merge_time),
-        undated=data.undated, undated_count=data.undated_count, judgment=topic.judgment,
+        undated=data.undated, undated_count=data.undated_count, unlistable=data.unlistable, judgment=topic.judgment,
     )

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from tasks.briefing.knowledge import BaselineUnreadable, NoBaseline, knowledge_in_force, unreadable_baseline
-from tasks.briefing.undated import UNDATED, undated_sources
+from tasks.briefing.undated import UNDATED, undated_sources, unlistable_folders
 from tasks.briefing.window_items import ItemRow, window_items
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
@@ -116,6 +116,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
                                feed_problem=r.feed_problem)
                     for r in source_rows]
     data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
+    data.unlistable = unlistable_folders(session, versions.condition(), FIRST_SEEN, window)
 
     data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]

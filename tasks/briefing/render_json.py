@@ -151,6 +151,9 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         # Only when a feed snapshot is marked: a briefing without one keeps its bytes.
         **({"feed_problems": [{**p, "text": feed_problem_text(p, L)} for p in report.feed_problems]}
            if report and report.feed_problems else {}),
+        # Likewise only when a folder could not be listed.
+        **({"unlistable": [{"path": path, "error": error} for path, error in content.unlistable]}
+           if content.unlistable else {}),
     }
 
 

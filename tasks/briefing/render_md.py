@@ -209,6 +209,9 @@ def render_markdown(content: BriefingContent, lang: str = "zh", view: Mapping[st
         more = L["undated_more"].format(n=c.undated_count - len(c.undated)) if c.undated_count > len(c.undated) else ""
         items = L["sep"].join(_cell(path) + L["paren"].format(text=_cell(why)) for path, why in c.undated)
         out += ["", L["undated"].format(n=c.undated_count, items=items) + more]
+    if c.unlistable:
+        items = L["sep"].join(_cell(path) + L["paren"].format(text=_cell(error)) for path, error in c.unlistable)
+        out += ["", L["unlistable"].format(n=len(c.unlistable), items=items)]
     if c.report is not None:
         out += ["", L["s6_rule"].format(rule=rule_text(c.report.numbers, L) or c.report.rule, score=c.report.score)]
     net_new = len(c.with_status("net_new"))

@@ -16,6 +16,7 @@ from sqlalchemy import and_, or_, select
 from sqlalchemy.orm import Session
 
 from db.models import Source
+from tasks.ingest.scan import UNLISTABLE
 from tasks.model.window import NOTE_KINDS
 from tasks.model.windows import Window
 
@@ -35,7 +36,7 @@ def undated_sources(session: Session, in_force: Any, first_seen: Any, window: Wi
     future = window.end + FUTURE_SLACK
     rows = session.execute(
         select(Source.path, Source.time_basis, Source.observed_at, Source.warnings, Source.error)
-        .where(in_force, Source.kind != "knowledge", first_seen <= window.end,
+        .where(in_force, Source.kind != "knowledge", first_seen <= window.end, ~_unlistable(),
                or_(Source.time_basis == UNDATED, and_(Source.kind.in_(ONE_DATE_KINDS), Source.observed_at > future)))
         .order_by(Source.path)
     ).all()
@@ -49,3 +50,20 @@ def undated_sources(session: Session, in_force: Any, first_seen: Any, window: Wi
                           "no date in its name, front matter or header")
         listed.append((path, f"{reason}; {error}" if error else reason))  # an unreadable file says why too
     return listed, len(rows)
+
+
+def _unlistable() -> Any:
+    """A folder the scan could not list: a source with that error, not an undated file."""
+    return and_(Source.error.is_not(None), Source.error.startswith(UNLISTABLE, autoescape=True))
+
+
+def unlistable_folders(session: Session, in_force: Any, first_seen: Any, window: Window) -> list[tuple[str, str]]:
+    """(path, error) of each folder that, as of the cutoff, the last scan could not list: found so
+    by then, and not listed again by then (`tasks.ingest.changes.supersede_relisted`), by path."""
+    rows = session.execute(
+        select(Source.path, Source.error)
+        .where(in_force, first_seen <= window.end, _unlistable(),
+               or_(Source.superseded_at.is_(None), Source.superseded_at > window.end))
+        .order_by(Source.path)
+    ).all()
+    return [(path, error or "") for path, error in rows]

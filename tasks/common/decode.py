@@ -7,7 +7,9 @@ charset-normalizer among those candidates (GB18030 wins a tie). Every Unicode li
 CR, NEL, VT, FF, U+2028, U+2029, the file/group/record separators) becomes LF. Text that can only
 be decoded with losses (UTF-8 cut mid-character at the end of the file, stray bytes) is decoded
 with U+FFFD in their place and a warning, not refused. Binary files (`.DS_Store`, images) raise
-`UndecodableError`.
+`UndecodableError`. A file predigest writes back (the knowledge document a merge rewrites) is read
+with the same detection by `decode_exact`, which keeps every character, and written with
+`encode_exact` in the encoding it was read in.
 """
 
 from __future__ import annotations
@@ -168,3 +170,41 @@ def _lossy(data: bytes, encoding: str, why: str) -> Decoded:
     _check_textual(text, encoding)
     return Decoded(text, encoding,
                    (f"lossy decoding as {encoding}: {replaced} undecodable sequence(s) replaced by U+FFFD ({why})",))
+
+
+# The codec that reads a BOM as U+FEFF (not as a mark to drop) and writes it back as the same bytes.
+_KEEP_BOM = {b"\xff\xfe\x00\x00": "utf-32-le", b"\x00\x00\xfe\xff": "utf-32-be", b"\xef\xbb\xbf": "utf-8",
+             b"\xff\xfe": "utf-16-le", b"\xfe\xff": "utf-16-be"}
+
+
+def decode_exact(data: bytes) -> Decoded:
+    """The text of a file predigest writes back (the knowledge document a merge rewrites): the
+    encoding `decode_bytes` finds, every character kept (a BOM as U+FEFF, line endings as they are),
+    so that `encode_exact(text, encoding)` gives `data` again. UndecodableError (and EmptySourceError)
+    as `decode_bytes`, and also when only a lossy decoding reads it or it would not encode back to the
+    same bytes: a writer could not keep its other bytes."""
+    found = decode_bytes(data)
+    if any(w.startswith("lossy") for w in found.warnings):
+        raise UndecodableError(f"not valid {found.encoding}: only a lossy decoding reads it ({found.warnings[0]})")
+    codec = next((c for bom, c in _KEEP_BOM.items() if data.startswith(bom)), found.encoding)
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as exc:
+        raise UndecodableError(f"not valid {codec}: {exc.reason} at byte {exc.start}") from exc
+    if text.encode(codec) != data:
+        raise UndecodableError(f"decoded as {codec}, it does not encode back to the same bytes")
+    return Decoded(text, codec, found.warnings)
+
+
+class UnencodableError(ValueError):
+    """The text has characters the encoding it must be written in cannot hold."""
+
+
+def encode_exact(text: str, encoding: str) -> bytes:
+    """`text` in `encoding` (a codec `decode_exact` returned); UnencodableError, one line, naming the
+    first character it cannot hold."""
+    try:
+        return text.encode(encoding)
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        raise UnencodableError(f"{encoding} cannot hold {text[exc.start:exc.end]!r} (line {line})") from exc

@@ -29,11 +29,11 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from db.models import Source
-from tasks.ingest.scan import WorkspaceFile
+from tasks.ingest.scan import UNLISTABLE, WorkspaceFile
 from tasks.ingest.source_row import read_file, recorded_mtime, sha256
 
 
@@ -91,3 +91,17 @@ def changed_files(
         elif stored_digest(wf) not in {v.sha256 for v in versions}:
             changed.append(wf)
     return changed
+
+
+def supersede_relisted(session: Session, workspace_id: int, files: Sequence[WorkspaceFile]) -> int:
+    """Mark superseded (now) the current record of each folder an earlier scan could not list and
+    this scan (`files`) lists again, so that briefings of later cutoffs no longer name it; its files
+    are new to the ingest that follows. Returns how many."""
+    still = sorted({wf.path for wf in files if wf.problem is not None and wf.problem.startswith(UNLISTABLE)})
+    done = session.execute(
+        update(Source)
+        .where(Source.workspace_id == workspace_id, Source.superseded_at.is_(None),
+               Source.error.startswith(UNLISTABLE, autoescape=True), Source.path.not_in(still))
+        .values(superseded_at=dt.datetime.now(tz=dt.UTC))
+    )
+    return int(getattr(done, "rowcount", 0) or 0)

@@ -12,6 +12,9 @@ from tasks.common.text import display_name
 from tasks.config.topics import is_safe_topic_name
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
+# How the error of a folder that cannot be listed starts: the briefing names such folders apart
+# (their files, of any date, are missing from every window while it stays so).
+UNLISTABLE = "cannot list directory"
 # Editor droppings that are never notes and are not worth an error row.
 _TEMP_PATTERNS = ("~", ".swp", ".swx", ".tmp", ".part", ".crdownload")
 
@@ -87,7 +90,7 @@ def scan_workspace(root: Path) -> list[WorkspaceFile]:
             where = str(exc.filename or base)
             rel = "/".join(display_name(p) for p in where[prefix:].split(os.sep)) if len(where) >= prefix else top
             found.append(WorkspaceFile(rel, "other", None, where,
-                                       f"cannot list directory: {exc.strerror or describe(exc)}; skipped"))
+                                       f"{UNLISTABLE}: {exc.strerror or describe(exc)}; skipped"))
 
         for dirpath, dirnames, filenames in os.walk(base, followlinks=False, onerror=unlistable):
             # Workspace-relative parts and absolute paths from the strings os.walk gives: a Path

@@ -233,6 +233,8 @@ class BriefingContent:
     # Files seen by the cutoff that have no date that can exist (path, why): listed, in no window.
     undated: list[tuple[str, str]] = field(default_factory=list)
     undated_count: int = 0
+    # Folders that could not be listed (path, error) as of the cutoff: their files are in no window.
+    unlistable: list[tuple[str, str]] = field(default_factory=list)
     # The run's judgment (the topic's): the numbers the renderers state, e.g. the credibility rule.
     judgment: Judgment = field(default_factory=default_judgment, compare=False, repr=False)
 

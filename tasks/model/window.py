@@ -140,3 +140,5 @@ class WindowData:
     # Files seen by the cutoff with no date that can exist (path, why), in no window; how many in all.
     undated: list[tuple[str, str]] = field(default_factory=list)
     undated_count: int = 0
+    # Folders the last scan by the cutoff could not list (path, error): whatever they hold is missing.
+    unlistable: list[tuple[str, str]] = field(default_factory=list)

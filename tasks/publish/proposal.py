@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tasks.common.safe_text import visible
+from tasks.knowledge.document_file import read_knowledge
 from tasks.knowledge.header import DocumentWords
 from tasks.knowledge.merge import Proposal, propose
 from tasks.model.keys import proposal_keys
@@ -30,10 +31,6 @@ from tasks.publish.storage import ObjectStore
 
 DIFF_CONTENT_TYPE = "text/x-diff; charset=utf-8"
 _BASE = re.compile(r"^# document: .* \(sha256 ([0-9a-f]{64})\)$", re.M)
-
-
-class DocumentNotUtf8(ValueError):
-    """The knowledge document is not UTF-8 text, the only encoding a proposal reads and writes."""
 
 
 @dataclass(frozen=True)
@@ -65,24 +62,19 @@ def make_proposal(doc: Mapping[str, Any], workspace: Path, only: Collection[str]
                   skip: Collection[str] = (), words: DocumentWords | None = None) -> Proposal | None:
     """The proposal of a twin against the workspace's document now; None when the twin merges nothing.
     `words`: the run's `[knowledge]` words (`document_words`; None: the packaged ones).
-    Raises OSError when the document cannot be read, DocumentNotUtf8 when it is not UTF-8 text."""
+    Raises OSError or ValueError when the document cannot be read as text it could be written back in."""
     merge = twin_merge(doc)
     if merge.merge_at is None or not merge.increments:
         return None
-    try:
-        text = read_document(workspace / merge.path)
-    except UnicodeDecodeError as exc:  # a reader is told the file, not a codec's message
-        raise DocumentNotUtf8(f"{merge.path} is not UTF-8 text ({exc.reason} at byte {exc.start}); a proposal "
-                              "keeps every byte of the document, so it reads UTF-8 only") from exc
+    text = read_document(workspace / merge.path)
     return propose(text, merge.increments, merge.merge_at, briefing_date=dt.date.fromisoformat(doc["date"]),
                    path=merge.path, only=only, skip=skip, words=words)
 
 
 def read_document(path: Path) -> str:
-    """The document's text, every byte kept (a BOM stays as U+FEFF, line endings as they are)."""
-    if path.is_symlink():
-        raise OSError(f"{path} is a symlink; predigest neither follows nor rewrites it")
-    return path.read_bytes().decode("utf-8")
+    """The document's text, every character kept (a BOM stays as U+FEFF, line endings as they are),
+    in whatever encoding ingest reads it in (`tasks.knowledge.document_file`)."""
+    return read_knowledge(path).text
 
 
 def proposal_text(topic: str, date: dt.date, proposal: Proposal, workspace: Path | None = None) -> str:

@@ -3,9 +3,10 @@
 `merge_knowledge` reads the briefing's published JSON twin, makes its proposal against the
 knowledge document as it is now (`tasks.publish.proposal`), and
 - without `apply`: publishes that proposal (unless `only`/`skip` choose part of it) and returns it;
-- with `apply`: writes the proposed document atomically (a temp file beside it, then rename),
-  only if the document is still the one the stored proposal was made from (its sha256); else it
-  refuses (`stale`, exit code 2) and leaves the file untouched. A proposal that changes nothing
+- with `apply`: writes the proposed document atomically (a temp file beside it, then rename), in
+  the encoding it was read in, only if the document is still the one the stored proposal was made
+  from (its sha256); else it refuses (`stale`, exit code 2) and leaves the file untouched, as it
+  does when that encoding cannot hold the merged text (`refused`, exit code 2). A proposal that changes nothing
   (everything already merged) is a no-op, so applying twice equals applying once.
 The CLI (`predigest merge`) and the flow `knowledge-merge` both call it.
 """
@@ -19,28 +20,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import get_args
 
-from tasks.common.files import write_atomically
 from tasks.config.settings import Lang, Settings
 from tasks.config.topics import judgment_for
+from tasks.knowledge.document_file import read_knowledge, write_knowledge
 from tasks.knowledge.header import document_words
 from tasks.knowledge.merge import Proposal, sha256_text
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.proposal import (
-    DocumentNotUtf8,
     make_proposal,
     proposal_base,
     proposal_text,
     publish_proposal,
-    read_document,
 )
 from tasks.publish.workspace_store import workspace_store
 
-EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2}
+EXIT_CODES = {"proposed": 0, "applied": 0, "nothing": 0, "missing": 1, "stale": 2, "refused": 2}
 
 
 @dataclass(frozen=True)
 class MergeOutcome:
-    status: str  # proposed, applied, nothing, missing, stale
+    status: str  # proposed, applied, nothing, missing, stale, refused
     message: str  # one line
     text: str = ""  # the proposal as published: `#` lines, then the unified diff
     proposal: Proposal | None = None
@@ -66,7 +65,7 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
     twin = json.loads(raw.decode("utf-8"))
     try:
         proposal = make_proposal(twin, workspace, only, skip, document_words(judgment_for(settings, workspace)))
-    except (OSError, DocumentNotUtf8) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not text the merge could write back unchanged
         return MergeOutcome("missing", f"cannot read the knowledge document of {topic}: {exc}")
     if proposal is None:
         return MergeOutcome("nothing", f"the briefing of {topic} {day.isoformat()} has nothing to merge; no proposal")
@@ -85,10 +84,16 @@ def merge_knowledge(settings: Settings, workspace: Path, topic: str, day: dt.dat
                                      f"{proposal.base_sha256[:12]}); run `predigest merge` again to review a new one",
                             text, proposal)
     target = workspace / proposal.path
-    if sha256_text(read_document(target)) != proposal.base_sha256:  # edited while we were proposing
+    current = read_knowledge(target)
+    if sha256_text(current.text) != proposal.base_sha256:  # edited while we were proposing
         return MergeOutcome("stale", f"{proposal.path} changed while the proposal was made; run `predigest merge` "
                                      "again", text, proposal)
-    write_atomically(target, proposal.document.encode("utf-8"))
+    try:  # in the encoding it was read in: its other bytes stay as they are
+        write_knowledge(target, proposal.document, current.encoding)
+    except ValueError as exc:
+        return MergeOutcome("refused", f"{proposal.path} is left as it is: the merge cannot be written in its "
+                                       f"encoding, {exc}; edit the document by hand or convert it to UTF-8",
+                            text, proposal)
     return MergeOutcome("applied", f"applied to {proposal.path}: {_counts(proposal)}", text, proposal)
 
 

@@ -20,7 +20,7 @@ from tasks.common.guard import describe
 from tasks.config.judgment import Judgment
 from tasks.config.settings import Settings
 from tasks.config.topics import judgment_for
-from tasks.ingest.changes import changed_files, current_versions
+from tasks.ingest.changes import changed_files, current_versions, supersede_relisted
 from tasks.ingest.reparse import fill_unparsed
 from tasks.ingest.scan import WorkspaceFile, scan_workspace
 from tasks.ingest.store import (
@@ -69,6 +69,7 @@ def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceF
     files = scan_workspace(Path(ref.root))
     with session_scope(get_engine(settings)) as session:
         fill_unparsed(session, ref.id)  # rows stored before ingest stored what judging reads of them
+        supersede_relisted(session, ref.id, files)  # a folder listed again is no longer named
         current = current_versions(session, ref.id)
     return changed_files(files, current, rehash=settings.rehash)
 

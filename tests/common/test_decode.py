@@ -12,7 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tasks.common.decode import Decoded, EmptySourceError, UndecodableError, decode_bytes
+from tasks.common.decode import (
+    Decoded,
+    EmptySourceError,
+    UndecodableError,
+    decode_bytes,
+    decode_exact,
+    encode_exact,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GB_NOTE = "inbox/jay/2026-10-07-0820-jay-csdn-inference-rag-highvalue-oct.md"
@@ -124,3 +131,21 @@ def test_truncated_utf16_with_bom_is_decoded_with_a_warning() -> None:
 def test_a_few_stray_control_characters_are_tolerated() -> None:
     text = "normal note text with one escape \x1b here\n" * 10
     assert decode_bytes(text.encode()).text == text
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32", "gb18030"])
+def test_decode_exact_gives_back_every_byte(encoding: str) -> None:
+    text = "# 推理 · inference\r\n\r\n- vLLM 吞吐 2×\r\n\u2028tail\n"
+    data = text.encode(encoding)
+    if encoding == "utf-16-be":
+        data = "\ufeff".encode("utf-16-be") + data  # a big-endian BOM stays big-endian
+    found = decode_exact(data)
+    assert encode_exact(found.text, found.encoding) == data
+    assert found.text.lstrip("\ufeff") == text  # line endings as they are, a BOM as U+FEFF
+
+
+def test_decode_exact_refuses_what_only_a_lossy_decoding_reads() -> None:
+    data = "# 推理服务截断\n\n- 末尾".encode()[:-1]
+    assert decode_bytes(data).warnings  # ingest reads it, with a warning
+    with pytest.raises(UndecodableError, match="lossy"):
+        decode_exact(data)

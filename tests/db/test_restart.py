@@ -3,7 +3,9 @@ PostgreSQL binaries when the suite runs against a server, pgserver's when it run
 run whose server is restarted in the middle of an ingest transaction and again while a briefing holds
 its row lock retries the lost stage on a fresh connection and completes: it publishes the bytes a clean
 run publishes and stores the same rows, nothing lost or duplicated. A server that stays down fails
-the stage with one line naming it, after the configured attempts."""
+the stage with one line naming it and saying that a re-run is safe, after the configured attempts,
+each new attempt first asking `revive` to bring the server back (tests/db/test_embedded_killed.py:
+the embedded server killed under a one-off run)."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ import pytest
 from psycopg.errors import QueryCanceled
 from sqlalchemy import text
 
-from db.retry import DatabaseUnavailable, retry_on_disconnect
+from db.retry import DatabaseUnavailable, retry_on_disconnect, retry_reviving
 from tasks.config.settings import Settings
 from tests.db.counts import table_counts
 from tests.db.throwaway_pg import DEBIAN_BINARIES, ThrowawayPostgres, pgserver_binaries
@@ -109,10 +111,14 @@ def test_a_server_that_stays_down_fails_the_stage_with_one_line() -> None:
         raise OperationalError("connection to server on socket \"/x/.s.PGSQL.5432\" failed: Connection refused\n"
                                "\tIs the server running locally?")
 
+    revived: list[int] = []
     with pytest.raises(DatabaseUnavailable) as caught:
-        retry_on_disconnect(3, 0.0, refused)
+        retry_reviving(3, 0.0, lambda: revived.append(len(attempts)), refused)
     assert len(attempts) == 3
-    assert "\n" not in str(caught.value) and "refused" in str(caught.value) and "3 attempts" in str(caught.value)
+    assert revived == [1, 2]  # before each new attempt, never after the last
+    said = str(caught.value)
+    assert "\n" not in said and "refused" in said and "3 attempts" in said
+    assert "running the same command again once the database is back is safe" in said
 
 
 @pytest.mark.parametrize("error", [ValueError("a bug, not a lost connection"),
