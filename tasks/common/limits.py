@@ -65,9 +65,25 @@ MAX_ENTRIES_PER_SOURCE = 20_000
 MAX_COMPARED_SOURCES = 200
 
 
+# What an arXiv reference is written with ("arXiv:2610.04646", "hep-th/9901001v2"): a line is cut
+# before a word of these that runs across its cap, so no reference is cut into another or a
+# malformed one; a run longer than any reference (a blob) is cut at the cap.
+_WORD_AT = re.compile(r"[A-Za-z0-9.:/_-]")
+_WORD_TAIL = re.compile(r"(?<![A-Za-z0-9.:/_-])[A-Za-z0-9.:/_-]{1,99}\Z")
+
+
+def line_cut(line: str) -> int:
+    """Where a line longer than MAX_LINE_CHARS is cut: at MAX_LINE_CHARS, or before the word there."""
+    if not _WORD_AT.match(line, MAX_LINE_CHARS):
+        return MAX_LINE_CHARS
+    word = _WORD_TAIL.search(line, MAX_LINE_CHARS - 99, MAX_LINE_CHARS)
+    return word.start() if word else MAX_LINE_CHARS
+
+
 def cap_lines(text: str, warnings: list[str]) -> str:
     """`text` within MAX_LINES_PER_SOURCE lines of at most MAX_LINE_CHARS characters each (the
-    rest dropped, with a warning per cap). Linear in the text; the text itself when within both."""
+    rest dropped, with a warning per cap; a line is cut where `line_cut` says). Linear in the
+    text; the text itself when within both."""
     if len(text) <= MAX_LINE_CHARS and text.count("\n") < MAX_LINES_PER_SOURCE:
         return text
     lines = text.split("\n")
@@ -77,8 +93,8 @@ def cap_lines(text: str, warnings: list[str]) -> str:
     long = sum(len(line) > MAX_LINE_CHARS for line in lines)
     if not long:
         return text if len(lines) == text.count("\n") + 1 else "\n".join(lines)
-    warnings.append(f"{CAPPED}{long} lines longer than {MAX_LINE_CHARS} characters; cut to that length")
-    return "\n".join(line[:MAX_LINE_CHARS] for line in lines)
+    warnings.append(f"{CAPPED}{long} lines longer than {MAX_LINE_CHARS} characters; cut to that length, before a word it would split")
+    return "\n".join(line[: line_cut(line)] if len(line) > MAX_LINE_CHARS else line for line in lines)
 
 
 def limited(warnings: Iterable[object] | None) -> tuple[str, ...]:

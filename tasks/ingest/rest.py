@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from tasks.common.arxiv_ids import find_id_spans
-from tasks.common.limits import CAPPED, MAX_LINE_CHARS, MAX_LINES_PER_SOURCE
+from tasks.common.limits import CAPPED, MAX_LINE_CHARS, MAX_LINES_PER_SOURCE, line_cut
 from tasks.ingest.sources import ExtractedItem, ExtractedMention
 
 REST_LABEL = "rest"
@@ -70,14 +70,14 @@ def _mentions_in(text: str, line: int, line_start: int, cut: int, stop: int,
 
 def _outside(text: str, last: int) -> Iterator[tuple[int, int, int, int]]:
     """(line number, its start, start, end) of each part of `text` outside the first `last` lines
-    as the caps cut them: the tail of each of those lines longer than MAX_LINE_CHARS, then all
-    that follows them (numbered from its first line)."""
+    as the caps cut them: the tail of each of those lines longer than MAX_LINE_CHARS (from where
+    `line_cut` cuts it), then all that follows them (numbered from its first line)."""
     pos = 0
     for line in range(1, last + 1):
         nl = text.find("\n", pos)
         end = len(text) if nl < 0 else nl
         if end - pos > MAX_LINE_CHARS:
-            yield line, pos, pos + MAX_LINE_CHARS, end
+            yield line, pos, pos + line_cut(text[pos: pos + MAX_LINE_CHARS + 1]), end
         if nl < 0:
             return
         pos = nl + 1
