@@ -225,12 +225,16 @@ class SourceBudgets:
         for item in items:
             path, entry = unit(item)
             if not self.go_on(path, step, entry):
-                self.left[path] += 1
+                self.skip(path)
                 continue
             self.spent[path] += 1
             self.total[path] += 1
             self.done[(path, step)].add(entry)
             yield item
+
+    def skip(self, path: str) -> None:
+        """Count a unit of work `path` leaves undone, being cut."""
+        self.left[path] += 1
 
     def cuts(self) -> dict[str, CutShort]:
         """`cut`, each with the units of work it left undone so far (what a briefing says it left out)."""

@@ -116,10 +116,10 @@ def test_a_source_over_its_budget_while_judging_keeps_its_first_papers_and_says_
     assert {v.subject for v in content.verifications} == set(SMALL_IDS)
 
     rows = {s.path: s for s in content.sources}
-    # Left undone after the cut, and said so: its 10 later papers, its engineering candidates (one
-    # unit), and its entries the checks would have read (each of its 30 at least once: all are hedged).
+    # Left undone after the cut, and said so: its 10 later papers (only it names them), its
+    # engineering candidates (one unit), and each of its 30 entries the 4 checks would have read.
     left = budgets.left[BIG]
-    assert left >= 10 + 1 + len(BIG_IDS)
+    assert left == 10 + 1 + 4 * len(BIG_IDS)
     said = {"en": "cut short: over its 20-unit work budget while judging the papers it names, at entry 21; "
                   f"entries judged: 20; left undone after it: {left} (papers it names first, engineering candidates, "
                   "entries to verify)",
