@@ -184,7 +184,7 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
             # Judged once for recording and rendering, and before this job's turn: lanes judge in parallel.
             collected = [(ctx.topics[name], collect_and_judge(session, ref.id, ctx.topics[name],
                                                               steps.get(name) or DerivedWindow(window.date, window, ""),
-                                                              settings.source_budget_seconds))
+                                                              settings.source_budget_units))
                          for name, window in job.windows]
         if turns is not None:
             turns.wait(job.index)

@@ -107,7 +107,7 @@ def build_content(
     items = one_per_subject(listed(tracked, day, stale_after_days), markers_of(topic.judgment))
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
-    checks = source_checks(data, papers, topic, known_topics, budgets.cut, budgets.capped)
+    checks = source_checks(data, papers, topic, known_topics, budgets.cuts(), budgets.capped)
     baseline = _baseline(data, as_of)
     counts = Counter(p.status for p in papers)
     by_source = Counter(path for p in increments for path in p.sources)

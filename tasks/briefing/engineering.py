@@ -110,6 +110,8 @@ def _merge(cands: list[Candidate], common: frozenset[str], j: Judgment,
         of_own_notes = set().union(*(holding[path] for path in own if path in holding))
         near = sorted((could.could_be(cand.title, _names(cand, j), links) & sharing) - of_own_notes)
         at = next((k for k in near if _same(merged[k], cand, common, j)), None)
+        if budgets is not None:  # each comparison is work of the candidate's source
+            budgets.charge(cand.entries[0].path, near.index(at) + 1 if at is not None else len(near))
         if at is None:
             at = len(merged)
             merged.append(cand)
@@ -190,6 +192,7 @@ def engineering_increments(
             continue
         own = set(map(id, cand.entries))
         others = [e for e in window_index.naming(names, common) if id(e) not in own]
+        budgets.charge(cand.entries[0].path, len(others))  # each entry naming it is read for it
         # Another entry about it (its title names it, not confirmatory) is a source; the rest only mention it.
         about = [e for e in others if e.title and any(same_name(e.title, n, common, nm) for n in names)
                  and eligible(e, set(), judged, topic.judgment)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from tasks.briefing.knowledge import anchors_as_of
@@ -69,6 +69,17 @@ def _path(m: MentionView) -> str:
     return m.path
 
 
+def _pending(by_id: dict[str, list[MentionView]], budgets: SourceBudgets) -> Iterator[tuple[str, list[MentionView]]]:
+    """Each paper with its mentions by sources not cut by the time it is reached; one only cut
+    sources name is left undone, a unit of the source naming it first (`SourceBudgets.skip`)."""
+    for arxiv_id, mentions in by_id.items():
+        kept = budgets.kept(mentions, _path)
+        if kept:
+            yield arxiv_id, kept
+        else:
+            budgets.skip(mentions[0].path)
+
+
 def _first_named(paper: tuple[str, list[MentionView]]) -> Unit:
     """A paper is a unit of work of the entry that names it first."""
     first = paper[1][0]
@@ -98,8 +109,7 @@ def judge_window(
     per_item = ids_per_item(data)
     by_path = sources_by_path(data)
     # Lazy: a source cut while judging one paper drops out of the papers after it.
-    pending = ((i, kept) for i, ms in by_id.items() if (kept := budgets.kept(ms, _path)))
-    for arxiv_id, mentions in budgets.each(pending, "papers", _first_named):
+    for arxiv_id, mentions in budgets.each(_pending(by_id, budgets), "papers", _first_named):
         ownership = judge_ownership(arxiv_id, mentions, entries, data, topic, echoed.get(arxiv_id, ()))
         verdict, reason = ownership.verdict, ownership.reason
         anchor = anchors.get(arxiv_id)

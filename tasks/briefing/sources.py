@@ -50,15 +50,17 @@ def credibility_rule(L: Labels, j: Judgment) -> str:
 
 
 def cut_text(cut: CutShort, L: Labels) -> str:
-    """Where a source's budget ran out while judging or verifying, worded in `L`."""
-    return L["src_cut"].format(seconds=cut.seconds, step=L[f"step_{cut.step}"], at=cut.at, done=cut.done,
+    """Where a source's budget ran out while parsing, judging or verifying, and what the evening
+    left undone after it, worded in `L`."""
+    said = L["src_cut"].format(units=cut.units, step=L[f"step_{cut.step}"], at=cut.at, done=cut.done,
                                done_word=L[f"done_{cut.stage}"])
+    return said + L["src_cut_left"].format(left=cut.left) if cut.left else said
 
 
 def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, list[str]]], queue: list[str],
              L: Labels, cut: CutShort | None = None, capped: Sequence[str] = ()) -> str:
     headed = not contents and any(e.label != "preamble" for e in data.entries if e.source_id == source.id)
-    # A source a cap or its time budget cut says so first: what follows is only what was read (or judged).
+    # A source a cap or its work budget cut says so first: what follows is only what was read (or judged).
     # A cut stored at ingest is worded like the evening's, in the briefing's language; a cap as stored.
     stored = [cut_text(c, L) if (c := CutShort.read(w)) else w for w in source.limits]
     why = [*stored, *capped, *([cut_text(cut, L)] if cut else [])]

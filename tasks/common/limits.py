@@ -1,5 +1,5 @@
 """Bounds on what one input may cost: numbers that fit their columns, and the per-source caps and
-time budget of the stages.
+work budget of the stages.
 
 Numbers that fit their columns: out-of-range values are rejected (None) with a warning.
 
@@ -11,10 +11,9 @@ dropped and the source says so, rather than stopping the run at the database.
 from __future__ import annotations
 
 import re
-import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TypeVar
 
 INT4_MAX = 2**31 - 1
@@ -54,22 +53,37 @@ CAPPED = "capped: "
 CUT_SHORT = "cut short: "
 # Lines read per source: a note of 200,000 lines is a dump; the rest of the file is not parsed.
 MAX_LINES_PER_SOURCE = 200_000
-# Characters per line: a line longer than this (a minified blob, a base64 image) is cut to it;
-# 200,000 still holds a pasted list of 10,000 ids, which the id cap below then cuts.
+# Characters per line: a line longer than this (a minified blob, a base64 image) is cut to it.
 MAX_LINE_CHARS = 200_000
 # Entries (items) per source: the queue of a year is 365 x 15 rows; notes have tens.
 MAX_ENTRIES_PER_SOURCE = 20_000
-# arXiv mentions kept per source: beyond this a file is a dump, not a note.
-MAX_IDS_PER_SOURCE = 5000
+# No cap on arXiv ids: every id of a file is stored, those of the part no entry was parsed from
+# on one entry of their own (`tasks.ingest.rest`); the work budget bounds how many are judged.
 # Other sources one window source's numbers about a subject are paired with, when one side holds
 # several comparable readings (`tasks.verify.conflicts`): a paper discussed by this many notes of
 # one month is a dump or a flood; each pair costs the product of the two sources' readings.
 MAX_COMPARED_SOURCES = 200
 
 
+# What an arXiv reference is written with ("arXiv:2610.04646", "hep-th/9901001v2"): a line is cut
+# before a word of these that runs across its cap, so no reference is cut into another or a
+# malformed one; a run longer than any reference (a blob) is cut at the cap.
+_WORD_AT = re.compile(r"[A-Za-z0-9.:/_-]")
+_WORD_TAIL = re.compile(r"(?<![A-Za-z0-9.:/_-])[A-Za-z0-9.:/_-]{1,99}\Z")
+
+
+def line_cut(line: str) -> int:
+    """Where a line longer than MAX_LINE_CHARS is cut: at MAX_LINE_CHARS, or before the word there."""
+    if not _WORD_AT.match(line, MAX_LINE_CHARS):
+        return MAX_LINE_CHARS
+    word = _WORD_TAIL.search(line, MAX_LINE_CHARS - 99, MAX_LINE_CHARS)
+    return word.start() if word else MAX_LINE_CHARS
+
+
 def cap_lines(text: str, warnings: list[str]) -> str:
     """`text` within MAX_LINES_PER_SOURCE lines of at most MAX_LINE_CHARS characters each (the
-    rest dropped, with a warning per cap). Linear in the text; the text itself when within both."""
+    rest dropped, with a warning per cap; a line is cut where `line_cut` says). Linear in the
+    text; the text itself when within both."""
     if len(text) <= MAX_LINE_CHARS and text.count("\n") < MAX_LINES_PER_SOURCE:
         return text
     lines = text.split("\n")
@@ -79,31 +93,33 @@ def cap_lines(text: str, warnings: list[str]) -> str:
     long = sum(len(line) > MAX_LINE_CHARS for line in lines)
     if not long:
         return text if len(lines) == text.count("\n") + 1 else "\n".join(lines)
-    warnings.append(f"{CAPPED}{long} lines longer than {MAX_LINE_CHARS} characters; cut to that length")
-    return "\n".join(line[:MAX_LINE_CHARS] for line in lines)
+    warnings.append(f"{CAPPED}{long} lines longer than {MAX_LINE_CHARS} characters; cut to that length, before a word it would split")
+    return "\n".join(line[: line_cut(line)] if len(line) > MAX_LINE_CHARS else line for line in lines)
 
 
 def limited(warnings: Iterable[object] | None) -> tuple[str, ...]:
-    """The warnings of a source that say a cap or its time budget cut it (`CAPPED`, `CUT_SHORT`)."""
+    """The warnings of a source that say a cap or its work budget cut it (`CAPPED`, `CUT_SHORT`)."""
     return tuple(w for w in warnings or () if isinstance(w, str) and w.startswith((CAPPED, CUT_SHORT)))
 
 
 class Deadline:
-    """A source's time budget, checked cooperatively by the loops that work on it (nothing is
-    interrupted from outside): `expired(step, entry)` is True once the budget is spent, and the first
-    place it was found spent is kept (`cut_short`). The loops check it between entries, from the
-    second on, so every source keeps at least its first entry."""
+    """A source's work budget at ingest, counted in units (one per entry a loop works on), checked
+    cooperatively by the loops that work on it: `expired(step, entry)` charges one unit and is True
+    once the budget is spent, and the first place it was found spent is kept (`cut_short`). The
+    loops check it between entries, from the second on, so every source keeps at least its first
+    entry. Counted, not timed: the same input is cut at the same entry on any machine, at any load."""
 
-    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
-        self.clock = clock
-        self.seconds = seconds
-        self.end = None if seconds is None else clock() + seconds
+    def __init__(self, units: int | None):
+        self.units = units
+        self.spent = 1  # the first entry, always kept
         self.where: tuple[str, int] | None = None  # (step, 0-based entry) where it was found spent
+        self.line: int | None = None  # the 1-based line of the text the step stopped at, when it says
 
     def expired(self, step: str, entry: int = 0) -> bool:
         if self.where is not None:
             return True
-        if self.end is None or self.clock() < self.end:
+        if self.units is None or self.spent < self.units:
+            self.spent += 1
             return False
         self.where = (step, entry)
         return True
@@ -113,7 +129,7 @@ class Deadline:
         if self.where is None:
             return None
         step, entry = self.where
-        return CutShort(step, entry + 1, done, self.seconds or 0.0)
+        return CutShort(step, entry + 1, done, self.units or 0)
 
 
 # --- The per-source budget of ingest, judging and verification (README, "The work budget") ---
@@ -121,7 +137,7 @@ PARSING = "parsing"
 JUDGING = "judging"
 VERIFYING = "verifying"
 # Each loop that works through a source, and the stage it belongs to (its wording: the label tables).
-STEPS = {"entries": PARSING, "rows": PARSING, "papers": JUDGING, "engineering": JUDGING,
+STEPS = {"entries": PARSING, "papers": JUDGING, "engineering": JUDGING,
          "hedges": VERIFYING, "numbers": VERIFYING, "promises": VERIFYING, "settlements": VERIFYING}
 # A unit of work: the source path it is charged to, and the position (0-based) of the entry it is about.
 Unit = tuple[str, int]
@@ -138,46 +154,48 @@ class CutShort:
     step: str  # a key of STEPS
     at: int
     done: int
-    seconds: float
+    units: int  # the budget that ran out
+    left: int = 0  # the evening's units of work it left undone, in every step after (not stored)
 
     @property
     def stage(self) -> str:
         return STEPS[self.step]
 
     def warning(self) -> str:
-        return f"{CUT_SHORT}over its {self.seconds:g} s budget in step {self.step}, at entry {self.at}; done: {self.done}"
+        return f"{CUT_SHORT}over its {self.units}-unit budget in step {self.step}, at entry {self.at}; done: {self.done}"
 
     @classmethod
     def read(cls, warning: str) -> CutShort | None:
-        """The cut a stored `warning()` says (None for any other warning)."""
+        """The cut a stored `warning()` says (None for any other warning, and for the seconds form
+        stored before budgets were counted: that one is shown as stored)."""
         m = _CUT_WARNING.fullmatch(warning)
         if m is None or m["step"] not in STEPS:
             return None
-        return cls(m["step"], int(m["at"]), int(m["done"]), float(m["seconds"]))
+        return cls(m["step"], int(m["at"]), int(m["done"]), int(m["units"]))
 
 
-_CUT_WARNING = re.compile(re.escape(CUT_SHORT) + r"over its (?P<seconds>[0-9.e+-]+) s budget in step (?P<step>\w+), "
+_CUT_WARNING = re.compile(re.escape(CUT_SHORT) + r"over its (?P<units>\d+)-unit budget in step (?P<step>\w+), "
                           r"at entry (?P<at>\d+); done: (?P<done>\d+)")
 
 
 class SourceBudgets:
-    """Each source's time budget for judging and verifying one window: its own `Deadline`, whose
-    clock counts only the time spent on that source's units of work (a paper it names first, an
-    engineering candidate of it, an entry of it a check reads), so a slow source spends its own
-    budget and never another's.
+    """Each source's work budget for judging and verifying one window, counted in units: each unit
+    of work done for a source (a paper it names first, an engineering candidate of it, an entry of
+    it a check reads) costs it one, and a loop whose unit does more (comparisons, say) charges that
+    too (`charge`). A slow source spends its own budget and never another's, and the same window
+    is cut at the same place on any machine, at any load.
 
     Checked cooperatively between units (`each`), from a source's second unit on, so every source
     keeps its first. Once a source is found spent it is skipped from then on, in every step, and
-    `cut` says where; what it contributed before stays. `seconds=None`: unbounded."""
+    `cut` says where; what it contributed before stays. `units=None`: unbounded."""
 
-    def __init__(self, seconds: float | None, clock: Callable[[], float] = time.monotonic):
-        self.seconds = seconds
-        self.clock = clock
-        self.spent: dict[str, float] = defaultdict(float)
-        self.total: Counter[str] = Counter()  # path -> units done in every step
+    def __init__(self, units: int | None):
+        self.units = units
+        self.spent: Counter[str] = Counter()  # path -> units charged
+        self.total: Counter[str] = Counter()  # path -> units of work done in every step
         self.done: dict[tuple[str, str], set[int]] = defaultdict(set)  # (path, step) -> entries worked on
-        self.deadlines: dict[str, Deadline] = {}
         self.cut: dict[str, CutShort] = {}
+        self.left: Counter[str] = Counter()  # path -> units skipped once it was cut
         self.capped: dict[str, list[str]] = defaultdict(list)  # path -> what a cap left out, as `capped:` warnings
 
     def cap(self, path: str, warning: str) -> None:
@@ -186,31 +204,41 @@ class SourceBudgets:
         if warning not in self.capped[path]:
             self.capped[path].append(warning)
 
+    def charge(self, path: str, cost: int) -> None:
+        """Charge `path` `cost` more units for the unit of work in hand (what it did beyond one)."""
+        if cost > 0:
+            self.spent[path] += cost
+
     def go_on(self, path: str, step: str, entry: int) -> bool:
         """True while `path` may do another unit of `step` (about its entry `entry`); False, recorded
         in `cut`, once its budget is spent."""
         if path in self.cut:
             return False
-        deadline = self.deadlines.get(path)
-        if deadline is None:
-            deadline = self.deadlines[path] = Deadline(self.seconds, clock=lambda: self.spent[path])
-        if not self.total[path] or not deadline.expired(step):
+        if not self.total[path] or self.units is None or self.spent[path] < self.units:
             return True
-        self.cut[path] = CutShort(step, entry + 1, len(self.done[(path, step)]), self.seconds or 0.0)
+        self.cut[path] = CutShort(step, entry + 1, len(self.done[(path, step)]), self.units)
         return False
 
     def each(self, items: Iterable[T], step: str, unit: Callable[[T], Unit]) -> Iterator[T]:
-        """The items whose source (`unit(item)`: its path and entry) is within its budget, each charged
-        with the time the caller spends on it (from its yield to the next item asked for)."""
+        """The items whose source (`unit(item)`: its path and entry) is within its budget, each
+        charged one unit (the caller adds what it costs beyond that with `charge`)."""
         for item in items:
             path, entry = unit(item)
             if not self.go_on(path, step, entry):
+                self.skip(path)
                 continue
-            start = self.clock()
-            yield item
-            self.spent[path] += self.clock() - start
+            self.spent[path] += 1
             self.total[path] += 1
             self.done[(path, step)].add(entry)
+            yield item
+
+    def skip(self, path: str) -> None:
+        """Count a unit of work `path` leaves undone, being cut."""
+        self.left[path] += 1
+
+    def cuts(self) -> dict[str, CutShort]:
+        """`cut`, each with the units of work it left undone so far (what a briefing says it left out)."""
+        return {path: replace(cut, left=self.left[path]) for path, cut in self.cut.items()}
 
     def kept(self, items: Iterable[T], path: Callable[[T], str]) -> list[T]:
         """The items whose source is not cut (a spent source's contributions are dropped from then on)."""

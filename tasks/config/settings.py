@@ -69,10 +69,11 @@ class Settings(BaseSettings):
     # Seconds to wait for an S3 connection, and for each read of an answer, before the attempt fails.
     s3_timeout_seconds: float = Field(default=30.0, gt=0)
     stale_after_days: int = 7
-    # Seconds one source's parse may take before it is cut short: the entries parsed by then are
-    # kept, the source says "cut short", the briefing names it, and the run goes on (README,
-    # "Hostile inputs"). The largest real note parses in well under a second.
-    source_budget_seconds: float = Field(default=60.0, gt=0)
+    # Units of work one source may cost, once to parse it (an entry a unit) and once to judge and
+    # verify it (a paper it names first, a candidate, a comparison, an entry a check reads): past
+    # it the source is cut short, keeps what was done by then, says so, the briefing names it, and
+    # the run goes on (README, "The work budget"). Counted, so the cut never depends on the load.
+    source_budget_units: int = Field(default=10_000, gt=0)
     # Read and hash every stored workspace file to find what changed, instead of trusting an
     # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.
     rehash: bool = False

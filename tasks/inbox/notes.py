@@ -175,7 +175,8 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
         ):
             continue
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
-            break  # the source's time budget is spent: keep the entries parsed so far (at least one)
+            deadline.line = offset + 1 + min(block.head, block.start)  # its ids on are kept without an entry
+            break  # the source's work budget is spent: keep the entries parsed so far (at least one)
         entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked, words.hedges))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():

@@ -18,19 +18,20 @@ from zoneinfo import ZoneInfo
 
 from tasks.cards.parse import CardWords, ParsedCard, card_words, parse_card
 from tasks.common.guard import describe, guarded
-from tasks.common.limits import MAX_IDS_PER_SOURCE, Deadline
+from tasks.common.limits import Deadline, cap_lines
 from tasks.common.text import clamp_text
 from tasks.config.judgment import Judgment
 from tasks.inbox.notes import NoteWords, note_words
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
+from tasks.ingest.rest import rest_item
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.source_row import (
     CATEGORY_CHARS,
     MAX_SOURCE_BYTES,
     add_warnings,
+    cap_contexts,
     cap_entries,
-    cap_mentions,
     fallback_source,
     read_file,
     sha256,
@@ -50,8 +51,8 @@ from tasks.model.windows import local_midnight
 from tasks.queue.parse import parse_queue
 
 __all__ = [
-    "CATEGORY_CHARS", "MAX_IDS_PER_SOURCE", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "IngestWords", "RowBuilder",
-    "ParsedContent", "add_warnings", "build_files", "cap_entries", "cap_mentions", "fallback_source", "ingest_words",
+    "CATEGORY_CHARS", "MAX_SOURCE_BYTES", "BuiltFile", "FileRows", "IngestWords", "RowBuilder",
+    "ParsedContent", "add_warnings", "build_files", "cap_contexts", "cap_entries", "fallback_source", "ingest_words",
     "init_worker", "parse_by_kind", "read_file", "sha256", "snapshot_fields", "source_header",
 ]
 
@@ -123,11 +124,11 @@ class RowBuilder:
     """Parses new file versions into rows (CPU only: runs in this process or in a worker process),
     with the words of `judgment`, the ingest run's (`tasks.config.topics.judgment_for`)."""
 
-    def __init__(self, workspace_id: int, timezone: str, judgment: Judgment | None, budget: float | None = None):
+    def __init__(self, workspace_id: int, timezone: str, judgment: Judgment | None, budget: int | None = None):
         self.workspace_id = workspace_id
         self.tz = ZoneInfo(timezone)
         self.words = ingest_words(judgment)
-        self.budget = budget  # seconds per source (Settings.source_budget_seconds); None: unbounded
+        self.budget = budget  # units of work per source (Settings.source_budget_units); None: unbounded
 
     def build(self, files: Sequence[ReadFile]) -> list[FileRows | None]:
         """Rows per file, in order; None for a file whose parse raised after producing rows."""
@@ -170,11 +171,15 @@ class ParsedContent:
     header_time: dt.datetime | None = None
 
 
-def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str, Any], words: IngestWords,
+def parse_by_kind(wf: WorkspaceFile, whole: str, tz: ZoneInfo, source: dict[str, Any], words: IngestWords,
                   deadline: Deadline | None = None) -> ParsedContent:
     """Parse a file version by its kind, its warnings added to the `source` row; the one parse both
-    the bulk path (here) and the per-file path (`tasks.ingest.orm`) store, with the run's `words`. Past `deadline` a note's
-    entries are parsed no further (`note_items`)."""
+    the bulk path (here) and the per-file path (`tasks.ingest.orm`) store, with the run's `words`.
+    The parsers read `whole` within the line caps; past `deadline` a note's entries are parsed no
+    further (`note_items`), and the ids a note holds outside what was parsed into entries are kept
+    on one last entry (`tasks.ingest.rest`)."""
+    deadline = deadline or Deadline(None)
+    text_ = cap_lines(whole, source["warnings"])  # every parser after this is linear in what is left
     if wf.kind == "knowledge":
         doc = parse_knowledge(text_, tz, words.document)
         add_warnings(source, doc.warnings)
@@ -192,9 +197,17 @@ def parse_by_kind(wf: WorkspaceFile, text_: str, tz: ZoneInfo, source: dict[str,
         out.header_time = max(s.at for s in snapshots) if snapshots else None
     else:
         items = list(note_items(text_, deadline, words.notes))
-    out.items = cap_mentions(cap_entries(items, source["warnings"]), source["warnings"])
+    kept = cap_entries(items, source["warnings"])
+    out.items = cap_contexts(kept)
     if wf.kind not in WHOLE_ITEMS:
         out.items = with_paper_outlines(out.items, source["warnings"])
+        cut = deadline.cut_short(len(kept))
+        if cut:
+            source["warnings"].append(cut.warning())
+        rest = rest_item(whole, items[len(kept)].line if len(kept) < len(items) else deadline.line,
+                         source["warnings"])
+        if rest is not None:
+            out.items.append(rest)
     return out
 
 
@@ -213,8 +226,7 @@ def _content(
     deadline: Deadline | None = None,
 ) -> None:
     """Parse by kind into `rows` (the bulk path; `tasks.ingest.orm` the per-file one); `started` flags the first row made.
-    Past `deadline`, no further entry is parsed or written, and the source says where it was cut short."""
-    deadline = deadline or Deadline(None)
+    Past `deadline`, no further entry is parsed, and the source says where it was cut short."""
     parsed = parse_by_kind(wf, text_, tz, rows.source, words, deadline)
     if parsed.header_time is not None:
         rows.source.update(observed_at=parsed.header_time, time_basis="header")
@@ -236,19 +248,8 @@ def _content(
         return
     lines = _Lines()
     for ordinal, extracted in enumerate(parsed.items):
-        # The first entry is always kept (a source is never cut to nothing), and so is every entry
-        # the parse made before the budget ran out there: only a budget still running is checked.
-        if ordinal and deadline.where is None and deadline.expired("rows", ordinal):
-            break
         started[0] = True
         lines.add(ordinal, extracted)
-    cut = deadline.cut_short(len(lines.items))
-    if cut:
-        rows.source["warnings"].append(cut.warning())
-        if wf.kind not in WHOLE_ITEMS:  # an entry's sub-sections are those stored, not those cut off
-            kept = with_paper_outlines(parsed.items[: len(lines.items)], [])
-            lines.items = [line if x.paper_outlines == y.paper_outlines else _item_line(k, y)
-                           for k, (line, x, y) in enumerate(zip(lines.items, parsed.items, kept, strict=False))]
     rows.items, rows.mentions, rows.queue = (
         "".join(lines.items).encode(), "".join(lines.mentions).encode(), "".join(lines.queue).encode())
     rows.mention_counts, rows.queue_items = lines.mention_counts, lines.queue_items
@@ -323,7 +324,7 @@ class _Worker:
     builder: RowBuilder | None = None
 
 
-def init_worker(workspace_id: int, timezone: str, judgment: Judgment | None, budget: float | None = None) -> None:
+def init_worker(workspace_id: int, timezone: str, judgment: Judgment | None, budget: int | None = None) -> None:
     """Initializer of a process pool that builds rows (`build_files`)."""
     _Worker.builder = RowBuilder(workspace_id, timezone, judgment, budget)
 

@@ -1,7 +1,7 @@
 """A workspace file read, and the source row it is stored as: bytes (bounded, never blocking),
-decoded text (within the line caps of tasks.common.limits), time (from the name, front matter or
+decoded text (whole: the parse caps its lines, `tasks.ingest.rows.parse_by_kind`), time (from the name, front matter or
 header, `tasks.ingest.dating`; "undated" when none gives a date that can exist, never the mtime),
-and the warnings that go with it (lossy decoding, capped ids, out-of-range values). CPU only."""
+and the warnings that go with it (lossy decoding, out-of-range values). CPU only."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from tasks.common.decode import decode_bytes
 from tasks.common.guard import describe
-from tasks.common.limits import CAPPED, MAX_ENTRIES_PER_SOURCE, MAX_IDS_PER_SOURCE, cap_lines
+from tasks.common.limits import CAPPED, MAX_ENTRIES_PER_SOURCE
 from tasks.common.text import clamp_text, clean_text
 from tasks.ingest.dating import note_date
 from tasks.ingest.scan import WorkspaceFile
@@ -113,7 +113,6 @@ def source_header(
             decoded = decode_bytes(data)
             text_, encoding = decoded.text, decoded.encoding
             warnings += decoded.warnings
-            text_ = cap_lines(text_, warnings)  # every parser after this is linear in what is left
         except ValueError as exc:
             error = str(exc)
     modified_at = _mtime(wf)  # with the ingest time, when this version was first seen
@@ -165,25 +164,17 @@ def add_warnings(source: dict[str, Any], found: Iterable[str]) -> None:
 MAX_CONTEXT_CHARS = 4000
 
 
-def cap_mentions(items: list[ExtractedItem], warnings: list[str], cap: int = MAX_IDS_PER_SOURCE) -> list[ExtractedItem]:
-    """`items` with at most `cap` mentions in all (later ones dropped, and a warning saying how many),
-    each mention's context cut to MAX_CONTEXT_CHARS."""
-    total = sum(len(x.mentions) for x in items)
-    long_context = any(len(m.context) > MAX_CONTEXT_CHARS for x in items for m in x.mentions)
-    if total <= cap and not long_context:
+def cap_contexts(items: list[ExtractedItem]) -> list[ExtractedItem]:
+    """`items` with each mention's context cut to MAX_CONTEXT_CHARS (every mention kept)."""
+    if not any(len(m.context) > MAX_CONTEXT_CHARS for x in items for m in x.mentions):
         return items
-    out, left = [], cap
+    out = []
     for x in items:
-        mentions = x.mentions[: max(0, left)]
-        if long_context:
-            cut: dict[str, str] = {}  # one cut per distinct context
-            mentions = [m if len(m.context) <= MAX_CONTEXT_CHARS
-                        else replace(m, context=cut.setdefault(m.context, m.context[:MAX_CONTEXT_CHARS]))
-                        for m in mentions]
-        left -= len(mentions)
-        out.append(replace(x, mentions=mentions) if mentions is not x.mentions else x)
-    if total > cap:
-        warnings.append(f"{CAPPED}{total} arXiv references; only the first {cap} are kept")
+        cut: dict[str, str] = {}  # one cut per distinct context
+        mentions = [m if len(m.context) <= MAX_CONTEXT_CHARS
+                    else replace(m, context=cut.setdefault(m.context, m.context[:MAX_CONTEXT_CHARS]))
+                    for m in x.mentions]
+        out.append(replace(x, mentions=mentions) if cut else x)
     return out
 
 

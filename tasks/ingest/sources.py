@@ -46,6 +46,7 @@ class ExtractedItem:
     cells: tuple[str, ...] | None = None
     # A note's entry: its papers' own joined texts' outlines (`items.paper_outlines`, `with_paper_outlines`).
     paper_outlines: PaperOutlines | None = None
+    line: int | None = None  # a note's entry: the 1-based line it starts at (not stored)
 
 
 def note_items(text: str, deadline: Deadline | None = None,
@@ -59,7 +60,7 @@ def note_items(text: str, deadline: Deadline | None = None,
             numbers=list(entry.numbers), hedges=list(entry.hedges),
             links=list(entry.links), outline=stored_outline(entry.text),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
-            extra=note_facts(note.front_matter, note.title) if k == 0 else {},
+            extra=note_facts(note.front_matter, note.title) if k == 0 else {}, line=entry.line,
         )
 
 

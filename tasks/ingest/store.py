@@ -62,17 +62,17 @@ def get_workspace_id(session: Session, root: str) -> int:
 
 def ingest_file(
     session: Session, workspace_id: int, wf: WorkspaceFile, timezone: str, judgment: Judgment | None = None,
-    budget: float | None = None,
+    budget: int | None = None,
 ) -> IngestOutcome:
     """Ingest one file; a file whose (path, sha256) is already stored writes nothing. `judgment`:
-    the run's (whose words the parsers read; None: the packaged one); `budget`: seconds its parse
+    the run's (whose words the parsers read; None: the packaged one); `budget`: units of work its parse
     may take before it is cut short (`RowBuilder`)."""
     return ingest_files(session, workspace_id, [wf], timezone, judgment, budget)[0]
 
 
 def ingest_files(
     session: Session, workspace_id: int, files: Sequence[WorkspaceFile], timezone: str,
-    judgment: Judgment | None = None, budget: float | None = None,
+    judgment: Judgment | None = None, budget: int | None = None,
 ) -> list[IngestOutcome]:
     """Ingest files in the session's transaction, in order; what `ingest_file` would do for each in turn."""
     if len({wf.path for wf in files}) != len(files):

@@ -24,7 +24,7 @@ class SourceView:
     time_basis: str
     error: str | None
     later_version: dt.datetime | None = None  # only versions first seen after the cutoff are stored: the earliest's time
-    limits: tuple[str, ...] = ()  # its warnings of a cap or its time budget (tasks.common.limits): named in the briefing
+    limits: tuple[str, ...] = ()  # its warnings of a cap or its work budget (tasks.common.limits): named in the briefing
     feed_problem: dict[str, Any] | None = None  # a feed snapshot's empty/stale/truncated mark (tasks.feeds.health)
 
 

@@ -106,7 +106,7 @@ def briefing_content(settings: Settings, ref: WorkspaceRef, topic: Topic, window
     if judged is None:
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
-        budgets = SourceBudgets(settings.source_budget_seconds)
+        budgets = SourceBudgets(settings.source_budget_units)
         judged = Judged(data, judge_evening(data, topic, budgets), budgets)
     return collected_content(settings, ref, topic, judged.data, known,
                              density_rule_for(settings, Path(ref.root), topic.name), judged.papers, judged.budgets)
@@ -118,9 +118,9 @@ def collected_content(
 ) -> BriefingContent:
     """`briefing_content` from a window collected earlier, once the topic's verifications are derived
     through its date (they are read now, this window's included). `judged`: the window's
-    `judge_evening` papers; `budgets`: the sources' time they were judged and verified with (none:
-    a fresh one of Settings.source_budget_seconds)."""
-    budgets = budgets or SourceBudgets(settings.source_budget_seconds)
+    `judge_evening` papers; `budgets`: the sources' work budgets they were judged and verified with (none:
+    a fresh one of Settings.source_budget_units)."""
+    budgets = budgets or SourceBudgets(settings.source_budget_units)
     papers = judged if judged is not None else judge_evening(data, topic, budgets)
     with session_scope(get_engine(settings)) as session:
         tracked = load_tracked(session, ref.id, topic.name, data.window.date)

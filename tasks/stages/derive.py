@@ -44,7 +44,7 @@ _VERIFY_LOCK = 0x76657269  # advisory lock class serialising the derivation per 
 @dataclass
 class Judged:
     """A window collected and judged once (`judge_evening`: papers and engineering increments), for
-    deriving its verifications and rendering its briefing; `budgets`: each source's time, spent by
+    deriving its verifications and rendering its briefing; `budgets`: each source's work budget, spent by
     its judging and then by its verification, once each."""
 
     data: WindowData
@@ -118,9 +118,9 @@ def drop_from(session: Session, workspace_id: int, topic: str, day: dt.date) -> 
 
 
 def collect_and_judge(
-    session: Session, workspace_id: int, topic: Topic, step: DerivedWindow, budget: float | None = None,
+    session: Session, workspace_id: int, topic: Topic, step: DerivedWindow, budget: int | None = None,
 ) -> Judged:
-    """The window collected and judged, each source within `budget` seconds (Settings.source_budget_seconds)."""
+    """The window collected and judged, each source within `budget` units of work (Settings.source_budget_units)."""
     data = collect_window(session, workspace_id, topic.name, step.window)
     budgets = SourceBudgets(budget)
     return Judged(data, judge_evening(data, topic, budgets), budgets)
@@ -154,11 +154,11 @@ def record_window(
 
 def derive_through(
     session: Session, workspace_id: int, topic: Topic, known: list[str], through: dt.date,
-    keep: Sequence[dt.date] = (), budget: float | None = None,
+    keep: Sequence[dt.date] = (), budget: int | None = None,
 ) -> Derivation:
     """Bring the topic's stored verifications up to date through `through` (one transaction,
     under the topic's lock); the windows of `keep` that had to be collected are returned with it.
-    `budget`: each source's seconds per window for judging and verifying (None: unbounded)."""
+    `budget`: each source's units of work per window for judging and verifying (None: unbounded)."""
     lock_topic(session, workspace_id, topic.name)
     out = Derivation(topic.name, through)
     first_bad, steps = pending_windows(session, workspace_id, topic, known, through)

@@ -25,7 +25,7 @@ def derive_verifications(
     when they are); the collected windows of the dates in `keep` come back for rendering."""
     names = known if known is not None else known_topic_names(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        return derive_through(session, ref.id, topic, names, day, keep, settings.source_budget_seconds)
+        return derive_through(session, ref.id, topic, names, day, keep, settings.source_budget_units)
 
 
 def report_staleness(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def ingest_one(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> Inge
     """Ingest one file in its own transaction."""
     judgment = judgment_for(settings, Path(ref.root))
     with session_scope(get_engine(settings)) as session:
-        return ingest_file(session, ref.id, wf, settings.timezone, judgment, settings.source_budget_seconds)
+        return ingest_file(session, ref.id, wf, settings.timezone, judgment, settings.source_budget_units)
 
 
 def ingest_batch(
@@ -106,7 +106,7 @@ def ingest_batch(
             try:
                 with session_scope(engine) as session:
                     outcomes.append(ingest_file(session, ref.id, wf, settings.timezone, judgment,
-                                                settings.source_budget_seconds))
+                                                settings.source_budget_units))
             except Exception as exc:  # noqa: BLE001 - refused by the database, or anything else: this file only
                 if is_disconnect(exc):
                     raise  # not this file's fault: the batch is redone (db.retry)
@@ -117,7 +117,7 @@ def ingest_batch(
             try:
                 with session_scope(engine) as session:
                     outcomes += ingest_files(session, ref.id, batch, settings.timezone, judgment,
-                                             settings.source_budget_seconds)
+                                             settings.source_budget_units)
             except Exception as exc:  # noqa: BLE001 - redone file by file: the bad file fails alone
                 if is_disconnect(exc):
                     raise
@@ -163,10 +163,10 @@ def _ingest_pipelined(
     PostgreSQL) only looks up stored versions, takes ids and streams bytes.
     """
     engine = get_engine(settings)
-    builder = RowBuilder(ref.id, settings.timezone, judgment, settings.source_budget_seconds)
+    builder = RowBuilder(ref.id, settings.timezone, judgment, settings.source_budget_units)
     context = multiprocessing.get_context("spawn")  # never fork a process that runs threads
     with ProcessPoolExecutor(workers, mp_context=context, initializer=init_worker,
-                             initargs=(ref.id, settings.timezone, judgment, settings.source_budget_seconds)) as pool:
+                             initargs=(ref.id, settings.timezone, judgment, settings.source_budget_units)) as pool:
 
         def submit(batch: list[WorkspaceFile]) -> list[Future[list[BuiltFile]]]:
             step = max(1, -(-len(batch) // (4 * workers)))  # a few chunks per worker per batch

@@ -135,7 +135,7 @@ class Context:
     raised_by_entry: set[tuple[str, str, int]] = field(default_factory=set)  # (key, path, ordinal)
     resolved_keys: frozenset[str] = frozenset()  # stored items already resolved by the window's day
     doc_entries: list[DocEntry] | None = None  # the knowledge document's entries as of the day (tasks.verify.hedges)
-    budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's time (tasks.common.limits)
+    budgets: SourceBudgets = field(default_factory=unbounded)  # each window source's work budget (tasks.common.limits)
     _people: frozenset[str] | None = None
     _note_titles: dict[int, str | None] | None = None
     _coined_ids: CoinedIds | None = None

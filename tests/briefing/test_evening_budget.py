@@ -1,26 +1,30 @@
-"""Contract: a source's time is bounded while the evening judges and verifies it, too
-(Settings.source_budget_seconds, `tasks.common.limits.SourceBudgets`).
+"""Contract: a source's work is bounded while the evening judges and verifies it, too, in counted
+units (Settings.source_budget_units, `tasks.common.limits.SourceBudgets`).
 
 - Each window source has its own budget, spent only by its own units of work (a paper it names
-  first, its engineering candidates, each of its entries a verification check reads), checked
-  between units from its second on. With a fake clock on which every unit costs one second, a
-  budget of K seconds judges exactly the source's first K papers (in window order), drops the rest
-  of what it would have contributed (its later papers, its increments, its verifications), and its
-  row among the checked sources says where it was cut, in both languages, in markdown and in the
-  JSON twin; every other source is judged and verified whole.
+  first, its engineering candidates and their comparisons, each of its entries a verification check
+  reads), checked between units from its second on. A budget of K units judges exactly the
+  source's first K papers (in window order), drops the rest of what it would have contributed (its
+  later papers, its increments, its verifications), and its row among the checked sources says
+  where it was cut, in both languages, in markdown and in the JSON twin; every other source is
+  judged and verified whole.
 - Cut while verifying, a source keeps what the checks raised from its first K entries.
 - A window's evening charges each source once for judging and once for verifying: rendering a
   briefing through the stages spends exactly the units of `judge_evening` plus one observation
   (its verifications are observed when derived and read back, never observed again).
 - End to end: a generated note of thousands of engineering entries that all name one another
-  (each increment lists all the others: quadratic) finishes the evening within a small budget plus
-  a generous margin, is named as cut short, and the other source's items are still there.
+  (each increment lists all the others: quadratic) is named as cut short within a small budget,
+  and the other source's items are still there; the quadratic merge is what the budget cuts.
+- The cut never depends on time: the same pathological workspace briefed again on a clock that
+  jumps a minute at every reading (a machine under any load) publishes the same bytes.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,17 +54,6 @@ BIG = "inbox/amy/2026-10-09-1000-amy-big.md"
 SMALL = "inbox/bob/2026-10-09-1100-bob-small.md"
 BIG_IDS = [f"2609.{10001 + k}" for k in range(30)]
 SMALL_IDS = ["2610.90001", "2610.90002"]
-
-
-class Tick:
-    """A clock that advances one second each time it is read: every unit of work costs one second."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        self.now += 1.0
-        return self.now
 
 
 def _entry(n: int, arxiv_id: str, name: str) -> str:
@@ -95,14 +88,13 @@ def _content(data: WindowData, topic: Topic, budgets: SourceBudgets | None = Non
 
 
 def test_a_slow_source_spends_its_own_budget_never_another_s() -> None:
-    clock = Tick()
-    budgets = SourceBudgets(10, clock=clock)
+    budgets = SourceBudgets(10)
     done = []
     units = [(p, k) for k in range(1, 9) for p in ("slow", "fast")]
     for path, unit in budgets.each(units, "papers", lambda u: (u[0], u[1] - 1)):
         done.append((path, unit))
         if path == "slow":
-            clock.now += 4  # each of its units costs 5 s, the others' 1 s
+            budgets.charge(path, 4)  # each of its units does 5 units of work (comparisons, say), the others' 1
     assert done == [("slow", 1), ("fast", 1), ("slow", 2), ("fast", 2), *[("fast", k) for k in range(3, 9)]]
     assert budgets.cut == {"slow": CutShort("papers", 3, 2, 10)} and budgets.cut["slow"].stage == JUDGING
     assert list(budgets.each(["slow", "fast"], "hedges", lambda p: (p, 0))) == ["fast"]  # skipped in every step after
@@ -112,8 +104,8 @@ def test_a_source_over_its_budget_while_judging_keeps_its_first_papers_and_says_
     tmp_path: Path, settings: Settings, clean_db: Engine
 ) -> None:
     data, topic = _window(settings, tmp_path / "ws")
-    # The small source's whole evening is 11 units (2 papers, its candidates, 8 entry reads by the checks).
-    budgets = SourceBudgets(20, clock=Tick())
+    # The small source's whole evening is a few units (2 papers, its candidates, 8 entry reads by the checks).
+    budgets = SourceBudgets(20)
     content = _content(data, topic, budgets)
 
     assert budgets.cut == {BIG: CutShort("papers", 21, 20, 20)}
@@ -124,8 +116,15 @@ def test_a_source_over_its_budget_while_judging_keeps_its_first_papers_and_says_
     assert {v.subject for v in content.verifications} == set(SMALL_IDS)
 
     rows = {s.path: s for s in content.sources}
-    said = {"en": "cut short: over its 20 s budget while judging the papers it names, at entry 21; entries judged: 20",
-            "zh": "超出 20 秒预算：判断所提论文到第 21 条时截断，已判断 20 条"}
+    # Left undone after the cut, and said so: its 10 later papers (only it names them), its
+    # engineering candidates (one unit), and each of its 30 entries the 4 checks would have read.
+    left = budgets.left[BIG]
+    assert left == 10 + 1 + 4 * len(BIG_IDS)
+    said = {"en": "cut short: over its 20-unit work budget while judging the papers it names, at entry 21; "
+                  f"entries judged: 20; left undone after it: {left} (papers it names first, engineering candidates, "
+                  "entries to verify)",
+            "zh": f"超出 20 单位工作量预算：判断所提论文到第 21 条时截断，已判断 20 条；其后未做 {left} 项（所提论文、"
+                  "工程候选、待核对条目）"}
     for lang, text in said.items():
         assert LABELS[lang]["src_limited"].format(what=text) in rows[BIG].texts(lang).summary
         assert text not in rows[SMALL].texts(lang).summary
@@ -142,7 +141,7 @@ def test_a_source_over_its_budget_while_verifying_keeps_what_its_first_entries_r
     data, topic = _window(settings, tmp_path / "ws")
     papers = judge_window(data, topic)
     # The checks read the small source's 2 entries 4 times (hedges, numbers, promises, settlements): 8 units.
-    budgets = SourceBudgets(10, clock=Tick())
+    budgets = SourceBudgets(10)
     observations = observe_window(data, papers, topic, ["inference"], (), budgets)
 
     assert budgets.cut == {BIG: CutShort("hedges", 11, 10, 10)} and budgets.cut[BIG].stage == VERIFYING
@@ -153,7 +152,7 @@ def test_a_source_over_its_budget_while_verifying_keeps_what_its_first_entries_r
 def test_unbounded_and_default_budgets_change_nothing(tmp_path: Path, settings: Settings, clean_db: Engine) -> None:
     data, topic = _window(settings, tmp_path / "ws")
     plain = _content(data, topic)
-    budgets = SourceBudgets(settings.source_budget_seconds)
+    budgets = SourceBudgets(settings.source_budget_units)
     bounded = _content(data, topic, budgets)
     assert not budgets.cut and plain.verifications
     assert render_json(bounded, "en") == render_json(plain, "en")
@@ -169,8 +168,8 @@ def test_the_stages_charge_a_window_s_verification_once(
 
     spent: list[SourceBudgets] = []
 
-    def recorded(seconds: float | None) -> SourceBudgets:
-        spent.append(SourceBudgets(seconds))
+    def recorded(units: int | None) -> SourceBudgets:
+        spent.append(SourceBudgets(units))
         return spent[-1]
 
     monkeypatch.setattr(derive, "SourceBudgets", recorded)
@@ -183,8 +182,7 @@ def test_the_stages_charge_a_window_s_verification_once(
 
 # Engineering entries of one coined system that all name one another: each increment lists the others.
 PATHOLOGICAL = 3000
-BUDGET = 2.0
-MARGIN = 60.0  # ingest, the database, rendering a briefing of thousands of entries, a loaded machine
+BUDGET = 2000  # units: below the note's entries, so both its parse and its judging are cut
 
 
 HUGE = "inbox/amy/2026-10-09-1100-amy-huge.md"
@@ -203,29 +201,48 @@ def _pathological(root: Path) -> Path:
     return root
 
 
+class Jumping:
+    """time.monotonic on a machine under any load: every reading is a minute after the last."""
+
+    def __init__(self) -> None:
+        self.readings = itertools.count(1)
+        self.real = time.monotonic
+
+    def __call__(self) -> float:
+        return self.real() + 60.0 * next(self.readings)
+
+
 @pytest.mark.slow
-def test_a_pathological_source_finishes_the_evening_within_its_budget(
-    tmp_path: Path, settings: Settings, clean_db: Engine
+def test_a_pathological_source_is_cut_at_the_same_place_whatever_the_clock(
+    tmp_path: Path, settings: Settings, clean_db: Engine, migrated_database: Callable[[str], str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     workspace = _pathological(tmp_path / "ws")
-    tight = settings.model_copy(update={"source_budget_seconds": BUDGET})
-    started = time.monotonic()
+    tight = settings.model_copy(update={"source_budget_units": BUDGET})
     _, results = run_evening(tight, workspace, ["inference"], DAY)
-    took = time.monotonic() - started
     assert [r.error for r in results] == [None]
-    assert took < BUDGET + MARGIN, took
-
     md, twin = published(tight, "inference", DAY)
     (huge,) = [s for s in twin["sources"] if s["path"] == HUGE]
-    # Cut while parsing (a loaded machine), while judging, or both (what was kept at parsing then
-    # ran out while judged): each stage that cut says so once, worded in the briefing's language
-    # (zh: tasks/briefing/labels.toml), and the rest of the evening is whole.
-    cut = f"超出 {BUDGET:g} 秒预算："
-    assert cut in huge["summary"], huge["summary"]
-    stages = [f"，已{done} " for done in ("保留", "判断")]  # labels.toml done_parsing, done_judging
-    said = [md.count(stage) for stage in stages]
-    assert md.count(cut) == sum(said) >= 1 and max(said) == 1, (said, huge["summary"])
+    # Cut while parsing (its entries past the budget never stored) and again while judging what
+    # was kept (its candidates' comparisons): each stage says so once, worded in the briefing's
+    # language (zh: tasks/briefing/labels.toml), and the rest of the evening is whole.
+    parsed = LABELS["zh"]["src_cut"].format(units=BUDGET, step=LABELS["zh"]["step_entries"], at=BUDGET + 1,
+                                            done_word=LABELS["zh"]["done_parsing"], done=BUDGET)
+    assert parsed in huge["summary"] and md.count(parsed) == 1, huge["summary"]
+    judged = f"超出 {BUDGET} 单位工作量预算：{LABELS['zh']['step_engineering']}到第 "
+    assert judged in huge["summary"] and md.count(judged) == 1, huge["summary"]
     assert SMALL_IDS[0] in md and SMALL_IDS[0] in json.dumps(twin)  # the other source is judged whole
+
+    # The same workspace in a database and a store of its own, every clock reading a minute late.
+    loaded = tight.model_copy(update={"database_url": migrated_database("predigest_loaded"),
+                                      "storage_url": (tmp_path / "published-loaded").as_uri()})
+    monkeypatch.setattr(time, "monotonic", Jumping())
+    _, results = run_evening(loaded, workspace, ["inference"], DAY)
+    assert [r.error for r in results] == [None]
+    assert published(loaded, "inference", DAY) == (md, twin)
+    for name in ("md", "json"):
+        assert ((tmp_path / "published-loaded" / "briefings" / "inference" / f"{DAY}.{name}").read_bytes()
+                == (tmp_path / "published" / "briefings" / "inference" / f"{DAY}.{name}").read_bytes())
 
 
 @pytest.mark.slow
@@ -233,7 +250,7 @@ def test_the_quadratic_engineering_merge_is_what_a_budget_cuts(
     tmp_path: Path, settings: Settings, clean_db: Engine
 ) -> None:
     """The briefing's content alone, on a tight budget, over the whole source (read within the
-    default budget): the quadratic engineering merge is what is cut, and in time."""
+    default budget): the quadratic engineering merge is what is cut."""
     workspace = _pathological(tmp_path / "ws")
     ref = ingest_all(settings, workspace)
     (topic,) = run.topics_for(settings, workspace, ["inference"])
@@ -241,9 +258,8 @@ def test_the_quadratic_engineering_merge_is_what_a_budget_cuts(
         data = collect_window(session, ref.id, topic.name, run.window_of(topic, DAY))
     assert sum(e.path == HUGE for e in data.entries) == PATHOLOGICAL  # read whole
     budgets = SourceBudgets(BUDGET)
-    started = time.monotonic()
     content = build_content(data, topic, ["inference"], budgets=budgets)
-    took = time.monotonic() - started
     assert list(budgets.cut) == [HUGE] and budgets.cut[HUGE].step == "engineering", budgets.cut
-    assert took < BUDGET + MARGIN / 2, took
+    # Counted: the cut falls where the units ran out, never beyond the budget by more than one unit's work.
+    assert budgets.cut[HUGE].done < PATHOLOGICAL and budgets.spent[HUGE] >= BUDGET
     assert SMALL_IDS[0] in {p.arxiv_id for p in content.papers}

@@ -63,7 +63,7 @@ FILE_STAGES = [
     ("tasks.ingest.rows", "source_header", "note"),
     ("tasks.ingest.rows", "note_items", "note"),
     ("tasks.ingest.sources", "parse_note", "note"),
-    ("tasks.ingest.rows", "cap_mentions", "note"),
+    ("tasks.ingest.rows", "cap_contexts", "note"),
     ("tasks.ingest.rows", "parse_card", "card"),
     ("tasks.ingest.rows", "card_items", "card"),
     ("tasks.ingest.rows", "parse_queue", "queue"),

@@ -1,12 +1,13 @@
-"""Contract: a source's time is bounded (Settings.source_budget_seconds). A source whose parse
-outlasts the budget is cut short between entries: it keeps what was parsed by then (at least its
-first entry), its warnings say it was cut short, where, and what was kept, the briefing names it,
-and the run goes on with every other source whole.
+"""Contract: a source's work is bounded, in counted units (Settings.source_budget_units). A source
+whose parse needs more entries than its budget has units is cut short between entries: it keeps
+the entries parsed by then (at least its first), its warnings say it was cut short, where, and
+what was kept, the briefing names it, and the run goes on with every other source whole. The cut
+bounds the work, not which ids are seen: every arXiv id of the part left unparsed is still stored,
+on one last entry of the source, and a warning says so.
 
-No seconds are measured: the budget is made tiny (a microsecond), so any source of more than one
-entry runs out of it after its first, while the other sources, generated with one entry each,
-cannot be cut. The pathological source is generated with thousands of entries, each naming its own
-arXiv id, so "cut short" is visible as ids that never reach the database.
+The budget is made one unit, so any source of more than one entry runs out of it after its first,
+while the other sources, generated with one entry each, cannot be cut. The pathological source is
+generated with thousands of entries, each naming its own arXiv id.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from db.engine import session_scope
 from db.models import Item, Mention, Source
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import cut_text
-from tasks.common.limits import CUT_SHORT, CutShort
+from tasks.common.limits import CAPPED, CUT_SHORT, CutShort
 from tasks.config.settings import Settings
 from tests.ingest.hostile import DAY, published, run_evening, sources
 
@@ -59,7 +60,7 @@ def test_a_source_over_its_budget_is_cut_short_and_named_and_the_run_goes_on(
     tmp_path: Path, settings: Settings, clean_db: Engine
 ) -> None:
     workspace = _workspace(tmp_path / "ws")
-    tight = settings.model_copy(update={"source_budget_seconds": 1e-6})
+    tight = settings.model_copy(update={"source_budget_units": 1})
     _, results = run_evening(tight, workspace, ["inference"], DAY)
     assert [r.error for r in results] == [None]
 
@@ -69,7 +70,10 @@ def test_a_source_over_its_budget_is_cut_short_and_named_and_the_run_goes_on(
     assert len(cut) == 1 and cut[0] is not None, stored[huge].warnings
     assert cut[0].stage == "parsing" and (cut[0].at, cut[0].done) == (2, 1)  # cut before its second entry
     assert stored[huge].error is None
-    assert _counts(clean_db, huge) == (1, 1)  # its first entry and that entry's id; the rest never parsed
+    # Its first entry, then one entry holding the ids of the rest, never parsed: every id is stored.
+    assert _counts(clean_db, huge) == (2, HUGE_ENTRIES)
+    assert _ids(clean_db, huge) == [f"2609.{10000 + k}" for k in range(1, HUGE_ENTRIES + 1)]
+    assert any(w.startswith(f"{CAPPED}{HUGE_ENTRIES - 1} arXiv references from line 5 on") for w in stored[huge].warnings)
 
     for k in range(len(NORMAL)):
         path = f"inbox/amy/2026-10-09-10{k:02d}-amy-note{k}.md"
@@ -82,7 +86,15 @@ def test_a_source_over_its_budget_is_cut_short_and_named_and_the_run_goes_on(
     assert huge in md and cut_text(cut[0], LABELS["zh"]) in md and CUT_SHORT not in md
     for arxiv_id in NORMAL:
         assert arxiv_id in md and arxiv_id in twin_text, arxiv_id
-    assert "2609.10002" not in md and "2609.10002" not in twin_text  # the cut entries are not judged
+    # Judged within the same one unit: its first paper only.
+    assert "2609.10001" in twin_text and "2609.10002" not in md and "2609.10002" not in twin_text
+
+
+def _ids(engine: Engine, path: str) -> list[str]:
+    with session_scope(engine) as session:
+        return list(session.execute(
+            select(Mention.arxiv_id).join(Item, Item.id == Mention.item_id).join(Source, Source.id == Item.source_id)
+            .where(Source.path == path, Source.superseded_at.is_(None)).order_by(Item.ordinal, Mention.id)).scalars())
 
 
 def test_the_same_workspace_within_a_normal_budget_is_read_whole(
