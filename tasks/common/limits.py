@@ -43,7 +43,7 @@ def parse_count(text: str, field: str, warnings: list[str], maximum: int = INT4_
     return count_or_none(int(digits), field, warnings, maximum)
 
 
-# --- Caps on what one source may make the stages do (README, "Hostile inputs: the work budget") ---
+# --- Caps on what one source may make the stages do (docs/work-budget.md) ---
 # Each is far above any real note (the sample's largest is ~400 lines, ~60 entries, ~40 ids) and
 # small enough that the per-source work the stages do after it stays within seconds. A source cut
 # by one keeps what came before the cut, and says so: its warning starts with CAPPED, and the
@@ -132,7 +132,7 @@ class Deadline:
         return CutShort(step, entry + 1, done, self.units or 0)
 
 
-# --- The per-source budget of ingest, judging and verification (README, "The work budget") ---
+# --- The per-source budget of ingest, judging and verification (docs/work-budget.md) ---
 PARSING = "parsing"
 JUDGING = "judging"
 VERIFYING = "verifying"

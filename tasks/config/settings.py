@@ -72,7 +72,7 @@ class Settings(BaseSettings):
     # Units of work one source may cost, once to parse it (an entry a unit) and once to judge and
     # verify it (a paper it names first, a candidate, a comparison, an entry a check reads): past
     # it the source is cut short, keeps what was done by then, says so, the briefing names it, and
-    # the run goes on (README, "The work budget"). Counted, so the cut never depends on the load.
+    # the run goes on (docs/work-budget.md). Counted, so the cut never depends on the load.
     source_budget_units: int = Field(default=10_000, gt=0)
     # Read and hash every stored workspace file to find what changed, instead of trusting an
     # unchanged size and mtime (what misses: tasks/ingest/changes.py). Slower; exact.
@@ -88,7 +88,7 @@ class Settings(BaseSettings):
     # Public address of the published folder or bucket (e.g. https://briefings.example.org): makes the
     # links in feeds and notifications absolute. Unset, they are relative to the feed or page.
     site_url: str | None = None
-    # Notifications on publish (never when unchanged); see tasks/publish/notify.py and the README.
+    # Notifications on publish (never when unchanged); see tasks/publish/notify.py and docs/site.md.
     # Generic JSON webhooks (http/https URLs that receive a JSON POST).
     notify_webhooks: list[str] = Field(default_factory=list)
     # Any Apprise URL: Slack (https://hooks.slack.com/services/…), Feishu (https://open.feishu.cn/…/hook/…), …

@@ -1,6 +1,6 @@
 """When a note was written, from what it says, never from its file's mtime.
 
-Order (README, "Dates"): the file name (`YYYY-MM-DD[T|-]HHMM…` or the date alone = 00:00 local,
+Order (docs/work-budget.md, "Dates"): the file name (`YYYY-MM-DD[T|-]HHMM…` or the date alone = 00:00 local,
 after any separators it starts with), else the front matter (`date`, `created`, `created_at`,
 `日期`), else the content header (the first line of the body, when it is a heading or a
 `Date:`/`日期：` line, with `YYYY-MM-DD` and optionally `HH:MM`). The first of them that carries a

@@ -83,7 +83,7 @@ def _mtime(wf: WorkspaceFile) -> dt.datetime:
 
 # Kinds whose time is the note's own date (`note_date`); cards and the queue take theirs from their
 # content as they are parsed (`tasks.ingest.rows`). A knowledge document is in force by when it
-# was first seen when its header gives no update time (README, "Dates"), so it alone keeps the mtime.
+# was first seen when its header gives no update time (docs/work-budget.md, "Dates"), so it alone keeps the mtime.
 NOTE_DATED = ("note", "hf_daily", "other")
 MTIME_DATED = ("knowledge",)
 
