@@ -288,6 +288,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("predigest: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`predigest status | head`): nothing is wrong with the command. Point
+        # stdout at nothing so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as exc:
         expected = isinstance(exc, UsageError | FileNotFoundError | ValueError | RuntimeError)
         if _debug_wanted(args):
