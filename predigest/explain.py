@@ -1,6 +1,6 @@
 """`predigest explain`: why each paper of a briefing window has its status, for any run.
 
-It takes the window flags `run` takes (`--date`, default today in the topic's timezone; `--since`,
+It takes the window flags `run` takes (`--date`, default the latest closed window, as `run`; `--since`,
 overriding the window's start; the topic's schedule gives the rest, so a Monday after a skipped
 Sunday is a 48-hour window), ingests the workspace as `run` does, and judges the window as the
 briefing does. For each paper (or only the ids asked for) it shows the status, the decision for the
@@ -35,7 +35,7 @@ def add_parser(sub: Any, date_type: Any, datetime_type: Any) -> None:
                              description="Explain a briefing's window: the window flags are run's.")
     explain.add_argument("--workspace", help="workspace root (default: PREDIGEST_WORKSPACE)")
     explain.add_argument("--date", type=date_type, default=None, metavar="YYYY-MM-DD",
-                         help="briefing date (default: today in the topic's timezone)")
+                         help="briefing date (default: the latest closed window, as for run)")
     explain.add_argument("--since", type=datetime_type, default=None, metavar="DATETIME",
                          help="override the window start (ISO datetime; without an offset, the topic's timezone)")
     explain.add_argument("--topic", action="append", metavar="T",
@@ -57,10 +57,11 @@ def _canonical(raw: str) -> str:
     return found[0]
 
 
-def _today(timezone: str) -> dt.date:
-    from zoneinfo import ZoneInfo
+def _latest_closed(topic: Any) -> dt.date:
+    """The date `run` briefs when given none: the topic's latest window whose cutoff has passed."""
+    from tasks.model.windows import latest_closed_date
 
-    return dt.datetime.now(ZoneInfo(timezone)).date()
+    return latest_closed_date(topic.schedule, topic.timezone, dt.datetime.now(dt.UTC))
 
 
 def paper_record(p: Any, lines: SourceLines, L: dict[str, str]) -> dict[str, Any]:
@@ -92,7 +93,7 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
     wanted = [_canonical(i) for i in ids]
     out = []
     for topic in run.topics_for(settings, workspace, list(topics) if topics else None):
-        window = run.window_of(topic, day or _today(topic.timezone), since)
+        window = run.window_of(topic, day or _latest_closed(topic), since)
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
         papers = [p for p in judge_window(data, topic) if not wanted or p.arxiv_id in wanted]

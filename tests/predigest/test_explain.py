@@ -115,3 +115,20 @@ def test_cli_takes_runs_window_flags() -> None:
 def _flags(command: str) -> set[str]:
     sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
     return {a.dest for a in sub.choices[command]._actions}
+
+
+def test_without_a_date_explain_reads_the_window_run_would_brief(clean_db: Engine, settings: Settings) -> None:
+    from zoneinfo import ZoneInfo
+
+    from tasks.model.windows import latest_closed_date
+
+    # A schedule with one briefing day a week, tomorrow's weekday: today is no briefing date, so the
+    # latest closed window is days ago, never today's (which `explain` used to read).
+    today = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date()
+    weekly = settings.model_copy(update={"briefing_days": str((today.isoweekday() + 1) % 7)})
+    (topic,) = run.topics_for(weekly, SAMPLE_WORKSPACE, ["inference"])
+    before = latest_closed_date(topic.schedule, topic.timezone, dt.datetime.now(dt.UTC))
+    text = explain(weekly, SAMPLE_WORKSPACE, "inference", None, [])
+    after = latest_closed_date(topic.schedule, topic.timezone, dt.datetime.now(dt.UTC))
+    shown = text.splitlines()[0].split(" · ")[1]
+    assert shown in {before.isoformat(), after.isoformat()} and shown != today.isoformat()
