@@ -260,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     from predigest import merge_cli
 
     merge_cli.add_parser(sub, parse_date)
+    from predigest import feedback_cli
+
+    feedback_cli.add_parser(sub, parse_date)
     from predigest import score_cli
 
     score_cli.add_parser(sub)

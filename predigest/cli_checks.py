@@ -20,7 +20,7 @@ import argparse
 import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # `predigest --help` and argument errors need no settings (pydantic)
     from tasks.config.settings import Settings
@@ -30,6 +30,13 @@ EXAMPLE_WORKSPACE = "examples/workspace"
 
 class UsageError(Exception):
     """A request the CLI refuses before doing anything; its message is the whole explanation."""
+
+
+def briefing_arguments(parser: Any, date_type: Any, topic_help: str) -> None:
+    """--workspace, --topic and --date of a command about one published briefing (merge, feedback)."""
+    parser.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
+    parser.add_argument("--topic", required=True, metavar="T", help=topic_help)
+    parser.add_argument("--date", type=date_type, required=True, metavar="YYYY-MM-DD", help="the briefing's date")
 
 
 def check_workspace(workspace: Path | None, command: str, why: str = "") -> Path:

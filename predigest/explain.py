@@ -26,7 +26,8 @@ from tasks.common.arxiv_ids import canonicalize, find_ids
 
 STATUSES = ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic")
 # Evidence kinds that are something a source says about the paper (shown with file and line).
-STATEMENT_KINDS = ("owner_statement", "handoff_statement", "missing_statement", "taken_statement", "stated_primary",
+# A reader's verdict leads: it decides before any other evidence (`tasks.judge.reader`).
+STATEMENT_KINDS = ("reader_verdict", "owner_statement", "handoff_statement", "missing_statement", "taken_statement", "stated_primary",
                    "stated_secondary", "exclusion", "adjacency")
 
 
@@ -69,7 +70,8 @@ def paper_record(p: Any, lines: SourceLines, L: dict[str, str]) -> dict[str, Any
     from tasks.briefing.labels import reason_text
 
     evidence = [{**e.as_dict(), "line": lines.line_of(e, p.arxiv_id)}
-                for e in sorted(p.evidence, key=lambda e: (-abs(e.weight), e.path, e.kind, e.topic, e.detail))]
+                for e in sorted(p.evidence, key=lambda e: (e.kind != "reader_verdict", -abs(e.weight), e.path, e.kind,
+                                                           e.topic, e.detail))]
     return {
         "arxiv_id": p.arxiv_id, "title": p.title, "status": p.status, "decision": p.decision,
         "reason": reason_text(p.reason, L), "rests_on": p.owner, "scores": dict(p.scores),

@@ -63,6 +63,9 @@ class SourceLines:
         if evidence.kind in _CARD_KEYS:
             key = _CARD_KEYS[evidence.kind]
             return next((k for k, line in enumerate(lines, 1) if line.strip().lower().startswith(f"{key}:")), None)
+        if evidence.kind == "reader_verdict":  # the last verdict line on the paper: the latest one wins
+            found = [k for k, line in enumerate(lines, 1) if arxiv_id and arxiv_id in line and "verdict" in line]
+            return found[-1] if found else None
         if evidence.kind.startswith("queue_"):
             return _nearest([k for k, line in enumerate(lines, 1) if arxiv_id and arxiv_id in line], [])
         said = _squeeze(evidence.detail.removeprefix("preamble: "))

@@ -15,15 +15,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from predigest.cli_checks import briefing_arguments
+
 _COLOURS = {"+": "\033[32m", "-": "\033[31m", "@": "\033[36m", "#": "\033[2m"}
 
 
 def add_parser(sub: Any, date_type: Any) -> None:
     merge = sub.add_parser("merge", help="review or apply a briefing's noon merge proposal",
                            description="Show the merge proposal of a published briefing; --apply writes it.")
-    merge.add_argument("--workspace", metavar="PATH", help="workspace root (default: PREDIGEST_WORKSPACE)")
-    merge.add_argument("--topic", required=True, metavar="T", help="topic whose knowledge document to merge into")
-    merge.add_argument("--date", type=date_type, required=True, metavar="YYYY-MM-DD", help="the briefing's date")
+    briefing_arguments(merge, date_type, "topic whose knowledge document to merge into")
     merge.add_argument("--only", type=_names, default=[], metavar="ID|NAME,...", help="merge only these increments")
     merge.add_argument("--skip", type=_names, default=[], metavar="ID|NAME,...", help="leave these increments out")
     merge.add_argument("--apply", action="store_true", help="write the proposed document (atomically)")

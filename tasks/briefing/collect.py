@@ -17,11 +17,13 @@ from sqlalchemy.orm import Session
 from db.models import ArxivLookup, Item, Mention, PaperCard, QueueEntry, Source
 from tasks.briefing.knowledge import BaselineUnreadable, NoBaseline, knowledge_in_force, unreadable_baseline
 from tasks.briefing.undated import UNDATED, undated_sources, unlistable_folders
+from tasks.briefing.verdicts import FEEDBACK, reader_verdicts
 from tasks.briefing.window_items import ItemRow, window_items
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
 from tasks.config.topics import no_document
+from tasks.inbox.feedback import feedback_path
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,
@@ -102,6 +104,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
         select(Source.id, Source.path, Source.kind, Source.author, Source.observed_at, Source.time_basis,
                Source.error, Source.warnings, Source.feed_problem)
         .where(versions.condition(), Source.kind != "knowledge", Source.time_basis != UNDATED)
+        # Another topic's feedback file says nothing about this one.
+        .where(or_(Source.kind != FEEDBACK, Source.path == feedback_path(topic)))
         .where(
             or_(
                 and_(Source.observed_at > window.start, Source.observed_at <= window.end),
@@ -117,6 +121,7 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
                     for r in source_rows]
     data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
     data.unlistable = unlistable_folders(session, versions.condition(), FIRST_SEEN, window)
+    data.verdicts = reader_verdicts(session, versions.condition(), topic, window)
 
     data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]

@@ -33,7 +33,7 @@ from tasks.verify.names import names_of
 
 KINDS = ("official", "firsthand", "digest", "repost")
 # Sources that hold no author's judgment of their own: rated by what they are.
-REFERENCE_KINDS = ("paper_card", "work_queue", "hf_daily", "arxiv_feed")
+REFERENCE_KINDS = ("paper_card", "work_queue", "hf_daily", "arxiv_feed", "feedback")
 
 
 @dataclass(frozen=True)

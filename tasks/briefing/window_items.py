@@ -62,7 +62,9 @@ def window_items(session: Session, versions: Any, since: dt.datetime, window: Wi
                    Source.kind, Item.ordinal, Item.label, Item.heading, Item.title,
                    item_time.label("item_time"), ids.label("ids"))
             .join(Source, Source.id == Item.source_id)
+            # A verdict is no entry of a window (`tasks.briefing.verdicts` reads them).
             .where(versions, *own, item_time > since, item_time <= window.end, Source.time_basis != UNDATED,
+                   Source.kind != "feedback",
                    or_(item_time > window.start, Source.kind.in_(NOTE_KINDS)))
         )
 

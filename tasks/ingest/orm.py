@@ -111,4 +111,4 @@ def _store_content(
                 arxiv_id=row.arxiv_id, title=row.title, primary_category=row.primary,
                 secondary_category=clamp_text(", ".join(row.secondary), CATEGORY_CHARS) or None, note=row.note,
             ))
-    return None
+    return parsed.error

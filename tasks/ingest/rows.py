@@ -21,6 +21,7 @@ from tasks.common.guard import describe, guarded
 from tasks.common.limits import Deadline, cap_lines
 from tasks.common.text import clamp_text
 from tasks.config.judgment import Judgment
+from tasks.inbox.feedback import parse_feedback
 from tasks.inbox.notes import NoteWords, note_words
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
@@ -41,6 +42,8 @@ from tasks.ingest.sources import (
     WHOLE_ITEMS,
     ExtractedItem,
     card_items,
+    feedback_error,
+    feedback_items,
     note_items,
     queue_items,
     with_paper_outlines,
@@ -169,6 +172,7 @@ class ParsedContent:
     card: ParsedCard | None = None
     knowledge: ParsedKnowledge | None = None
     header_time: dt.datetime | None = None
+    error: str | None = None  # what keeps part of it from being read (a feedback file's malformed lines)
 
 
 def parse_by_kind(wf: WorkspaceFile, whole: str, tz: ZoneInfo, source: dict[str, Any], words: IngestWords,
@@ -185,6 +189,10 @@ def parse_by_kind(wf: WorkspaceFile, whole: str, tz: ZoneInfo, source: dict[str,
         add_warnings(source, doc.warnings)
         return ParsedContent(knowledge=doc, header_time=doc.updated_at)
     out = ParsedContent()
+    if wf.kind == "feedback":
+        # Verdicts only: no entry, no mention (a verdict does not put its paper in a window).
+        fb = parse_feedback(text_)
+        return ParsedContent(items=list(feedback_items(fb)), header_time=fb.latest, error=feedback_error(fb))
     if wf.kind == "paper_card":
         out.card = parse_card(text_, wf.path.rsplit("/", 1)[-1], words.cards)
         add_warnings(source, out.card.warnings)
@@ -230,6 +238,8 @@ def _content(
     parsed = parse_by_kind(wf, text_, tz, rows.source, words, deadline)
     if parsed.header_time is not None:
         rows.source.update(observed_at=parsed.header_time, time_basis="header")
+    if parsed.error is not None:
+        rows.source["error"] = parsed.error
     card, doc = parsed.card, parsed.knowledge
     if card is not None:
         started[0] = True

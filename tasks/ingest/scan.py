@@ -24,7 +24,7 @@ class WorkspaceFile:
     """One file found in the workspace; `problem` is set when it cannot be read as its kind."""
 
     path: str  # workspace-relative, POSIX separators
-    kind: str  # note, hf_daily, paper_card, work_queue, knowledge, other
+    kind: str  # note, hf_daily, paper_card, work_queue, knowledge, feedback, other
     author: str | None
     location: str  # the absolute path as the OS gave it (`absolute` is its Path, made when asked)
     problem: str | None = None
@@ -41,7 +41,7 @@ class WorkspaceFile:
 
     @property
     def topic(self) -> str | None:
-        return Path(self.path).stem if self.kind == "knowledge" else None
+        return Path(self.path).stem if self.kind in ("knowledge", "feedback") else None
 
 
 def _is_temp(name: str) -> bool:
@@ -62,6 +62,8 @@ def _kind_of(parts: tuple[str, ...]) -> tuple[str, str | None] | None:
         return ("work_queue", None) if name.endswith(".md") else ("other", None)
     if parts[:2] == ("organized", "knowledge") and len(parts) == 3:
         return ("knowledge", None) if name.endswith(".md") else ("other", None)
+    if parts[:2] == ("organized", "feedback") and len(parts) == 3:
+        return ("feedback", None) if name.endswith(".md") else ("other", None)
     if parts[0] == "inbox" and len(parts) == 2:
         return "other", None  # a file dropped directly in inbox/, outside any author folder
     return None
@@ -158,6 +160,8 @@ def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> W
     if problem is None and kind == "knowledge" and not is_safe_topic_name(Path(rel).stem):
         problem = ("knowledge file name is not a safe topic name (ASCII letters, digits, '-' and '_', "
                    "starting with a letter or digit); quarantined")
+    if problem is None and kind == "feedback" and not is_safe_topic_name(Path(rel).stem):
+        problem = "feedback file name is not a safe topic name; skipped"
     if problem is None and kind == "other":
         if rel.count("/") == 1 and rel.lower().endswith(NOTE_SUFFIXES):
             problem = "note outside an author folder (expected inbox/<author>/); skipped"

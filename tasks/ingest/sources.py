@@ -10,6 +10,7 @@ from typing import Any
 from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
+from tasks.inbox.feedback import ParsedFeedback, format_line
 from tasks.inbox.notes import NoteWords, parse_note
 from tasks.inbox.outline import naming_cells, stored_outline
 from tasks.inbox.own_parts import EntryText, paper_outlines
@@ -114,3 +115,24 @@ def queue_items(snapshots: list[QueueSnapshot]) -> Iterator[ExtractedItem]:
                 title=row.title, text=row.line, mentions=mentions, observed_at=snapshot.at, queue_row=row,
                 cells=None if row.title else naming_cells(row.line),
             )
+
+
+# Malformed lines named in a feedback source's error, at most; the rest counted.
+MAX_FEEDBACK_ERRORS = 5
+
+
+def feedback_items(parsed: ParsedFeedback) -> Iterator[ExtractedItem]:
+    """One item per verdict, timed when it was recorded, its fields in `extra["feedback"]`."""
+    for v in parsed.lines:
+        yield ExtractedItem(label=f"line {v.line}", heading="feedback", title=None,
+                            text=format_line(v.date, v.arxiv_id, v.verdict, v.by, v.at, v.reason),
+                            observed_at=v.at.astimezone(dt.UTC), extra={"feedback": v.as_extra()})
+
+
+def feedback_error(parsed: ParsedFeedback) -> str | None:
+    """The source's error for its malformed lines (None when every list item is a verdict)."""
+    if not parsed.errors:
+        return None
+    shown = "; ".join(parsed.errors[:MAX_FEEDBACK_ERRORS])
+    more = len(parsed.errors) - MAX_FEEDBACK_ERRORS
+    return f"malformed feedback: {shown}" + (f"; and {more} more" if more > 0 else "")

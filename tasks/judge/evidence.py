@@ -18,6 +18,8 @@ papers each binds to the paper it is written next to.
 
 For the briefed topic T (`decide`), from T's evidence and what the sources say about T, never by
 comparing totals across topics (a paper can be T's and X's on the same evening):
+0. a reader's verdict for T recorded by the cutoff (reader_verdict, `tasks.judge.reader`) decides:
+   `not-ours` not T's, `ours` T's, whatever else the sources say;
 1. a source speaks for T and another excludes T: undecided, adjacent (the reason says so);
 2. a source excludes T: not T's;
 3. a source speaks for T, or a card, the queue, a digest tag or a source declares T primary: T's;
@@ -46,6 +48,7 @@ from functools import lru_cache
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.config.topics import Topic
 from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts, preambles
+from tasks.judge.reader import reader_decision, reader_evidence
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
@@ -234,7 +237,8 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     while the briefed topic's own restates its earlier judgment and adds nothing."""
     j, topics = topic.judgment, known_topics(topic)
     extra = tuple((n, topic.name) for n in topic.names)
-    evidence = _declared(arxiv_id, data, mentions, j, topics)
+    evidence = reader_evidence(arxiv_id, data.verdicts, topic.name, j)  # first: it decides before the rest
+    evidence += _declared(arxiv_id, data, mentions, j, topics)
     for path in dict.fromkeys(m.path for m in mentions if m.kind not in ("paper_card", "work_queue")):
         evidence += _written_for(path, j, topics)
     for preamble in preambles(mentions, entries):
@@ -360,6 +364,9 @@ def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
         result.verdict, result.owner, result.reason = v, owner, why
         return result
 
+    reader = reader_decision(evidence, me)
+    if reader is not None:
+        return verdict(reader[0], me if reader[0] is Verdict.RELEVANT else None, reader[1])
     if speaks and excluded:
         return verdict(Verdict.ADJACENT, None, Reason("disputed", (
             ("topic", me), ("said", _first(evidence, SPEAKS_FOR, me)), ("against", _first(evidence, ("exclusion",), me)))))

@@ -123,6 +123,19 @@ class CardView:
     votes: int | None
 
 
+@dataclass(frozen=True)
+class ReaderVerdict:
+    """A reader's verdict on a paper for the briefed topic, recorded by the cutoff (`tasks.inbox.feedback`)."""
+
+    path: str
+    date: dt.date  # the briefing it answers: it holds from that date on
+    arxiv_id: str
+    verdict: str  # ours, not-ours
+    by: str
+    at: dt.datetime  # when it was recorded
+    reason: str = ""
+
+
 @dataclass
 class WindowData:
     window: Window
@@ -142,3 +155,5 @@ class WindowData:
     undated_count: int = 0
     # Folders the last scan by the cutoff could not list (path, error): whatever they hold is missing.
     unlistable: list[tuple[str, str]] = field(default_factory=list)
+    # The briefed topic's reader verdicts recorded by the cutoff about briefings up to its date, oldest first.
+    verdicts: list[ReaderVerdict] = field(default_factory=list)
