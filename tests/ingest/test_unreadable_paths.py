@@ -94,6 +94,7 @@ def _briefing(settings: Settings, day: dt.date) -> tuple[str, dict[str, Any]]:
             json.loads((folder / f"{day.isoformat()}.json").read_text(encoding="utf-8")))
 
 
+@pytest.mark.other_user
 def test_unreadable_folder_and_file_are_sources_named_in_the_briefing(clean_db: Engine, share: Settings) -> None:
     settings = share
     workspace = _workspace(settings.home.parent / "ws")
