@@ -12,7 +12,7 @@ process with one worker, pipelined over two worker processes with two; then the 
 `dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
 targets are about); for fewer, the 365-date figure is extrapolated from the time per date, which
 overstates it: every window before the range is derived too (record only), so a 60-date run holds
-all 365 derivations and 60 of the 365 publishes (benchmarks/README.md, 2026-12-04). The
+all 365 derivations and 60 of the 365 publishes. The
 same jobs called directly in one lane, then the site refresh (no Prefect, no flow), show what the
 flow adds.
 """

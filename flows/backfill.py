@@ -1,42 +1,11 @@
 """Backfill: publish the briefings of a range of past dates, each exactly as its evening run would have.
 
-Contract:
-- The workspace is ingested once (what is not stored yet). Then the windows whose verifications
-  must be derived (again) through the last date are found (`tasks.backfill.plan_derivation`): those
-  before the first date are derived only; per date of the range, oldest first, each scheduled
-  topic's window is collected and judged once, derived if it must be, and its briefing assembled
-  and published as of that date's cutoff from the same window (`tasks.backfill`). Windows are
-  derived strictly in date order (each is observed against the state the earlier ones left; a
-  briefing lists them as of its own date, after they are derived); everything else runs in parallel.
-- In this process the dates run as tasks, one per chunk of `DATES_PER_TASK` consecutive dates
-  (`brief <first>..<last>`; windows before the range are `verify <first>..<last>`), not as child flow runs.
-  The tasks hand the dates to `max_concurrency` worker processes (at most one per core: the work
-  is CPU-bound Python, which threads cannot spread; one worker is a process too, away from
-  Prefect's threads), pipelined: while one process renders and publishes date D, another
-  collects date D+1 and records it as soon as D's are.
-- With `child_deployment` set, verifications are derived here first (the worker processes start
-  only when there are windows to derive: a re-run usually has none), then each date is a run of
-  that deployment (`briefing-for-date`, named `briefing <date>`) on any worker of its pool, at most
-  `max_concurrency` at once, created with the idempotency key
-  `backfill-<topics>-<date>-<this flow run's id>` (`tasks.backfill_runs.idempotency_key`): a retried backfill run does not duplicate
-  children, a new backfill run re-assembles (and rewrites only what changed).
-- In this process the dates publish their markdown, JSON twin, index entry and page; each topic's
-  site (index page, feed, site.json, site index) is refreshed once, after the lanes stop, from the
-  twins of the range (`tasks.backfill.refresh_sites`, under the index lock), also when a date
-  failed, so it lists every date that published. Child runs publish each date with its site.
-- A date whose briefing would not change writes nothing (objects, index and row stay as they are).
-  `force` re-publishes every date's objects and bumps `published_at` even when identical; the
-  briefings row of a (topic, date) is updated in place, never duplicated.
-- Concurrent runs of one (topic, date) are serialised by a row lock (`tasks.run.assemble_and_publish`);
-  deriving is serialised per topic by an advisory lock (`tasks.stages.derive`).
-- Hooks registered with `tasks.backfill_runs.report_progress` hear each date once, as it is done
-  (within a chunk in date order).
-- `workspace`, `lang` and `rehash` are parameters (unset: the settings'), applied once by
-  `resolve_workspace`; child runs get this run's `lang`. The SQL, the hooks and the child runs'
-  read-back live in `tasks` (`tasks.backfill`, `tasks.backfill_runs`, `tasks.steps`): this module
-  is the parameters and the order of the tasks.
-- A failing date fails the run; dates after it that have not derived their verifications yet
-  are abandoned, never derived out of order (the next run derives them).
+The workspace is ingested once; windows are derived strictly in date order (`tasks.backfill`), and
+the dates run as tasks of `DATES_PER_TASK` dates handed to `max_concurrency` worker processes, or,
+with `child_deployment`, as runs of that deployment created with an idempotency key. Each topic's
+site is refreshed once after the dates. A date whose briefing would not change writes nothing; a
+failing date fails the run and the dates after it stay underived. This module is the parameters
+and the order of the tasks; the whole contract is in docs/layout.md, "Backfill".
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ def shared_task_client() -> Iterator[None]:
 
     Only Prefect's sync flow engine opens a `SyncClientContext`; under an async flow every sync task
     run opened its own client, and each new client loads the CA bundle into a new SSL context (even
-    for a plain-http local API): about half of the CPU an evening spends in Prefect, and a third of
-    its wall-clock overhead (benchmarks/README.md, 2026-12-05, morning). Task threads inherit the context (the thread runner copies contextvars)."""
+    for a plain-http local API), most of what an evening spent in Prefect (the daily benchmark's
+    Prefect/direct ratio). Task threads inherit the context (the thread runner copies contextvars)."""
     with SyncClientContext.get_or_create():
         yield

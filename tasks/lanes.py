@@ -61,12 +61,10 @@ class DateLanes:
     the plan; a slice is queued only after the slice before it, and lanes take jobs in queue order,
     so a job never waits for its turn behind a job no lane has taken (no deadlock).
 
-    This process runs no job, not even with one lane: a lane here shares its interpreter lock with
-    the threads that hand the lanes their jobs and with Prefect's (log and event senders), and a
-    year on one lane in a flow's process took up to 1.16x the same jobs called without Prefect; on
-    two lanes, 12-13% longer than on two worker processes (benchmarks/README.md, 2026-12-05). The
-    processes start while the caller ingests (the forkserver's import, ~1 s, once per process
-    running backfills; each lane then forks from it).
+    This process runs no job, not even with one lane: a lane here would share its interpreter lock
+    with the threads that hand the lanes their jobs and with Prefect's log and event senders (the
+    backfill benchmark measures the difference). The processes start while the caller ingests; each
+    lane then forks from the forkserver.
     """
 
     def __init__(self, ctx: BackfillContext, workers: int = 1) -> None:
