@@ -97,3 +97,23 @@ def test_every_list_item_of_the_markdown_is_on_the_page(lang: str) -> None:
     summary = " ".join(md[" ".join(L["s5"].lstrip("# ").split())])
     assert L["sum_top"].split("{")[0] in summary and L["sum_next"].split("{")[0] in summary
     assert L["points_more"].format(n=4) in page[" ".join(L["s2"].format(n=len(out.view["increments"])).lstrip("# ").split())]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_each_increment_with_an_id_offers_the_feedback_command_that_parses(lang: str) -> None:
+    import html as html_lib
+    import shlex
+
+    from predigest.cli import build_parser
+
+    out = rendered(_content(lang), lang)
+    page = render_page(out.view, lang).decode("utf-8")
+    commands = [html_lib.unescape(c) for c in re.findall(r'<p class="muted feedback">[^<]*<code>([^<]+)</code>', page)]
+    with_id = [p["arxiv_id"] for p in out.view["increments"] if p["arxiv_id"]]
+    assert len(commands) == len(with_id) and with_id
+    for command, arxiv_id in zip(commands, with_id, strict=True):
+        argv = shlex.split(command)
+        assert argv[0] == "predigest"
+        args = build_parser().parse_args(argv[1:])
+        assert (args.topic, args.date.isoformat(), args.item, args.verdict) == (
+            "inference", DAY.isoformat(), arxiv_id, "not-ours")
