@@ -14,7 +14,7 @@ import getpass
 from typing import Any
 
 from predigest.cli_checks import briefing_arguments
-from tasks.inbox.feedback import VERDICTS
+from tasks.inbox.feedback_file import VERDICTS
 
 
 def add_parser(sub: Any, date_type: Any) -> None:

@@ -23,7 +23,7 @@ from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import limited
 from tasks.common.sql import any_of
 from tasks.config.topics import no_document
-from tasks.inbox.feedback import feedback_path
+from tasks.inbox.feedback_file import feedback_path
 from tasks.model.window import (
     NOTE_KINDS,
     CardView,

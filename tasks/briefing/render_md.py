@@ -30,6 +30,12 @@ def _listed(items: list[str], limit: int, sep: str, L: dict[str, str]) -> str:
     return sep.join(shown) + (L["list_more"].format(n=more) if more else "")
 
 
+def _paragraphs(lines: list[str]) -> list[str]:
+    """Each line a paragraph of its own (a blank line between): consecutive lines would render as one
+    paragraph in CommonMark."""
+    return [x for line in lines for x in (line, "")][:-1]
+
+
 def _names(papers: list[Paper], L: dict[str, str]) -> str:
     return L["names"].format(names="/".join(short_title(p.title) for p in papers)) if papers else ""
 
@@ -101,8 +107,7 @@ def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) 
     elif v.advice:
         lines.append(L["v_advice"].format(advice=_cell(v.advice)))
     lines.append(L["v_sources"].format(sources=_listed(list(v.sources), SHOWN.paths, L["sep"], L)))
-    # One paragraph per line: consecutive lines would render as one paragraph in CommonMark.
-    return [x for line in lines for x in (line, "")][:-1]
+    return _paragraphs(lines)
 
 
 def _verifications(c: BriefingContent, L: dict[str, str]) -> list[str]:
@@ -150,9 +155,8 @@ def _header(c: BriefingContent, L: dict[str, str], lang: str, tz: ZoneInfo, cuto
     feeds = feed_problems_text(r.feed_problems, L) if r else ""
     out.append(L["honesty"].format(density=DENSITY[lang][c.density], counts=counts, checked=checked,
                                    feeds=feeds, cards=cards, main=main))
-    # One paragraph per header line: consecutive lines would render as one paragraph in CommonMark.
     title, blank, *lines = out
-    return [title, blank, *(x for line in lines for x in (line, ""))][:-1]
+    return [title, blank, *_paragraphs(lines)]
 
 
 def _summary(c: BriefingContent, L: dict[str, str], view: Mapping[str, Any]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The briefed topic's reader verdicts as of a cutoff (`tasks.inbox.feedback` stores them as items).
+"""The briefed topic's reader verdicts as of a cutoff (`tasks.inbox.feedback_file` stores them as items).
 
 A verdict counts for a briefing when it was recorded by its cutoff and answers a briefing of its
 date or before: one recorded later does not exist for that evening, so a backfill gives the bytes
@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from db.models import Item, Source
-from tasks.inbox.feedback import feedback_path
+from tasks.inbox.feedback_file import feedback_path
 from tasks.model.window import ReaderVerdict
 from tasks.model.windows import Window
 

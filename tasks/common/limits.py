@@ -58,7 +58,7 @@ MAX_LINE_CHARS = 200_000
 # Entries (items) per source: the queue of a year is 365 x 15 rows; notes have tens.
 MAX_ENTRIES_PER_SOURCE = 20_000
 # No cap on arXiv ids: every id of a file is stored, those of the part no entry was parsed from
-# on one entry of their own (`tasks.ingest.rest`); the work budget bounds how many are judged.
+# on one entry of their own (`tasks.ingest.past_caps`); the work budget bounds how many are judged.
 # Other sources one window source's numbers about a subject are paired with, when one side holds
 # several comparable readings (`tasks.verify.conflicts`): a paper discussed by this many notes of
 # one month is a dump or a flood; each pair costs the product of the two sources' readings.

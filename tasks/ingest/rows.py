@@ -21,11 +21,11 @@ from tasks.common.guard import describe, guarded
 from tasks.common.limits import Deadline, cap_lines
 from tasks.common.text import clamp_text
 from tasks.config.judgment import Judgment
-from tasks.inbox.feedback import parse_feedback
+from tasks.inbox.feedback_file import parse_feedback
 from tasks.inbox.notes import NoteWords, note_words
 from tasks.ingest.copytext import NULL, escape, json_field, template
 from tasks.ingest.copytext import field as f
-from tasks.ingest.rest import rest_item
+from tasks.ingest.past_caps import rest_item
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.source_row import (
     CATEGORY_CHARS,
@@ -181,7 +181,7 @@ def parse_by_kind(wf: WorkspaceFile, whole: str, tz: ZoneInfo, source: dict[str,
     the bulk path (here) and the per-file path (`tasks.ingest.orm`) store, with the run's `words`.
     The parsers read `whole` within the line caps; past `deadline` a note's entries are parsed no
     further (`note_items`), and the ids a note holds outside what was parsed into entries are kept
-    on one last entry (`tasks.ingest.rest`)."""
+    on one last entry (`tasks.ingest.past_caps`)."""
     deadline = deadline or Deadline(None)
     text_ = cap_lines(whole, source["warnings"])  # every parser after this is linear in what is left
     if wf.kind == "knowledge":

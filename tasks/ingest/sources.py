@@ -10,7 +10,7 @@ from typing import Any
 from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
-from tasks.inbox.feedback import ParsedFeedback, format_line
+from tasks.inbox.feedback_file import ParsedFeedback, format_line
 from tasks.inbox.notes import NoteWords, parse_note
 from tasks.inbox.outline import naming_cells, stored_outline
 from tasks.inbox.own_parts import EntryText, paper_outlines

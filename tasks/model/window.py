@@ -125,7 +125,7 @@ class CardView:
 
 @dataclass(frozen=True)
 class ReaderVerdict:
-    """A reader's verdict on a paper for the briefed topic, recorded by the cutoff (`tasks.inbox.feedback`)."""
+    """A reader's verdict on a paper for the briefed topic, recorded by the cutoff (`tasks.inbox.feedback_file`)."""
 
     path: str
     date: dt.date  # the briefing it answers: it holds from that date on

@@ -1,6 +1,6 @@
 """Record a reader's verdict: one line appended to `organized/feedback/<topic>.md`, atomically.
 
-The file is the record (`tasks.inbox.feedback` reads it at ingest, like every workspace file), so
+The file is the record (`tasks.inbox.feedback_file` reads it at ingest, like every workspace file), so
 a verdict is versioned, triggers the inbox watch and is visible to anyone reading the workspace.
 Refused, with one line saying why (`FeedbackRefused`): a malformed arXiv id, a date with no
 published briefing of the topic. An unknown topic is refused by the caller, as `run` refuses it.
@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 from tasks.common.arxiv_ids import canonicalize
 from tasks.common.files import write_atomically
 from tasks.config.settings import Lang, Settings
-from tasks.inbox.feedback import feedback_path, format_line
+from tasks.inbox.feedback_file import feedback_path, format_line
 from tasks.model.keys import briefing_keys
 from tasks.publish.workspace_store import workspace_store
 from tasks.stages.topics import topics_for

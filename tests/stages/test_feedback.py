@@ -26,7 +26,7 @@ from predigest.cli import main
 from predigest.explain import evidence_text, explanations
 from tasks import run
 from tasks.config.settings import Settings
-from tasks.inbox.feedback import feedback_path, format_line, parse_feedback
+from tasks.inbox.feedback_file import feedback_path, format_line, parse_feedback
 from tasks.model.keys import briefing_keys
 from tasks.stages.feedback import record_feedback
 from tests.generate.files import local, write_file
