@@ -21,9 +21,9 @@ from tasks.model.windows import Window
 FEEDBACK = "feedback"
 
 
-def reader_verdicts(session: Session, in_force: Any, topic: str, window: Window) -> list[ReaderVerdict]:
-    """`topic`'s verdicts recorded by the cutoff about briefings up to its date, oldest first;
-    `in_force` selects the source versions the briefing reads (`collect.Versions.condition`)."""
+def reader_verdicts(session: Session, in_force: Any, topic: str, window: Window) -> dict[str, list[ReaderVerdict]]:
+    """`topic`'s verdicts recorded by the cutoff about briefings up to its date, by paper, oldest
+    first; `in_force` selects the source versions the briefing reads (`collect.Versions.condition`)."""
     rows = session.execute(
         select(Source.path, Item.extra)
         .join(Source, Source.id == Item.source_id)
@@ -31,12 +31,12 @@ def reader_verdicts(session: Session, in_force: Any, topic: str, window: Window)
                Item.observed_at.is_not(None), Item.observed_at <= window.end)
         .order_by(Item.observed_at, Item.ordinal)
     ).all()
-    out = []
+    out: dict[str, list[ReaderVerdict]] = {}
     for path, extra in rows:
         v = (extra or {}).get(FEEDBACK) or {}
         day = dt.date.fromisoformat(v["date"])
         if day > window.date:
             continue
-        out.append(ReaderVerdict(path, day, v["item"], v["verdict"], v["by"], dt.datetime.fromisoformat(v["at"]),
-                                 v.get("reason") or ""))
+        out.setdefault(v["item"], []).append(ReaderVerdict(path, day, v["item"], v["verdict"], v["by"],
+                                                           dt.datetime.fromisoformat(v["at"]), v.get("reason") or ""))
     return out

@@ -237,7 +237,7 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
     while the briefed topic's own restates its earlier judgment and adds nothing."""
     j, topics = topic.judgment, known_topics(topic)
     extra = tuple((n, topic.name) for n in topic.names)
-    evidence = reader_evidence(arxiv_id, data.verdicts, topic.name, j)  # first: it decides before the rest
+    evidence = reader_evidence(data.verdicts.get(arxiv_id, ()), topic.name, j)  # first: it decides before the rest
     evidence += _declared(arxiv_id, data, mentions, j, topics)
     for path in dict.fromkeys(m.path for m in mentions if m.kind not in ("paper_card", "work_queue")):
         evidence += _written_for(path, j, topics)

@@ -17,12 +17,11 @@ from tasks.model.window import ReaderVerdict
 KIND = "reader_verdict"
 
 
-def reader_evidence(arxiv_id: str, verdicts: Sequence[ReaderVerdict], topic: str, j: Judgment) -> list[Evidence]:
-    """The latest verdict on `arxiv_id` for `topic` as evidence (none when no reader gave one)."""
-    mine = [v for v in verdicts if v.arxiv_id == arxiv_id]
-    if not mine:
+def reader_evidence(verdicts: Sequence[ReaderVerdict], topic: str, j: Judgment) -> list[Evidence]:
+    """The latest of one paper's `verdicts` for `topic` as evidence (none when no reader gave one)."""
+    if not verdicts:
         return []
-    v = max(mine, key=lambda v: v.at)
+    v = max(verdicts, key=lambda v: v.at)
     weight = j.weight(KIND) * (1 if v.verdict == "ours" else -1)
     when = v.at.isoformat(sep=" ", timespec="minutes")
     # Who and when first, in no language's words: the reason quotes it in zh and en alike.

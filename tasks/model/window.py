@@ -155,5 +155,6 @@ class WindowData:
     undated_count: int = 0
     # Folders the last scan by the cutoff could not list (path, error): whatever they hold is missing.
     unlistable: list[tuple[str, str]] = field(default_factory=list)
-    # The briefed topic's reader verdicts recorded by the cutoff about briefings up to its date, oldest first.
-    verdicts: list[ReaderVerdict] = field(default_factory=list)
+    # The briefed topic's reader verdicts recorded by the cutoff about briefings up to its date, by
+    # paper, oldest first (each paper looks up its own: no scan of every verdict per paper).
+    verdicts: dict[str, list[ReaderVerdict]] = field(default_factory=dict)
