@@ -58,10 +58,10 @@ def _replay() -> Any:
 
 
 def bench_arxiv(dbs: Databases) -> Result:
-    from tasks import run
     from tasks.feeds.arxiv_api import ArxivLookup
     from tasks.feeds.http import FakeClock
     from tasks.feeds.stage import lookup_papers
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     result = Result(f"arXiv metadata for {IDS:,} unknown ids (counted through the replay client)",
                     "python -m benchmarks --only arxiv")
@@ -69,8 +69,8 @@ def bench_arxiv(dbs: Databases) -> Result:
     with temp_dir("arxiv") as tmp, fresh_database(dbs, "arxiv") as url:
         _write_workspace(tmp / "workspace", ids)
         settings = settings_for(url, tmp)
-        ref = run.register_workspace(settings, tmp / "workspace")
-        run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+        ref = register_workspace(settings, tmp / "workspace")
+        ingest_batch(settings, ref, find_changed_files(settings, ref))
         client, clock = _replay(), FakeClock()
         lookup = ArxivLookup(client, sleep=clock.sleep, clock=clock.monotonic)
         with timed() as first:

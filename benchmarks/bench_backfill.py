@@ -44,12 +44,14 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
     """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step; the
     lane is a worker process, as under the flow):
     the work the one-worker flow sequences, on its own copy of the template."""
-    from tasks import backfill, lanes, run
+    from tasks import backfill, lanes
+    from tasks.stages.topics import topics_for
+    from tasks.stages.workspace import register_workspace
 
     with fresh_database(dbs, "backfill_direct", template=template) as url:
         settings = settings_for(url, tmp / "direct")
-        ref = run.register_workspace(settings, root)
-        topics = run.topics_for(settings, root, [TOPIC])
+        ref = register_workspace(settings, root)
+        topics = topics_for(settings, root, [TOPIC])
         with profiled("backfill-direct"), timed() as t:
             ctx = backfill.BackfillContext.load(settings, ref, topics, force=False)
             derive = backfill.plan_derivation(settings, ref, topics, days[-1], ctx.known)

@@ -10,7 +10,7 @@ same rows. The evening is: poll the two feeds (HF Daily JSON and one arXiv RSS c
 
 - Prefect: `flows.feeds.poll_feeds(...)` then `flows.daily.daily_briefing(...)` on an ephemeral API
   that a warm-up flow has already started (server start-up is excluded);
-- direct: `tasks.feeds.stage.fetch_feed`/`store_feed` and the `tasks.run` stage functions the flows
+- direct: `tasks.feeds.stage.fetch_feed`/`store_feed` and the `tasks.stages` functions the flows
   call, in the same order (one `ingest_batch` per 100 changed files, as the flow's one task per batch).
 Each evening is timed in two parts, the feeds and the daily flow; direct and Prefect evenings
 alternate, `REPEATS` of each, and the figures are medians. Targets: the daily flow (what the issue
@@ -68,10 +68,10 @@ def replayed_feeds(day: dt.date, seed: int) -> Iterator[Any]:
 
 def feeds_direct(settings: Any, root: Path, day: dt.date) -> None:
     """What poll_feeds does, without Prefect."""
-    from tasks import run
     from tasks.feeds import stage
+    from tasks.stages.workspace import register_workspace
 
-    ref = run.register_workspace(settings, root)
+    ref = register_workspace(settings, root)
     snapshots = [stage.fetch_feed(settings, "hf_daily", day), stage.fetch_feed(settings, "arxiv", day, CATEGORY)]
     for snapshot in snapshots:
         stage.store_feed(settings, ref.id, snapshot)
@@ -79,15 +79,17 @@ def feeds_direct(settings: Any, root: Path, day: dt.date) -> None:
 
 def daily_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
     """What daily_briefing does, without Prefect."""
-    from tasks import run
-    from tasks.steps import batches_of  # a plain function: the same batches as the flow's tasks
+    from flows.stage_tasks import batches_of  # a plain function: the same batches as the flow's tasks
+    from tasks.stages.briefings import brief
+    from tasks.stages.topics import topics_for
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
-    ref = run.register_workspace(settings, root)
-    for files in batches_of(run.find_changed_files(settings, ref)):
-        run.ingest_batch(settings, ref, files, batch_size=len(files))
+    ref = register_workspace(settings, root)
+    for files in batches_of(find_changed_files(settings, ref)):
+        ingest_batch(settings, ref, files, batch_size=len(files))
     results = []
-    for topic in run.topics_for(settings, root, [TOPIC]):
-        results.append(run.brief(settings, ref, topic, day))
+    for topic in topics_for(settings, root, [TOPIC]):
+        results.append(brief(settings, ref, topic, day))
     return results
 
 
@@ -190,13 +192,15 @@ def bench_daily(
 
 
 def _derive_before(template: str, root: Path, tmp: Path, day: dt.date) -> float:
-    from tasks import run
+    from tasks.stages.topics import topics_for
+    from tasks.stages.verifications import derive_verifications
+    from tasks.stages.workspace import register_workspace
 
     settings = settings_for(template, tmp / "base")
-    ref = run.register_workspace(settings, root)
+    ref = register_workspace(settings, root)
     with timed() as t:
-        for topic in run.topics_for(settings, root, [TOPIC]):
-            run.derive_verifications(settings, ref, topic, day - dt.timedelta(days=1))
+        for topic in topics_for(settings, root, [TOPIC]):
+            derive_verifications(settings, ref, topic, day - dt.timedelta(days=1))
     return t()
 
 

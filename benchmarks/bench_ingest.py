@@ -100,7 +100,7 @@ def read_and_regex(root: Path) -> tuple[int, int, int]:
 def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers: tuple[int, ...]) -> IngestRun:
     """Generate, then time the baseline (best of 3), the full ingest (once per worker count, each
     into its own fresh database) and the unchanged re-ingest (on the last one)."""
-    from tasks import run
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with temp_dir(f"ingest{notes}") as tmp:
         root = tmp / "workspace"
@@ -119,9 +119,9 @@ def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers:
                 settings = settings_for(url, tmp / f"w{n}")
                 main0, workers0 = _own_cpu()
                 with profiled(f"{label}-{notes}-notes-{n}-processes"), timed() as full:
-                    ref = run.register_workspace(settings, root)
-                    changed = run.find_changed_files(settings, ref)
-                    run.ingest_batch(settings, ref, changed, workers=n)
+                    ref = register_workspace(settings, root)
+                    changed = find_changed_files(settings, ref)
+                    ingest_batch(settings, ref, changed, workers=n)
                 times[n] = full()
                 main1, workers1 = _own_cpu()
                 cpu[n] = CpuTime(main1 - main0, workers1 - workers0, _server_cpu(url))
@@ -138,13 +138,13 @@ def ingest_workspace(dbs: Databases, notes: int, seed: int, label: str, workers:
 
 def _reingest(settings: Any, root: Path, url: str, counts: dict[str, int]) -> tuple[float, float]:
     """(wall, this process's CPU) seconds of re-ingesting the unchanged workspace, which must write nothing."""
-    from tasks import run
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with timed() as again:
         cpu0, _ = _own_cpu()  # after timed()'s garbage collection, as the wall time is
-        ref = run.register_workspace(settings, root)
-        unchanged = run.find_changed_files(settings, ref)
-        run.ingest_batch(settings, ref, unchanged)
+        ref = register_workspace(settings, root)
+        unchanged = find_changed_files(settings, ref)
+        ingest_batch(settings, ref, unchanged)
         cpu1, _ = _own_cpu()
     if unchanged or table_counts(url) != counts:
         raise AssertionError(f"re-ingest of an unchanged workspace wrote rows ({len(unchanged)} files)")

@@ -30,18 +30,20 @@ def _own_cpu() -> float:
 
 def whole_run(dbs: Databases, notes: int, seed: int) -> dict[str, Any]:
     """Generate a workspace of `notes` notes, run it whole once on a fresh database; its figures."""
-    from tasks import run
+    from tasks.stages.briefings import brief
+    from tasks.stages.topics import topics_for
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with temp_dir(f"wholerun-{notes}") as root, fresh_database(dbs, f"bench_wholerun_{notes}") as url:
         info = generate(root / "ws", notes, seed, days=DAYS)
         settings = settings_for(url, root)
         cpu0 = _own_cpu()
         with timed() as wall:
-            ref = run.register_workspace(settings, root / "ws")
-            run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+            ref = register_workspace(settings, root / "ws")
+            ingest_batch(settings, ref, find_changed_files(settings, ref))
             ingested = wall()
-            (topic,) = run.topics_for(settings, root / "ws", ["inference"])
-            outcome = run.brief(settings, ref, topic, DEFAULT_END)
+            (topic,) = topics_for(settings, root / "ws", ["inference"])
+            outcome = brief(settings, ref, topic, DEFAULT_END)
         server = _server_cpu(url)  # the backends of this run's pool (the database is new)
         cpu = _own_cpu() - cpu0
         return {

@@ -275,12 +275,12 @@ def fresh_database(dbs: Databases, prefix: str, migrate: bool = True, template: 
 def ingested_template(dbs: Databases, prefix: str, root: Path, home: Path) -> Iterator[str]:
     """A migrated database holding the ingest of the workspace at `root`, for runs that each start
     from a copy of it (`fresh_database(..., template=url)`); dropped afterwards."""
-    from tasks import run
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with fresh_database(dbs, prefix) as url:
         settings = settings_for(url, home)
-        ref = run.register_workspace(settings, root)
-        run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+        ref = register_workspace(settings, root)
+        ingest_batch(settings, ref, find_changed_files(settings, ref))
         yield url
 
 

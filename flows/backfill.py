@@ -19,15 +19,17 @@ from prefect.futures import PrefectFuture, as_completed
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
-from tasks import run, steps
+from flows import stage_tasks
 from tasks.backfill import BackfillContext, JobOutcome, date_range, plan_jobs, scheduled_window
 from tasks.backfill_runs import idempotency_key, notify_progress
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.config.topics import Topic
 from tasks.lanes import DateLanes, lanes_for
 from tasks.publish.artifacts import announce, announce_backfill
-from tasks.run import BriefingResult, WorkspaceRef
+from tasks.stages.briefings import BriefingResult, assemble_and_publish
 from tasks.stages.derive import DerivedWindow
+from tasks.stages.topics import known_topic_names, topics_for
+from tasks.stages.workspace import WorkspaceRef, register_workspace
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections
 
@@ -44,13 +46,13 @@ def briefing_for_date(
     as the evening run would: verifications derived through `date` (nothing to do when the calling
     backfill derived them), then the briefing. Topics whose schedule has no briefing that date are left out."""
     settings, root = resolve_workspace(workspace, lang)
-    ref = run.register_workspace(settings, Path(root))
+    ref = register_workspace(settings, Path(root))
     results = []
-    for topic in run.topics_for(settings, Path(ref.root), topics):
+    for topic in topics_for(settings, Path(ref.root), topics):
         window = scheduled_window(topic, date)
         if window is None:
             continue
-        results.append(run.assemble_and_publish(settings, ref, topic, window, force=force))
+        results.append(assemble_and_publish(settings, ref, topic, window, force=force))
     announce(settings, results, backfill=True)
     return results
 
@@ -72,7 +74,7 @@ def _children(settings: Settings, days: list[dt.date], names: list[str], root: s
     for day in days:
         if len(running) >= limit:
             collect(next(as_completed(running)))
-        future = steps.brief_date.submit(settings, day, names, root, force, child_deployment,
+        future = stage_tasks.brief_date.submit(settings, day, names, root, force, child_deployment,
                                          idempotency_key(names, day, parent))
         future_day[id(future)] = day
         running.append(future)
@@ -110,8 +112,8 @@ def backfill_briefings(
     """
     days = date_range(start, end)
     settings, root = resolve_workspace(workspace, lang, rehash)
-    ref = steps.register_workspace(settings, root)
-    resolved = steps.resolve_topics(settings, root, topics)
+    ref = stage_tasks.register_workspace(settings, root)
+    resolved = stage_tasks.resolve_topics(settings, root, topics)
     workers = lanes_for(max_concurrency)
     ctx = BackfillContext.load(settings, ref, resolved, force)
     if child_deployment is not None:
@@ -119,14 +121,14 @@ def backfill_briefings(
         # Worker processes only when there are windows to derive: a re-run usually has none.
         if recorded := plan_jobs(resolved, days, publish=False, derive=derive):
             with DateLanes(ctx, workers) as deriving:
-                steps.verify_dates(deriving, recorded)
+                stage_tasks.verify_dates(deriving, recorded)
         # Each running child holds a briefings row lock and renders on a second connection.
         limit = max(1, min(max_concurrency, settings.db_pool_size // 2))
         return _children(settings, days, [t.name for t in resolved], ref.root, force, child_deployment, limit)
     outcomes = _brief_in_lanes(ctx, workers, settings, ref, resolved, root, days)
     # The dates publish without their topics' sites (once per date made a backfill O(dates²)): the
     # sites are refreshed once, after the lanes have stopped (no date is still publishing).
-    steps.refresh_sites(ctx, days)
+    stage_tasks.refresh_sites(ctx, days)
     announce_backfill(settings, [r for o in outcomes for r in o.results], start, end)
     return [result for outcome in outcomes for result in outcome.results]
 
@@ -134,9 +136,9 @@ def backfill_briefings(
 def _ingest_and_plan(settings: Settings, ref: WorkspaceRef, resolved: list[Topic], root: str,
                      days: list[dt.date]) -> dict[str, dict[dt.date, DerivedWindow]]:
     """Ingest what is not stored yet, then find the windows to derive through the last date."""
-    changed = steps.find_changed_files(settings, ref)
-    steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
-    return steps.plan_derivation(settings, ref, resolved, days[-1], run.known_topic_names(settings, Path(root)))
+    changed = stage_tasks.find_changed_files(settings, ref)
+    stage_tasks.ingest_sources.map(unmapped(settings), unmapped(ref), stage_tasks.batches_of(changed)).result()
+    return stage_tasks.plan_derivation(settings, ref, resolved, days[-1], known_topic_names(settings, Path(root)))
 
 
 def _brief_in_lanes(ctx: BackfillContext, workers: int, settings: Settings, ref: WorkspaceRef,
@@ -150,15 +152,15 @@ def _brief_in_lanes(ctx: BackfillContext, workers: int, settings: Settings, ref:
         with DateLanes(ctx, workers) as lanes:
             jobs = plan_jobs(resolved, days, derive=_ingest_and_plan(settings, ref, resolved, root, days))
             before, dated = [j for j in jobs if not j.publish], [j for j in jobs if j.publish]
-            futures: list[PrefectFuture[Any]] = [steps.verify_dates.submit(lanes, before)] if before else []
+            futures: list[PrefectFuture[Any]] = [stage_tasks.verify_dates.submit(lanes, before)] if before else []
             publishing = True
             for k in range(0, len(dated), DATES_PER_TASK):
                 # Chunk n starts once chunk n - workers is done: `workers` chunks in flight at most.
                 upstream = [futures[len(futures) - workers]] if len(futures) >= workers else []
-                futures.append(steps.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=notify_progress,
+                futures.append(stage_tasks.brief_dates.submit(lanes, dated[k : k + DATES_PER_TASK], on_date=notify_progress,
                                                         wait_for=upstream, return_state=False))
             return [outcome for future in futures for outcome in future.result()]
     except BaseException:
         if publishing:  # the dates before the one that failed did publish: the site lists them
-            steps.refresh_sites_after_failure(ctx, days)
+            stage_tasks.refresh_sites_after_failure(ctx, days)
         raise

@@ -12,11 +12,11 @@ import datetime as dt
 
 from prefect import flow, unmapped
 
+from flows import stage_tasks
 from flows.runners import shared_task_client, task_runner_for
-from tasks import steps
 from tasks.config.settings import Lang, get_settings, resolve_workspace
 from tasks.model.windows import latest_closed_date
-from tasks.run import BriefingResult
+from tasks.stages.briefings import BriefingResult
 
 
 def _latest_closed(schedule: str, timezone: str) -> dt.date:
@@ -53,14 +53,14 @@ async def daily_briefing(
     unset are the settings' (PREDIGEST_WORKSPACE, PREDIGEST_LANG, PREDIGEST_REHASH)."""
     with shared_task_client():
         settings, root = resolve_workspace(workspace, lang, rehash)
-        ref = steps.register_workspace(settings, root)
-        changed = steps.find_changed_files(settings, ref)
-        steps.ingest_sources.map(unmapped(settings), unmapped(ref), steps.batches_of(changed)).result()
+        ref = stage_tasks.register_workspace(settings, root)
+        changed = stage_tasks.find_changed_files(settings, ref)
+        stage_tasks.ingest_sources.map(unmapped(settings), unmapped(ref), stage_tasks.batches_of(changed)).result()
         if settings.arxiv_lookup:
             from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
 
             feed_steps.lookup_papers(settings, ref.id)
         # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
         # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).
-        return [steps.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)
-                for topic in steps.resolve_topics(settings, root, topics)]
+        return [stage_tasks.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)
+                for topic in stage_tasks.resolve_topics(settings, root, topics)]

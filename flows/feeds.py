@@ -10,8 +10,8 @@ from typing import Literal
 
 from prefect import flow
 
+from flows import stage_tasks
 from flows.runners import shared_task_client
-from tasks import steps
 from tasks.config.settings import resolve_workspace
 from tasks.feeds import steps as feed_steps
 from tasks.ingest.store import IngestOutcome
@@ -33,7 +33,7 @@ async def poll_feeds(
     with shared_task_client():
         settings, root = resolve_workspace(workspace)
         day = date or local_date(settings.timezone)
-        ref = steps.register_workspace(settings, root)
+        ref = stage_tasks.register_workspace(settings, root)
         wanted = sources or ["hf_daily", "arxiv"]
         fetches = []
         if "hf_daily" in wanted:

@@ -12,11 +12,12 @@ from pathlib import Path, PurePosixPath
 
 from prefect import flow
 
+from flows import stage_tasks
 from flows.runners import shared_task_client
-from tasks import steps
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.ingest.scan import scan_one
-from tasks.run import BriefingResult, WorkspaceRef
+from tasks.stages.briefings import BriefingResult
+from tasks.stages.workspace import WorkspaceRef
 
 
 @dataclass(frozen=True)
@@ -69,12 +70,12 @@ async def ingest_inbox_file(path: str, workspace: str | None = None,
         settings, root_text = resolve_workspace(workspace, lang)
         root = Path(root_text)
         rels = [workspace_relative(root, p) for p in [path, *(paths or [])]]
-        ref = steps.register_workspace(settings, str(root))
+        ref = stage_tasks.register_workspace(settings, str(root))
         results = [_ingest_one(settings, ref, root, rel) for rel in dict.fromkeys(rels)]
         # Only new versions: an unchanged file changes no briefing.
         new = [r.source_id for r in results if r.status == "new" and r.source_id is not None]
-        pairs = steps.plan_refresh(settings, str(root), new) if new else []
-        refreshed = tuple(steps.brief_topic(settings, ref, topic, day) for topic, day in pairs)
+        pairs = stage_tasks.plan_refresh(settings, str(root), new) if new else []
+        refreshed = tuple(stage_tasks.brief_topic(settings, ref, topic, day) for topic, day in pairs)
         return replace(results[0], refreshed=refreshed)
 
 
@@ -85,5 +86,5 @@ def _ingest_one(settings: Settings, ref: WorkspaceRef, root: Path, rel: str) -> 
     if found is None or found.path != rel:  # a symlinked folder on the way: the daily run records it
         exists = os.path.lexists(root / rel)
         return InboxIngestResult(rel, "ignored" if exists else "missing")
-    outcome = steps.ingest_source(settings, ref, found)
+    outcome = stage_tasks.ingest_source(settings, ref, found)
     return InboxIngestResult(outcome.path, outcome.status, outcome.source_id, outcome.error)

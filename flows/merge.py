@@ -19,10 +19,10 @@ from typing import Any
 from prefect import flow, task
 
 from flows.runners import shared_task_client
-from tasks import run
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.model.windows import local_date
 from tasks.stages.knowledge_merge import merge_knowledge
+from tasks.stages.topics import topics_for
 
 
 @task(name="merge-knowledge")
@@ -46,7 +46,7 @@ async def knowledge_merge(
     with shared_task_client():
         settings, root = resolve_workspace(workspace, lang)
         day = date or local_date(settings.timezone) - dt.timedelta(days=1)
-        names = [t.name for t in run.topics_for(settings, Path(root), topics)]
+        names = [t.name for t in topics_for(settings, Path(root), topics)]
         results = [merge_topic(settings, root, name, day, only or [], skip or [], auto_apply) for name in names]
         failed = [r for r in results if r["status"] in ("stale", "missing", "refused")]
         if failed:

@@ -95,8 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     claimed = _claim_local_api(settings)  # it starts while the database does
     _log_to_file(settings, args)
     from predigest import progress
-    from tasks.run import register_workspace
     from tasks.stages.queries import database_now
+    from tasks.stages.workspace import register_workspace
 
     print(progress.database_line(settings), flush=True)
     ref = register_workspace(settings, root)
@@ -169,7 +169,7 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     from flows.backfill import backfill_briefings
     from tasks.backfill import date_range
     from tasks.backfill_runs import report_progress
-    from tasks.run import BriefingResult
+    from tasks.stages.briefings import BriefingResult
 
     days = date_range(args.start, args.end)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -83,19 +83,21 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
                  since: dt.datetime | None, ids: Sequence[str]) -> list[dict[str, Any]]:
     """Per topic, the window (in the topic's timezone) and its papers' records (ingesting first)."""
     from db.engine import get_engine, session_scope
-    from tasks import run
     from tasks.briefing.collect import collect_window
     from tasks.briefing.judge import judge_window
     from tasks.briefing.labels import LABELS
+    from tasks.stages.briefings import render_briefing
+    from tasks.stages.topics import topics_for, window_of
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
-    ref = run.register_workspace(settings, workspace)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    ref = register_workspace(settings, workspace)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     L = LABELS.get(settings.lang, LABELS["zh"])
     lines = SourceLines(workspace)
     wanted = [_canonical(i) for i in ids]
     out = []
-    for topic in run.topics_for(settings, workspace, list(topics) if topics else None):
-        window = run.window_of(topic, day or _latest_closed(topic), since)
+    for topic in topics_for(settings, workspace, list(topics) if topics else None):
+        window = window_of(topic, day or _latest_closed(topic), since)
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
         papers = [p for p in judge_window(data, topic) if not wanted or p.arxiv_id in wanted]
@@ -106,7 +108,7 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
             "counts": {s: sum(p.status == s for p in papers) for s in STATUSES},
             "papers": [paper_record(p, lines, L) for p in papers],
             "not_in_window": [i for i in wanted if i not in {p.arxiv_id for p in papers}],
-            "noon_merge": merge_placements(json.loads(run.render_briefing(settings, ref, topic, window)[1]),
+            "noon_merge": merge_placements(json.loads(render_briefing(settings, ref, topic, window)[1]),
                                            workspace, wanted),
         })
     return out

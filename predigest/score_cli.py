@@ -35,16 +35,19 @@ def add_parser(sub: Any) -> None:
 
 def _briefed(settings: Any, root: Path, labels: list[Any]) -> dict[str, dict[str, Any]]:
     """The JSON twin of each labelled evening, rendered as the evening's run would render it."""
-    from tasks import run
+    from tasks.stages.briefings import render_briefing
+    from tasks.stages.topics import topics_for, window_of
+    from tasks.stages.verifications import derive_verifications
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
-    ref = run.register_workspace(settings, root)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    ref = register_workspace(settings, root)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     out = {}
     for label in labels:
-        (topic,) = run.topics_for(settings, root, [label.topic])
-        window = run.window_of(topic, label.date)
-        run.derive_verifications(settings, ref, topic, window.date)
-        out[label.key] = json.loads(run.render_briefing(settings, ref, topic, window)[1])
+        (topic,) = topics_for(settings, root, [label.topic])
+        window = window_of(topic, label.date)
+        derive_verifications(settings, ref, topic, window.date)
+        out[label.key] = json.loads(render_briefing(settings, ref, topic, window)[1])
     return out
 
 

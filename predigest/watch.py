@@ -11,7 +11,7 @@ Contract:
   `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything outside `inbox/`, symlinks
   whose target leaves the workspace, and paths that pass through a symlinked directory.
 - On start it rescans: every inbox file whose current bytes are not stored yet
-  (`tasks.run.find_changed_files`) gets an event, so nothing dropped while it was down is missed.
+  (`tasks.stages.workspace.find_changed_files`) gets an event, so nothing dropped while it was down is missed.
 - Throttle: the trigger fires at most once per file per `TRIGGER_WITHIN_SECONDS` and swallows the
   rest of that window (Prefect reactive triggers are leading-edge). So a second change of the same
   file inside the window is held here and emitted when the window has passed: the last edit is
@@ -176,13 +176,13 @@ def rescan_events(settings: Any, workspace: Path) -> list[InboxEvent]:
 
     `created` when no version of the path is stored, `updated` when an older version is.
     """
-    from tasks import run
     from tasks.stages.queries import stored_paths
+    from tasks.stages.workspace import find_changed_files, register_workspace
 
     root = workspace.resolve()
-    ref = run.register_workspace(settings, root)
+    ref = register_workspace(settings, root)
     changed = [
-        rel for wf in run.find_changed_files(settings, ref)
+        rel for wf in find_changed_files(settings, ref)
         if (rel := inbox_relative_path(root, root / wf.path)) is not None
     ]
     stored = stored_paths(settings, ref.id, changed)

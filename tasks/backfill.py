@@ -10,13 +10,13 @@ Contract:
   topics' order.
 - `run_job` collects and judges each topic's window once, records what it observes
   (`tasks.stages.derive.record_window`) when the window must be derived, then assembles and
-  publishes the briefing from the same window (`tasks.run.assemble_and_publish` with
-  `collected_content`): the bytes of `tasks.run.render_briefing` of that date on any database.
+  publishes the briefing from the same window (`tasks.stages.briefings.assemble_and_publish` with
+  `collected_content`): the bytes of `tasks.stages.briefings.render_briefing` of that date on any database.
   It publishes the markdown, JSON twin, index.json entry and the date's page, not its topic's
   site (index page, feed, site.json, site index), which covers every date: rewriting it per date
   made a backfill O(dates²).
 - `refresh_sites` refreshes each topic's site once for the dates of the range, from their stored
-  JSON twins (`tasks.run.refresh_sites`, under the index lock): the caller calls it once the jobs
+  JSON twins (`tasks.stages.briefings.refresh_sites`, under the index lock): the caller calls it once the jobs
   are done, also when one failed, and the site is then byte for byte what publishing the dates one
   by one with their site would have left.
 - `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order, in `workers` worker processes
@@ -40,11 +40,12 @@ from pathlib import Path
 from typing import Any
 
 from db.engine import get_engine, resolve_database_url, session_scope
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
 from tasks.model.windows import Window
+from tasks.stages import briefings
+from tasks.stages.briefings import BriefingResult, assemble_and_publish, collected_content
 from tasks.stages.derive import (
     DerivedWindow,
     Judged,
@@ -54,7 +55,8 @@ from tasks.stages.derive import (
     pending_windows,
     record_window,
 )
-from tasks.stages.topics import scheduled_window
+from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window
+from tasks.stages.workspace import WorkspaceRef
 
 __all__ = ["BackfillAborted", "BackfillContext", "DateJob", "JobOutcome", "date_range", "plan_derivation",
            "plan_jobs", "refresh_sites", "run_job", "scheduled_window"]
@@ -105,19 +107,19 @@ class BackfillContext:
     """What every job of one backfill shares, loaded once (not per date)."""
 
     settings: Settings
-    ref: run.WorkspaceRef
+    ref: WorkspaceRef
     topics: dict[str, Topic]
     known: list[str]  # every topic name, for judging relevance
     rules: dict[str, DensityRule]
     force: bool = False
 
     @classmethod
-    def load(cls, settings: Settings, ref: run.WorkspaceRef, topics: Sequence[Topic], force: bool) -> BackfillContext:
+    def load(cls, settings: Settings, ref: WorkspaceRef, topics: Sequence[Topic], force: bool) -> BackfillContext:
         root = Path(ref.root)
         # The database as resolved here: worker processes need not look up an embedded server again.
         settings = settings.model_copy(update={"database_url": resolve_database_url(settings)})
-        return cls(settings, ref, {t.name: t for t in topics}, run.known_topic_names(settings, root),
-                   {t.name: run.density_rule_for(settings, root, t.name) for t in topics}, force)
+        return cls(settings, ref, {t.name: t for t in topics}, known_topic_names(settings, root),
+                   {t.name: density_rule_for(settings, root, t.name) for t in topics}, force)
 
 
 @dataclass(frozen=True)
@@ -133,13 +135,13 @@ class DateJob:
 class JobOutcome:
     day: dt.date
     recorded: list[dict[str, Any]]
-    results: list[run.BriefingResult] = field(default_factory=list)
+    results: list[BriefingResult] = field(default_factory=list)
 
 
 Derive = Mapping[str, Mapping[dt.date, DerivedWindow]]
 
 
-def plan_derivation(settings: Settings, ref: run.WorkspaceRef, topics: Sequence[Topic], through: dt.date,
+def plan_derivation(settings: Settings, ref: WorkspaceRef, topics: Sequence[Topic], through: dt.date,
                     known: list[str]) -> dict[str, dict[dt.date, DerivedWindow]]:
     """Per topic, the windows up to `through` to derive (by date); what is stored from the first of
     them on is dropped here, so the jobs record them again in order."""
@@ -207,16 +209,16 @@ def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> J
     return JobOutcome(job.day, recorded, results)
 
 
-def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> run.BriefingResult:
-    content = functools.partial(run.collected_content, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
+def _publish(ctx: BackfillContext, topic: Topic, judged: Judged) -> BriefingResult:
+    content = functools.partial(collected_content, ctx.settings, ctx.ref, topic, judged.data, ctx.known,
                                 ctx.rules[topic.name], judged.papers, judged.budgets)
     # The topic's site is left to `refresh_sites`, once for the whole range.
-    return run.assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, content=content,
-                                    site=False)
+    return assemble_and_publish(ctx.settings, ctx.ref, topic, judged.data.window, ctx.force, content=content,
+                                site=False)
 
 
 def refresh_sites(ctx: BackfillContext, days: Sequence[dt.date]) -> None:
     """Refresh the site of each topic of the backfill once for `days`, after their jobs ran (or
     stopped): every date with a stored JSON twin is listed with its summary, so a date that
     published is never missing, and a date that did not keeps what an earlier run published."""
-    run.refresh_sites(ctx.settings, list(ctx.topics), days)
+    briefings.refresh_sites(ctx.settings, list(ctx.topics), days)

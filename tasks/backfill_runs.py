@@ -20,13 +20,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.publish.site import site_keys
 from tasks.publish.storage import store_for
-from tasks.run import BriefingResult
+from tasks.stages.briefings import BriefingResult
 from tasks.stages.queries import published_rows
-from tasks.stages.topics import scheduled_window
+from tasks.stages.topics import scheduled_window, topics_for
+from tasks.stages.workspace import register_workspace
 
 ProgressHook = Callable[[dt.date, list[BriefingResult]], None]
 _progress_hooks: list[ProgressHook] = []
@@ -62,11 +62,11 @@ def stored_results(settings: Settings, workspace: str, topics: list[str], day: d
                    since: dt.datetime) -> list[BriefingResult]:
     """What a child run on another worker published for `day`, read back from the briefings rows;
     `written` means the row was (re)published at or after `since` (database clock)."""
-    ref = run.register_workspace(settings, Path(workspace))
+    ref = register_workspace(settings, Path(workspace))
     store = store_for(settings)
     rows = published_rows(settings, ref.id, day, topics)
     results = []
-    for topic in run.topics_for(settings, Path(ref.root), topics):
+    for topic in topics_for(settings, Path(ref.root), topics):
         if scheduled_window(topic, day) is None:
             continue
         row = rows.get(topic.name)

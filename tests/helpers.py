@@ -12,9 +12,11 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from tasks import run
 from tasks.config.settings import Settings, get_settings
 from tasks.publish.storage import ObjectStore, store_for
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_WORKSPACE = ROOT / "examples" / "workspace"
@@ -82,21 +84,21 @@ def expected(day: str) -> dict[str, Any]:
     return json.loads((EXPECTED / f"{day}.json").read_text(encoding="utf-8"))
 
 
-def ingest_all(settings: Settings, workspace: Path) -> run.WorkspaceRef:
+def ingest_all(settings: Settings, workspace: Path) -> WorkspaceRef:
     """Run the ingest stages directly, without Prefect: every changed file, in batches as the daily
     flow ingests them (`ingest_batch`; the file-by-file path, `ingest_one`, stores the same rows,
     tests/ingest/test_bulk_write.py, and took a transaction per file: 9 of the 20 s of the window
     scaling test)."""
-    ref = run.register_workspace(settings, workspace)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    ref = register_workspace(settings, workspace)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     return ref
 
 
 def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date) -> dict[str, Any]:
     """Ingest and render one briefing's JSON twin directly."""
     ref = ingest_all(settings, workspace)
-    (topic_cfg,) = run.topics_for(settings, workspace, [topic])
-    _, json_text = run.render_briefing(settings, ref, topic_cfg, run.window_of(topic_cfg, day))
+    (topic_cfg,) = topics_for(settings, workspace, [topic])
+    _, json_text = render_briefing(settings, ref, topic_cfg, window_of(topic_cfg, day))
     return json.loads(json_text)
 
 

@@ -33,7 +33,7 @@ ROOMS = [
     "tasks.publish",
     "tasks.score",  # labelled evenings against briefings' JSON twins (`predigest score`)
     "tasks.stages",
-    "tasks",  # run, backfill, lanes, steps: the stages in sequence
+    "tasks",  # backfill, lanes: the stages in sequence
     "flows",
     "predigest",  # the face: CLI, explain, the local stack
     "benchmarks",

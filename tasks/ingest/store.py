@@ -9,7 +9,7 @@ file order, then entry order. A file whose parse raises part-way is written by t
 path (`tasks.ingest.orm`, the original implementation) at its place in the order, so its partial
 rows are what they always were.
 
-With worker processes (`tasks.run.ingest_batch(workers=2)`) the workers read, hash and parse
+With worker processes (`tasks.stages.workspace.ingest_batch(workers=2)`) the workers read, hash and parse
 (`build_in_worker`) and this process only looks up stored versions and writes (`plan_built`).
 """
 

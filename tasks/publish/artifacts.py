@@ -40,7 +40,7 @@ _ENV.filters["md"] = lambda value: _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(clean
 
 
 class Published(Protocol):
-    """What a run reports for one briefing (tasks.run.BriefingResult)."""
+    """What a run reports for one briefing (tasks.stages.briefings.BriefingResult)."""
 
     @property
     def topic(self) -> str: ...

@@ -20,8 +20,10 @@ from zoneinfo import ZoneInfo
 
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.helpers import ingest_all
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -68,9 +70,9 @@ def _local(day: int, hour: int) -> dt.datetime:
 
 
 def _brief(settings: Settings, root: Path, day: dt.date) -> dict[str, Any]:
-    ref = run.register_workspace(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    return json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, day))[1])
+    ref = register_workspace(settings, root)
+    (topic,) = topics_for(settings, root, ["inference"])
+    return json.loads(render_briefing(settings, ref, topic, window_of(topic, day))[1])
 
 
 def _ids(brief: dict[str, Any]) -> set[str]:
@@ -124,11 +126,11 @@ def test_the_baseline_is_the_version_in_force_at_the_cutoff(clean_db: Engine, se
     for day in (4, 8, 9):
         _write(root, f"inbox/jay/2026-10-{day:02d}T1000-jay-kv.md", _entry(1, "FooKV", "2610.01111"), _local(day, 10))
     ingest_all(settings, root)
-    ref = run.register_workspace(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
+    ref = register_workspace(settings, root)
+    (topic,) = topics_for(settings, root, ["inference"])
 
     def baseline(day: int) -> tuple[dict[str, Any], str]:
-        markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, day)))
+        markdown, json_text = render_briefing(settings, ref, topic, window_of(topic, dt.date(2026, 10, day)))
         return json.loads(json_text)["knowledge"], markdown
 
     knowledge, markdown = baseline(9)  # the header is dated before the cutoff

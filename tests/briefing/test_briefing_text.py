@@ -22,12 +22,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.briefing.titles import strip_markers, without_pictographs
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.rank import highlight, rank_increments
 from tasks.model.briefing import Paper
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
 from tests.judge.digests import TARGET, TARGET_ID, digest, rows
 
@@ -41,15 +42,15 @@ def rendered(request: pytest.FixtureRequest, database_url: str,
     empty_tables(request.getfixturevalue("engine"))
     settings = request.getfixturevalue("module_settings")
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     tmp = tmp_path_factory.mktemp("en")
     english = Settings(_env_file=None, home=tmp / "home", database_url=database_url,  # type: ignore[call-arg]
                        storage_url=(tmp / "published").as_uri(), lang="en")
     out = {}
     for day in DAYS:
-        window = run.window_of(topic, dt.date.fromisoformat(day))
+        window = window_of(topic, dt.date.fromisoformat(day))
         for lang, s in (("zh", settings), ("en", english)):
-            markdown, json_text = run.render_briefing(s, ref, topic, window)
+            markdown, json_text = render_briefing(s, ref, topic, window)
             out[(day, lang)] = (markdown, json.loads(json_text))
     return out
 
@@ -138,8 +139,8 @@ def test_digest_end_to_end(clean_db: Engine, settings: Settings, tmp_path: Path,
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
     ref = ingest_all(settings, tmp_path)
-    (topic,) = run.topics_for(settings, tmp_path, ["inference"])
-    markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 11, 3)))
+    (topic,) = topics_for(settings, tmp_path, ["inference"])
+    markdown, json_text = render_briefing(settings, ref, topic, window_of(topic, dt.date(2026, 11, 3)))
     brief = json.loads(json_text)
     (paper,) = [i for i in brief["increments"] if i["arxiv_id"] == TARGET_ID]
     text = "\n".join(paper["key_points"] + paper["relation"])

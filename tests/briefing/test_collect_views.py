@@ -16,7 +16,6 @@ from sqlalchemy.orm import Session
 from db.engine import get_engine, session_scope
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
-from tasks import run
 from tasks.briefing import collect, knowledge
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
@@ -34,6 +33,8 @@ from tasks.model.window import (
     WindowData,
 )
 from tasks.model.windows import Window
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 from tests.generate.large import generate
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
@@ -147,11 +148,11 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
 
 
 def _compare(settings: Settings, root: Path, days: list[dt.date]) -> int:
-    ref = run.register_workspace(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
+    ref = register_workspace(settings, root)
+    (topic,) = topics_for(settings, root, ["inference"])
     seen = 0
     for day in days:
-        window = run.window_of(topic, day)
+        window = window_of(topic, day)
         with session_scope(get_engine(settings)) as session:
             for _ in range(2):  # the second time from the caches
                 fast = collect_window(session, ref.id, topic.name, window)
@@ -177,8 +178,8 @@ def test_same_window_data_on_the_sample_workspace(clean_db: Engine, settings: Se
 def test_same_window_data_on_a_generated_workspace(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
     root = tmp_path / "ws"
     generate(root, notes=120, seed=4)
-    ref = run.register_workspace(settings, root)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    ref = register_workspace(settings, root)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     days = [dt.date(2026, 10, 9) - dt.timedelta(days=k) for k in (0, 1, 2, 40, 200)]
     assert _compare(settings, root, days) > 100
 
@@ -200,13 +201,13 @@ def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settin
     root = tmp_path / "ws"
     make_workspace(root)
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    window = run.window_of(topic, DAYS[-1])
+    (topic,) = topics_for(settings, root, ["inference"])
+    window = window_of(topic, DAYS[-1])
     with session_scope(get_engine(settings)) as session:
         first = collect_window(session, ref.id, topic.name, window).knowledge
         assert first is not None and first.anchors
         first.sections[0]["text"] = "changed by a caller"  # its own copy: the cache keeps the stored text
-        again = collect_window(session, ref.id, topic.name, run.window_of(topic, DAYS[-2])).knowledge
+        again = collect_window(session, ref.id, topic.name, window_of(topic, DAYS[-2])).knowledge
         assert again is not None and again.sections[0]["text"] != "changed by a caller"
     assert len(loads) == 1, "the second window's view came from the cache"
     empty_tables(clean_db)

@@ -23,7 +23,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks import run
 from tasks.briefing.credibility import CredibilityRule, rate, rate_all
 from tasks.briefing.labels import LABELS
 from tasks.briefing.sources import credibility_text
@@ -31,6 +30,8 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
 from tasks.model.windows import window_for
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all
@@ -166,7 +167,7 @@ def test_front_matter_survives_ingest(clean_db: object, settings: Settings, tmp_
     note = "inbox/zoe/2026-10-09-1200-zoe-notes.md"
     write_file(root, note, "---\nauthor: zoe\ncredibility: 2\n---\n\n# Notes\n\n## One\n\nSome text.\n")
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    doc = json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, 9)))[1])
+    (topic,) = topics_for(settings, root, ["inference"])
+    doc = json.loads(render_briefing(settings, ref, topic, window_of(topic, dt.date(2026, 10, 9)))[1])
     (row,) = [s for s in doc["sources"] if s["path"] == note]
     assert (row["rating"]["basis"], row["rating"]["stars"]) == ("self", 2)

@@ -12,35 +12,38 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
+from tasks.stages.workspace import find_changed_files, ingest_one, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables
 
 DATES = [dt.date(2026, 10, 7), dt.date(2026, 10, 9)]
 
 
 def _render_all(settings: Settings, reverse: bool) -> dict[tuple[str, dt.date], tuple[str, str]]:
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
-    files = run.find_changed_files(settings, ref)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
+    files = find_changed_files(settings, ref)
     for wf in reversed(files) if reverse else files:
-        run.ingest_one(settings, ref, wf)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+        ingest_one(settings, ref, wf)
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}
     for day in DATES:
-        run.derive_verifications(settings, ref, topic, day)
+        derive_verifications(settings, ref, topic, day)
         for lang in ("zh", "en"):
-            out[(lang, day)] = run.render_briefing(settings.model_copy(update={"lang": lang}), ref, topic,
-                                                   run.window_of(topic, day))
+            out[(lang, day)] = render_briefing(settings.model_copy(update={"lang": lang}), ref, topic,
+                                                   window_of(topic, day))
     return out
 
 
 def _render(settings: Settings, reverse: bool) -> tuple[str, str]:
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
-    files = run.find_changed_files(settings, ref)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
+    files = find_changed_files(settings, ref)
     for wf in reversed(files) if reverse else files:
-        run.ingest_one(settings, ref, wf)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
-    return run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, 7)))
+        ingest_one(settings, ref, wf)
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    return render_briefing(settings, ref, topic, window_of(topic, dt.date(2026, 10, 7)))
 
 
 def test_same_inputs_give_identical_bytes(clean_db: Engine, settings: Settings) -> None:
@@ -100,11 +103,13 @@ def test_bytes_do_not_depend_on_hash_seeds(clean_db: Engine, settings: Settings)
         "import datetime as dt, hashlib, sys\n"
         "from pathlib import Path\n"
         "from tasks.config.settings import Settings\n"
-        "from tasks import run\n"
+        "from tasks.stages.briefings import render_briefing\n"
+        "from tasks.stages.topics import topics_for, window_of\n"
+        "from tasks.stages.workspace import register_workspace\n"
         f"s = Settings(_env_file=None, home=Path({str(settings.home)!r}), database_url={settings.database_url!r})\n"
-        f"ref = run.register_workspace(s, Path({str(SAMPLE_WORKSPACE)!r}))\n"
-        "(t,) = run.topics_for(s, Path(ref.root), ['inference'])\n"
-        "md, js = run.render_briefing(s, ref, t, run.window_of(t, dt.date(2026, 10, 7)))\n"
+        f"ref = register_workspace(s, Path({str(SAMPLE_WORKSPACE)!r}))\n"
+        "(t,) = topics_for(s, Path(ref.root), ['inference'])\n"
+        "md, js = render_briefing(s, ref, t, window_of(t, dt.date(2026, 10, 7)))\n"
         "print(hashlib.sha256((md + js).encode()).hexdigest())\n"
     )
     want = hashlib.sha256((markdown + json_text).encode()).hexdigest()

@@ -24,7 +24,6 @@ from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
-from tasks import run
 from tasks.briefing.collect import collect_window
 from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
@@ -35,6 +34,8 @@ from tasks.judge.relevance import Verdict
 from tasks.judge.sections import doc_names, doc_sections
 from tasks.model.briefing import Paper
 from tasks.model.window import WindowData
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tasks.verify.names import normalise
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
@@ -196,17 +197,17 @@ def _workspace(tmp_path: Path, style: str) -> Path:
 
 def _brief(settings: Settings, root: Path) -> dict[str, Any]:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    window = run.window_of(topic, dt.date.fromisoformat(DAY))
-    return json.loads(run.render_briefing(settings, ref, topic, window)[1])
+    (topic,) = topics_for(settings, root, ["inference"])
+    window = window_of(topic, dt.date.fromisoformat(DAY))
+    return json.loads(render_briefing(settings, ref, topic, window)[1])
 
 
 def _increments(settings: Settings, root: Path, held: list[str] | None) -> tuple[list[Paper], WindowData, Topic]:
     """The window's engineering increments, the document's names as of the cutoff replaced by `held`
     when given."""
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    window = run.window_of(topic, dt.date.fromisoformat(DAY))
+    (topic,) = topics_for(settings, root, ["inference"])
+    window = window_of(topic, dt.date.fromisoformat(DAY))
     with session_scope(get_engine(settings)) as session:
         data = collect_window(session, ref.id, topic.name, window)
     assert data.knowledge is not None

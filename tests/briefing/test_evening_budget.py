@@ -31,7 +31,6 @@ import pytest
 from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
-from tasks import run
 from tasks.briefing.assemble import build_content, judge_evening
 from tasks.briefing.collect import collect_window
 from tasks.briefing.judge import judge_window
@@ -44,6 +43,8 @@ from tasks.config.topics import Topic
 from tasks.model.briefing import BriefingContent
 from tasks.model.window import WindowData
 from tasks.stages import derive
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tasks.verify.observe import observe_window, observed
 from tests.helpers import ingest_all
 from tests.ingest.hostile import DAY, published, run_evening
@@ -74,9 +75,9 @@ def _workspace(root: Path) -> Path:
 
 def _window(settings: Settings, root: Path) -> tuple[WindowData, Topic]:
     ref = ingest_all(settings, _workspace(root))
-    (topic,) = run.topics_for(settings, root, ["inference"])
+    (topic,) = topics_for(settings, root, ["inference"])
     with session_scope(get_engine(settings)) as session:
-        return collect_window(session, ref.id, topic.name, run.window_of(topic, DAY)), topic
+        return collect_window(session, ref.id, topic.name, window_of(topic, DAY)), topic
 
 
 def _content(data: WindowData, topic: Topic, budgets: SourceBudgets | None = None) -> BriefingContent:
@@ -174,7 +175,7 @@ def test_the_stages_charge_a_window_s_verification_once(
 
     monkeypatch.setattr(derive, "SourceBudgets", recorded)
     ref = ingest_all(settings, tmp_path / "ws")
-    md, _ = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    md, _ = render_briefing(settings, ref, topic, window_of(topic, DAY))
     (budgets,) = spent  # the window is collected and judged once, for its derivation and its briefing
     assert budgets.total == once.total and budgets.total[SMALL] > 2
     assert SMALL_IDS[0] in md
@@ -253,9 +254,9 @@ def test_the_quadratic_engineering_merge_is_what_a_budget_cuts(
     default budget): the quadratic engineering merge is what is cut."""
     workspace = _pathological(tmp_path / "ws")
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
+    (topic,) = topics_for(settings, workspace, ["inference"])
     with session_scope(get_engine(settings)) as session:
-        data = collect_window(session, ref.id, topic.name, run.window_of(topic, DAY))
+        data = collect_window(session, ref.id, topic.name, window_of(topic, DAY))
     assert sum(e.path == HUGE for e in data.entries) == PATHOLOGICAL  # read whole
     budgets = SourceBudgets(BUDGET)
     content = build_content(data, topic, ["inference"], budgets=budgets)

@@ -20,8 +20,10 @@ import pytest
 from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify.names import normalise
 from tests.briefing.twins import assert_twins
 from tests.helpers import FIXTURES, SAMPLE_WORKSPACE, empty_tables, expected, ingest_all
@@ -45,17 +47,17 @@ def briefings(engine: Engine, module_settings: Settings, tmp_path_factory: pytes
     empty_tables(engine)
     settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}
     english = settings.model_copy(update={"lang": "en"})
     for day in EVENINGS:
-        window = run.window_of(topic, dt.date.fromisoformat(day))
-        run.derive_verifications(settings, ref, topic, window.date)
-        markdown, text = run.render_briefing(settings, ref, topic, window)
+        window = window_of(topic, dt.date.fromisoformat(day))
+        derive_verifications(settings, ref, topic, window.date)
+        markdown, text = render_briefing(settings, ref, topic, window)
         out[day] = json.loads(text)
         # Both renderings, in both languages, must carry the same content (tests/briefing/twins.py).
         TWINS[day] = [(markdown, out[day]), *((m, json.loads(t)) for m, t in
-                                               [run.render_briefing(english, ref, topic, window)])]
+                                               [render_briefing(english, ref, topic, window)])]
     return out
 
 

@@ -21,13 +21,14 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.density import DensityRule, density_of, density_report
 from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, hinted_numbers, legacy_map
 from tasks.model.briefing import Paper
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import density_rule_for, topics_for, window_of
 from tests.helpers import ingest_all
 
 DENSITY = DensityRule.of(default_judgment())
@@ -119,8 +120,8 @@ def _workspace(root: Path) -> None:
 
 def _brief(settings: Settings, root: Path) -> tuple[str, dict[str, Any]]:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    (topic,) = topics_for(settings, root, ["inference"])
+    markdown, json_text = render_briefing(settings, ref, topic, window_of(topic, DAY))
     return markdown, json.loads(json_text)
 
 
@@ -198,5 +199,5 @@ def test_density_rule_is_documented_and_configurable(tmp_path: Path, settings: S
     assert "≥5 high" in report.rule
     (tmp_path / "organized" / "knowledge").mkdir(parents=True)
     (tmp_path / "predigest-topics.toml").write_text("[topics.inference.density]\nhigh = 8\n", encoding="utf-8")
-    assert run.density_rule_for(settings, tmp_path, "inference").high == 8
-    assert run.density_rule_for(settings, tmp_path, "rag") == DENSITY
+    assert density_rule_for(settings, tmp_path, "inference").high == 8
+    assert density_rule_for(settings, tmp_path, "rag") == DENSITY

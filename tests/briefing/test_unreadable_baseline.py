@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.briefing.knowledge import BaselineUnreadable
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys
 from tasks.publish.storage import open_store
+from tasks.stages.briefings import brief
+from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 DAY = dt.date(2026, 10, 9)
@@ -31,9 +32,9 @@ def test_an_unreadable_baseline_stops_the_briefing_and_publishes_nothing(
     workspace, _ = sample_copy(tmp_path)
     (workspace / "organized" / "knowledge" / "inference.md").write_bytes(BINARY)
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
+    (topic,) = topics_for(settings, workspace, ["inference"])
     with pytest.raises(BaselineUnreadable, match=r"organized/knowledge/inference\.md: .*binary"):
-        run.brief(settings, ref, topic, DAY)
+        brief(settings, ref, topic, DAY)
     store = open_store(settings.storage_root_url)
     assert all(store.get(key) is None for key in briefing_keys("inference", DAY))
 

@@ -22,9 +22,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import WORKSPACE_JUDGMENT_FILE, packaged_config
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.helpers import empty_tables, ingest_all
 
 DAY = dt.date(2026, 11, 10)
@@ -55,8 +56,8 @@ def _brief(settings: Settings, root: Path, note: str, override: str | None) -> t
     if override is not None:
         (root / WORKSPACE_JUDGMENT_FILE).write_text(override, encoding="utf-8")
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    (topic,) = topics_for(settings, root, [TOPIC])
+    markdown, json_text = render_briefing(settings, ref, topic, window_of(topic, DAY))
     return json.loads(json_text), markdown
 
 

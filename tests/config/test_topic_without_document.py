@@ -17,10 +17,11 @@ import pytest
 from sqlalchemy import Engine
 
 from predigest.cli_checks import UsageError, check_topics
-from tasks import run
 from tasks.briefing.knowledge import NoBaseline
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys
+from tasks.stages.briefings import brief
+from tasks.stages.topics import known_topic_names, topics_for
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, day_of, write_day
 from tests.helpers import ingest_all, point_flows_at, published_store
@@ -41,7 +42,7 @@ def _workspace(root: Path) -> Path:
 def test_the_cli_refuses_it_in_one_line(tmp_path: Path) -> None:
     root = _workspace(tmp_path / "ws")
     settings = Settings(_env_file=None, home=tmp_path / "home")  # type: ignore[call-arg]
-    assert "rag" in run.known_topic_names(settings, root)  # configured, so not "unknown"
+    assert "rag" in known_topic_names(settings, root)  # configured, so not "unknown"
     for how in ({"requested": ["rag"]}, {"requested": ["inference", "rag"]}, {"topics": ["rag"]}):
         configured = settings.model_copy(update={"topics": how.get("topics", [])})
         with pytest.raises(UsageError) as refused:
@@ -55,16 +56,16 @@ def test_the_stage_refuses_it_and_a_one_line_document_makes_it_a_topic(
         clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
     root = _workspace(tmp_path / "ws")
     ref = ingest_all(settings, root)
-    (rag,) = run.topics_for(settings, root, ["rag"])
+    (rag,) = topics_for(settings, root, ["rag"])
     with pytest.raises(NoBaseline, match="has no knowledge document: create organized/knowledge/rag.md"):
-        run.brief(settings, ref, rag, DAY)
+        brief(settings, ref, rag, DAY)
     store = published_store(settings)
     assert all(store.get(key) is None for key in briefing_keys("rag", DAY))
 
     write_file(root, f"{KNOWLEDGE}/rag.md", "# rag\n\nversion: v1\n")  # what the message says is enough
     check_topics(settings, root, ["rag"])
     ref = ingest_all(settings, root)
-    assert run.brief(settings, ref, rag, DAY).written
+    assert brief(settings, ref, rag, DAY).written
     markdown = (store.get(briefing_keys("rag", DAY)[0]) or b"").decode("utf-8")
     assert "organized/knowledge/rag.md" in markdown
 

@@ -27,7 +27,6 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Source
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_rss import ARXIV_TZ
@@ -36,6 +35,9 @@ from tasks.feeds.http import Recorded, ReplayHttpClient
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary
 from tasks.publish.storage import LocalStore
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 from tests.publish.hooks import serve_hooks
 
@@ -91,7 +93,7 @@ def test_a_snapshot_is_judged_against_its_weekday(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch, entries: int, age_days: int,
     problem: str | None,
 ) -> None:
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
     _history(settings, monkeypatch, ref.id, MONDAY)
     listing_day = MONDAY - dt.timedelta(days=age_days)
     source_id = _fetch_and_store(settings, monkeypatch, ref.id, MONDAY, listing(listing_day, entries))
@@ -110,7 +112,7 @@ def test_a_snapshot_is_judged_against_its_weekday(
 def test_a_stale_listing_counts_today_without_its_entries_even_when_served_again_unchanged(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
     _history(settings, monkeypatch, ref.id, MONDAY)
     last_week = MONDAY - dt.timedelta(weeks=1)
     again = _fetch_and_store(settings, monkeypatch, ref.id, MONDAY, listing(last_week, USUAL - 1))  # byte-identical
@@ -132,7 +134,7 @@ def test_a_stale_listing_counts_today_without_its_entries_even_when_served_again
 def test_a_weekday_without_history_and_a_first_snapshot(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
     first = _fetch_and_store(settings, monkeypatch, ref.id, MONDAY - dt.timedelta(weeks=5), listing(MONDAY, 2))
     assert _mark(clean_db, first) is None  # no history: two entries are not "truncated"
     _history(settings, monkeypatch, ref.id, MONDAY)
@@ -140,7 +142,7 @@ def test_a_weekday_without_history_and_a_first_snapshot(
     quiet = _fetch_and_store(settings, monkeypatch, ref.id, saturday, listing(saturday, 0))
     assert _mark(clean_db, quiet) is None  # arXiv announces nothing then: a quiet day, not a broken feed
 
-    other = run.register_workspace(settings, SAMPLE_WORKSPACE.parent)
+    other = register_workspace(settings, SAMPLE_WORKSPACE.parent)
     empty_first = _fetch_and_store(settings, monkeypatch, other.id, MONDAY, listing(MONDAY, 0))
     assert (_mark(clean_db, empty_first) or {}).get("problem") == "empty"
     later = MONDAY + dt.timedelta(days=1)
@@ -156,7 +158,7 @@ def test_the_same_snapshots_in_date_order_get_the_same_marks(
     sizes = {d: (0 if d.weekday() >= 5 else 3 if d == MONDAY else USUAL) for d in days}
     marks = []
     for root in (SAMPLE_WORKSPACE, SAMPLE_WORKSPACE.parent):
-        ref = run.register_workspace(settings, root)
+        ref = register_workspace(settings, root)
         ids = [_fetch_and_store(settings, monkeypatch, ref.id, d, listing(d, sizes[d])) for d in days]
         marks.append([(_mark(clean_db, i) or {}).get("problem") for i in ids])
     assert marks[0] == marks[1]
@@ -173,14 +175,14 @@ def test_the_density_statement_and_the_notification_name_the_problem(
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
     _history(settings, monkeypatch, ref.id, BRIEFING_DAY)
     _fetch_and_store(settings, monkeypatch, ref.id, BRIEFING_DAY, listing(BRIEFING_DAY, 0))
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, None)[:1]
-    window = run.window_of(topic, BRIEFING_DAY)
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, None)[:1]
+    window = window_of(topic, BRIEFING_DAY)
     assert window.start < day_start("arxiv_feed", BRIEFING_DAY) <= window.end
     wording = {"en": "arXiv cs.DC listing empty today: not counted as a quiet day",
                "zh": "arXiv cs.DC 列表今日为空：不计为平静的一天"}
     docs = {}
     for lang, words in wording.items():
-        markdown, json_text = run.render_briefing(settings.model_copy(update={"lang": lang}), ref, topic, window)
+        markdown, json_text = render_briefing(settings.model_copy(update={"lang": lang}), ref, topic, window)
         statement_line = next(line for line in markdown.splitlines() if words in line)
         assert statement_line.startswith(("Honesty statement", "诚实度声明"))
         doc = json.loads(json_text)
@@ -203,9 +205,9 @@ def test_a_healthy_snapshot_leaves_the_statement_as_it_was(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, None)[:1]
-    window = run.window_of(topic, BRIEFING_DAY)
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, None)[:1]
+    window = window_of(topic, BRIEFING_DAY)
     _history(settings, monkeypatch, ref.id, BRIEFING_DAY)
     _fetch_and_store(settings, monkeypatch, ref.id, BRIEFING_DAY, listing(BRIEFING_DAY, USUAL))
-    markdown, json_text = run.render_briefing(settings, ref, topic, window)
+    markdown, json_text = render_briefing(settings, ref, topic, window)
     assert "订阅源异常" not in markdown and "feed_problems" not in json.loads(json_text)

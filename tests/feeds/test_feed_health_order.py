@@ -32,13 +32,15 @@ from sqlalchemy import Engine, select
 
 from db.engine import get_engine, session_scope
 from db.models import Source
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.health import Facts, FeedHealthRule, judge_feed, local_day
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import WorkspaceRef, ingest_one, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 
 URI = "https://rss.arxiv.org/rss/cs.DC"
@@ -79,16 +81,16 @@ def feed_sets(draw: st.DrawFn) -> list[Spec]:
     return list(specs.values())
 
 
-def store_all(settings: Settings, tmp: Path, specs: list[Spec]) -> tuple[run.WorkspaceRef, dict[str, Any]]:
+def store_all(settings: Settings, tmp: Path, specs: list[Spec]) -> tuple[WorkspaceRef, dict[str, Any]]:
     """Store `specs` in their order into a fresh copy of the sample workspace (nothing else ingested
     but the knowledge document, without which no topic is briefed); returns it and, by stored
     identity, each snapshot's day and problem."""
     root = tmp / uuid.uuid4().hex
     shutil.copytree(SAMPLE_WORKSPACE, root)
-    ref = run.register_workspace(settings, root)
+    ref = register_workspace(settings, root)
     for wf in scan_workspace(root):
         if wf.kind == "knowledge":
-            run.ingest_one(settings, ref, wf)
+            ingest_one(settings, ref, wf)
     for spec in specs:
         outcome = stage.store_feed(settings, ref.id, snapshot(spec))
         assert outcome.status == "new" and outcome.error is None
@@ -98,9 +100,9 @@ def store_all(settings: Settings, tmp: Path, specs: list[Spec]) -> tuple[run.Wor
     return ref, {r.sha256: (local_day("arxiv_feed", r.observed_at), r.feed_problem) for r in rows}
 
 
-def briefings(settings: Settings, ref: run.WorkspaceRef, days: list[dt.date]) -> list[tuple[str, str]]:
-    topic = run.topics_for(settings, Path(ref.root), None)[0]
-    return [run.render_briefing(settings, ref, topic, run.window_of(topic, day)) for day in days]
+def briefings(settings: Settings, ref: WorkspaceRef, days: list[dt.date]) -> list[tuple[str, str]]:
+    topic = topics_for(settings, Path(ref.root), None)[0]
+    return [render_briefing(settings, ref, topic, window_of(topic, day)) for day in days]
 
 
 IN_ORDER = sorted  # date order: by the day each snapshot is fetched for

@@ -14,11 +14,12 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Paper, Source
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.http import FakeClock, Recorded, ReplayHttpClient
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at
 
 FEEDS = Path(__file__).resolve().parents[1] / "fixtures" / "feeds"
@@ -42,7 +43,7 @@ def test_snapshots_are_stored_once_with_feed_fields(
     clean_db: Engine, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _replay(monkeypatch, {"*huggingface.co/api/daily_papers*": HF_JSON, "*rss.arxiv.org/rss/cs.LG*": ARXIV_RSS})
-    ref = run.register_workspace(settings, SAMPLE_WORKSPACE)
+    ref = register_workspace(settings, SAMPLE_WORKSPACE)
     day = dt.date(2026, 5, 18)
     hf = stage.store_feed(settings, ref.id, stage.fetch_feed(settings, "hf_daily", day))
     # Fetched for the listing's own day: fetched three weeks later, it is stale and its entries are not stored.
@@ -104,14 +105,14 @@ def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, s
     from tasks.judge.relevance import Verdict
     from tasks.model.window import MentionView, WindowData
 
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     now = dt.datetime(2026, 10, 9, tzinfo=dt.UTC)
 
     def mention(context: str) -> MentionView:
         return MentionView(1, "https://rss.arxiv.org/rss/cs.LG", "arxiv_feed", 0, None, "t", "t", "2610.00001",
                            "oai:arXiv.org:2610.00001", False, context, now)
 
-    data = WindowData(run.window_of(topic, now.date()))
+    data = WindowData(window_of(topic, now.date()))
 
     def verdict(context: str) -> Any:
         return judge_ownership("2610.00001", [mention(context)], {}, data, topic)

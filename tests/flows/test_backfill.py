@@ -2,7 +2,7 @@
 ten-day workspace with two topics:
 
 - one run publishes exactly one briefing per topic and date (10 x 2 rows and 40 objects), each
-  byte-identical to `tasks.run.render_briefing` for that date alone on the same database;
+  byte-identical to `tasks.stages.briefings.render_briefing` for that date alone on the same database;
 - the dates run as tasks of the backfill run, one per chunk of consecutive dates
   (`brief 2026-10-01..2026-10-07`, `brief 2026-10-08..2026-10-10`, after any windows before the
   range that hold something, `verify <first>..<last>`), not as child flow runs;
@@ -28,8 +28,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import brief, render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import briefed_days, ingest_all, point_flows_at
 
@@ -103,10 +105,10 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
     assert all(r.written for r in results)
 
     out = tmp_path / "published" / "briefings"
-    ref = run.register_workspace(settings, ws)
-    for topic in run.topics_for(settings, ws, None):
+    ref = register_workspace(settings, ws)
+    for topic in topics_for(settings, ws, None):
         for day in BRIEFED:
-            markdown, json_text = run.render_briefing(settings, ref, topic, run.window_of(topic, day))
+            markdown, json_text = render_briefing(settings, ref, topic, window_of(topic, day))
             assert (out / topic.name / f"{day}.md").read_bytes() == markdown.encode("utf-8")
             assert (out / topic.name / f"{day}.json").read_bytes() == json_text.encode("utf-8")
     with clean_db.connect() as conn:
@@ -210,8 +212,8 @@ def test_backfill_equals_the_evenings_run_one_after_another(
     evenings = settings.model_copy(update={"database_url": url, "storage_url": (tmp_path / "evenings").as_uri()})
     ref = ingest_all(evenings, ws)
     for day in DAYS:
-        for topic in run.topics_for(evenings, ws, None):
-            run.brief(evenings, ref, topic, day)
+        for topic in topics_for(evenings, ws, None):
+            brief(evenings, ref, topic, day)
     backfilled, replayed = tmp_path / "published" / "briefings", tmp_path / "evenings" / "briefings"
     for topic in ("inference", "rag"):
         for day in DAYS:

@@ -19,8 +19,8 @@ import pytest
 from prefect import Flow
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings, get_settings
+from tasks.stages.verifications import report_staleness
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all, point_flows_at
 
 SHORT_FLOWS = ["flows.daily", "flows.feeds", "flows.inbox", "flows.staleness"]
@@ -59,7 +59,7 @@ def test_check_staleness_under_prefect_equals_the_direct_stage(
         get_settings.cache_clear()
     empty_tables(clean_db)
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    direct = [run.report_staleness(settings, ref, "inference", day)]
+    direct = [report_staleness(settings, ref, "inference", day)]
     assert flowed == direct
     assert flowed[0]  # a summary with counts, not an empty result
 

@@ -12,20 +12,23 @@ from sqlalchemy import Engine, select
 
 from db.engine import session_scope
 from db.models import Item, Source
-from tasks import run, steps
+from flows import stage_tasks
 from tasks.config.settings import Settings
+from tasks.stages.briefings import BriefingResult
+from tasks.stages.topics import topics_for
+from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 
 DAY = dt.date(2026, 10, 9)
 
 
 def run_evening(
     settings: Settings, workspace: Path, topics: list[str] | None = None, day: dt.date = DAY
-) -> tuple[run.WorkspaceRef, list[run.BriefingResult]]:
+) -> tuple[WorkspaceRef, list[BriefingResult]]:
     """What `daily_briefing` does, in this process: every changed file ingested, every topic briefed."""
-    ref = run.register_workspace(settings, workspace)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref), batch_size=50)
-    results = [steps.brief_topic.fn(settings, ref, topic, day, None)
-               for topic in run.topics_for(settings, workspace, topics)]
+    ref = register_workspace(settings, workspace)
+    ingest_batch(settings, ref, find_changed_files(settings, ref), batch_size=50)
+    results = [stage_tasks.brief_topic.fn(settings, ref, topic, day, None)
+               for topic in topics_for(settings, workspace, topics)]
     return ref, results
 
 

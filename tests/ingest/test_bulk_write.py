@@ -1,5 +1,5 @@
 """Contract of the bulk ingest path (tasks.ingest.rows and tasks.ingest.write, through
-tasks.run.ingest_batch): it stores exactly the rows, ids included, that the original per-file ORM
+tasks.stages.workspace.ingest_batch): it stores exactly the rows, ids included, that the original per-file ORM
 path (tasks.ingest.orm) stores one file per transaction, for the sample workspace plus the hostile
 inputs of tests/ingest/bad_inputs.py, then after edits, a new note and a revert; in batches of any
 size, in this process and with worker processes that read, parse and encode. Timestamps set to
@@ -18,7 +18,6 @@ from sqlalchemy import text
 
 from db.engine import make_engine, session_scope
 from db.models import Base
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.config.topics import judgment_for
 from tasks.ingest import orm
@@ -26,11 +25,12 @@ from tasks.ingest import rows as row_builder
 from tasks.ingest.orm import ingest_file_orm
 from tasks.ingest.rows import RowBuilder
 from tasks.ingest.store import IngestOutcome, _unchanged, plan_files
+from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 from tests.ingest.bad_inputs import write_cases
 
 NOW_COLUMNS = {"ingested_at", "created_at", "superseded_at", "looked_up_at", "published_at", "modified_at", "derived_at"}
-Ingest = Callable[[Settings, run.WorkspaceRef, list[Any]], list[IngestOutcome]]
+Ingest = Callable[[Settings, WorkspaceRef, list[Any]], list[IngestOutcome]]
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _per_file(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
+def _per_file(settings: Settings, ref: WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
     """The reference: what `ingest_file` did before the bulk path, one transaction per file."""
     builder = RowBuilder(ref.id, settings.timezone, judgment_for(settings, Path(ref.root)))
     engine = make_engine(settings.database_url or "", pool_size=1)
@@ -69,9 +69,9 @@ def _run(settings: Settings, workspace: Path, ingest: Ingest) -> tuple[list[Any]
     outcomes = []
 
     def step() -> None:
-        ref = run.register_workspace(settings, workspace)
+        ref = register_workspace(settings, workspace)
         outcomes.append([(o.path, o.source_id, o.status, o.error) for o in ingest(settings, ref,
-                                                                              run.find_changed_files(settings, ref))])
+                                                                              find_changed_files(settings, ref))])
 
     notes = sorted(p for p in (workspace / "inbox" / "jay").glob("*.md"))[:3]
     saved = {p: (p.read_bytes(), p.stat()) for p in notes}
@@ -128,8 +128,8 @@ def test_bulk_ingest_stores_what_the_per_file_path_stores(
     tmp_path: Path, migrated_database: Callable[[str], str], workspace: Path, expected: tuple[list[Any], list[Any]],
     workers: int, batch_size: int,
 ) -> None:
-    def bulk(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
-        return run.ingest_batch(settings, ref, files, batch_size=batch_size, workers=workers)
+    def bulk(settings: Settings, ref: WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
+        return ingest_batch(settings, ref, files, batch_size=batch_size, workers=workers)
 
     outcomes, tables = _run(_settings(tmp_path, migrated_database), workspace, bulk)
     assert outcomes == expected[0]
@@ -167,8 +167,8 @@ def test_a_parse_that_raises_part_way_keeps_the_rows_it_made(
     monkeypatch.setattr(orm, "Item", item_raising)
     expected = _run(_settings(tmp_path / "reference", migrated_database), root, _per_file)
 
-    def bulk(settings: Settings, ref: run.WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
-        return run.ingest_batch(settings, ref, files, batch_size=7)
+    def bulk(settings: Settings, ref: WorkspaceRef, files: list[Any]) -> list[IngestOutcome]:
+        return ingest_batch(settings, ref, files, batch_size=7)
 
     outcomes, tables = _run(_settings(tmp_path / "bulk", migrated_database), root, bulk)
     assert [o for o in outcomes[0] if o[0].endswith("-partway.md")][0][3] == "parse failed: RuntimeError: parser bug"
@@ -192,10 +192,10 @@ def test_a_value_the_database_refuses_fails_its_file_alone(
     (root / "organized" / "paper_cards" / "9003-2609-35555.md").write_text(
         f'---\narxiv: "2609.35555"\ntitle: "Too long"\nprimary: {"x" * 80}\n---\n\nTL;DR vLLM\n', encoding="utf-8")
     settings = _settings(tmp_path, migrated_database)
-    ref = run.register_workspace(settings, root)
-    files = run.find_changed_files(settings, ref)
+    ref = register_workspace(settings, root)
+    files = find_changed_files(settings, ref)
     # (Worker processes would not see the monkeypatch: this runs in this process only.)
-    outcomes = run.ingest_batch(settings, ref, files, batch_size=20, workers=workers)
+    outcomes = ingest_batch(settings, ref, files, batch_size=20, workers=workers)
     assert {o.path for o in outcomes} == {wf.path for wf in files}
     refused = [o for o in outcomes if o.path.endswith("9003-2609-35555.md")]
     assert refused and refused[0].error and "ingest failed" in refused[0].error
@@ -204,7 +204,7 @@ def test_a_value_the_database_refuses_fails_its_file_alone(
     assert stored == {wf.path for wf in files}
     assert _query(settings, "SELECT count(*) FROM items i JOIN sources s ON s.id = i.source_id "
                             "WHERE s.path LIKE '%9003-2609-35555.md'")[0][0] == 0
-    assert run.find_changed_files(settings, run.register_workspace(settings, root)) == []
+    assert find_changed_files(settings, register_workspace(settings, root)) == []
 
 
 def _query(settings: Settings, sql: str) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Contract of finding what changed (`tasks.run.find_changed_files`, `tasks.ingest.changes`).
+"""Contract of finding what changed (`tasks.stages.workspace.find_changed_files`, `tasks.ingest.changes`).
 
 - A file whose size and mtime are those its current version was stored with is unchanged without
   being read: re-running an unchanged workspace opens no workspace file.
@@ -29,9 +29,9 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.models import Base
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 
 HOUR_NS = 3600 * 10**9
@@ -45,9 +45,9 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def ingested(clean_db: Engine, settings: Settings, workspace: Path) -> run.WorkspaceRef:
-    ref = run.register_workspace(settings, workspace)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+def ingested(clean_db: Engine, settings: Settings, workspace: Path) -> WorkspaceRef:
+    ref = register_workspace(settings, workspace)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     return ref
 
 
@@ -97,20 +97,20 @@ def _rel(workspace: Path, path: Path) -> str:
 
 
 def test_an_unchanged_workspace_opens_no_file(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = _counts(clean_db)
     with opened_under(workspace, monkeypatch) as seen:
-        ref = run.register_workspace(settings, workspace)
-        changed = run.find_changed_files(settings, ref)
-        run.ingest_batch(settings, ref, changed)
+        ref = register_workspace(settings, workspace)
+        changed = find_changed_files(settings, ref)
+        ingest_batch(settings, ref, changed)
     assert changed == []
     assert seen == []
     assert _counts(clean_db) == before
 
 
 def test_a_same_size_edit_with_a_new_mtime_is_found(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     note = _a_note(workspace)
     old = note.stat()
@@ -118,29 +118,29 @@ def test_a_same_size_edit_with_a_new_mtime_is_found(
     os.utime(note, ns=(old.st_atime_ns, old.st_mtime_ns + HOUR_NS))  # a later save, whatever the clock's tick
     assert note.stat().st_size == old.st_size
     with opened_under(workspace, monkeypatch) as seen:
-        changed = run.find_changed_files(settings, ingested)
+        changed = find_changed_files(settings, ingested)
     assert [wf.path for wf in changed] == [_rel(workspace, note)]
     assert seen == [_rel(workspace, note)]  # only the file whose stat moved was read
-    (outcome,) = run.ingest_batch(settings, ingested, changed)
+    (outcome,) = ingest_batch(settings, ingested, changed)
     assert outcome.status == "new"
-    assert run.find_changed_files(settings, ingested) == []
+    assert find_changed_files(settings, ingested) == []
 
 
 def test_a_rewrite_to_another_size_is_found_even_with_its_old_mtime(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef
 ) -> None:
     note = _a_note(workspace)
     old = note.stat()
     note.write_bytes(note.read_bytes() + b"\n## 99. Added (arXiv:2610.09999)\n")
     os.utime(note, ns=(old.st_atime_ns, old.st_mtime_ns))  # the size alone gives it away
-    changed = run.find_changed_files(settings, ingested)
+    changed = find_changed_files(settings, ingested)
     assert [wf.path for wf in changed] == [_rel(workspace, note)]
-    (outcome,) = run.ingest_batch(settings, ingested, changed)
+    (outcome,) = ingest_batch(settings, ingested, changed)
     assert outcome.status == "new"
 
 
 def test_a_touched_file_is_read_and_writes_nothing(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     note = _a_note(workspace)
     old = note.stat()
@@ -148,8 +148,8 @@ def test_a_touched_file_is_read_and_writes_nothing(
     before = _counts(clean_db)
     for _ in range(2):  # read on every run until its bytes change: its row is not rewritten
         with opened_under(workspace, monkeypatch) as seen:
-            changed = run.find_changed_files(settings, ingested)
-            run.ingest_batch(settings, ingested, changed)
+            changed = find_changed_files(settings, ingested)
+            ingest_batch(settings, ingested, changed)
         assert changed == []
         assert seen == [_rel(workspace, note)]
     assert _counts(clean_db) == before
@@ -161,8 +161,8 @@ def test_a_write_between_the_read_and_the_row_is_found_next_run(
     import tasks.ingest.store as store
 
     note = _a_note(workspace)
-    ref = run.register_workspace(settings, workspace)
-    files = run.find_changed_files(settings, ref)
+    ref = register_workspace(settings, workspace)
+    files = find_changed_files(settings, ref)
     real_read = store.read_file
 
     def read_then_someone_saves(wf: Any) -> tuple[bytes, str | None]:
@@ -175,8 +175,8 @@ def test_a_write_between_the_read_and_the_row_is_found_next_run(
 
     with monkeypatch.context() as patch:
         patch.setattr(store, "read_file", read_then_someone_saves)
-        run.ingest_batch(settings, ref, files)
-    assert [wf.path for wf in run.find_changed_files(settings, ref)] == [_rel(workspace, note)]
+        ingest_batch(settings, ref, files)
+    assert [wf.path for wf in find_changed_files(settings, ref)] == [_rel(workspace, note)]
 
 
 def test_a_link_is_always_read(
@@ -185,24 +185,24 @@ def test_a_link_is_always_read(
     target = _a_note(workspace)
     link = target.with_name("linked-note.md")
     link.symlink_to(target.name)
-    ref = run.register_workspace(settings, workspace)
-    run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+    ref = register_workspace(settings, workspace)
+    ingest_batch(settings, ref, find_changed_files(settings, ref))
     with opened_under(workspace, monkeypatch) as seen:
-        assert run.find_changed_files(settings, ref) == []
+        assert find_changed_files(settings, ref) == []
     assert seen == [_rel(workspace, link)]
     old = target.stat()
     _same_size_edit(target)
     os.utime(target, ns=(old.st_atime_ns, old.st_mtime_ns + HOUR_NS))  # the link's own lstat is as it was
-    assert sorted(wf.path for wf in run.find_changed_files(settings, ref)) == sorted(
+    assert sorted(wf.path for wf in find_changed_files(settings, ref)) == sorted(
         [_rel(workspace, link), _rel(workspace, target)])
 
 
 def test_rehash_reads_every_stored_file(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef, monkeypatch: pytest.MonkeyPatch
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     rehash = settings.model_copy(update={"rehash": True})
     with opened_under(workspace, monkeypatch) as seen:
-        assert run.find_changed_files(rehash, ingested) == []
+        assert find_changed_files(rehash, ingested) == []
     # Every file that has bytes to read (those the scan found a problem with have none: their
     # stand-in text is hashed either way).
     readable = [wf.path for wf in scan_workspace(workspace) if wf.problem is None]
@@ -211,17 +211,17 @@ def test_rehash_reads_every_stored_file(
 
 
 def test_known_limit_a_same_size_edit_with_its_old_mtime_is_missed_and_rehash_finds_it(
-    clean_db: Engine, settings: Settings, workspace: Path, ingested: run.WorkspaceRef
+    clean_db: Engine, settings: Settings, workspace: Path, ingested: WorkspaceRef
 ) -> None:
     note = _a_note(workspace)
     old = note.stat()
     _same_size_edit(note)
     os.utime(note, ns=(old.st_atime_ns, old.st_mtime_ns))  # `touch -r`, `cp -p`, `rsync -t`, a restore
-    assert run.find_changed_files(settings, ingested) == []  # the documented limit
+    assert find_changed_files(settings, ingested) == []  # the documented limit
     rehash = settings.model_copy(update={"rehash": True})
-    changed = run.find_changed_files(rehash, ingested)
+    changed = find_changed_files(rehash, ingested)
     assert [wf.path for wf in changed] == [_rel(workspace, note)]
-    (outcome,) = run.ingest_batch(rehash, ingested, changed)
+    (outcome,) = ingest_batch(rehash, ingested, changed)
     assert outcome.status == "new"
 
 

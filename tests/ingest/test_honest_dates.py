@@ -23,9 +23,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.ingest.dating import note_date
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.helpers import ingest_all, sample_copy
 
 TZ = ZoneInfo("Asia/Shanghai")
@@ -98,8 +99,8 @@ def test_undated_files_are_listed_never_windowed(tmp_path: Path, settings: Setti
         (root / rel).write_text(text, encoding="utf-8")
         os.utime(root / rel, (in_window, in_window))  # an mtime inside the evening's window
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
-    markdown, text = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date(2026, 10, 9)))
+    (topic,) = topics_for(settings, root, ["inference"])
+    markdown, text = render_briefing(settings, ref, topic, window_of(topic, dt.date(2026, 10, 9)))
     doc = json.loads(text)
     checked = {s["path"] for s in doc["sources"]}
     assert not checked & set(UNDATED)

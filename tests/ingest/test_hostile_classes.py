@@ -183,17 +183,18 @@ def test_no_hostile_file_stops_the_evening(
 def test_a_topic_that_fails_is_reported_failed_and_the_others_publish(
     topics_workspace: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tasks import run
+    from tasks.config.topics import Topic
     from tasks.stages import briefings
+    from tasks.stages.workspace import WorkspaceRef
 
     real = briefings.assemble_and_publish
 
-    def failing(settings: Settings, ref: run.WorkspaceRef, topic: run.Topic, *args: object, **kw: object) -> object:
+    def failing(settings: Settings, ref: WorkspaceRef, topic: Topic, *args: object, **kw: object) -> object:
         if topic.name == "agents":
             raise KeyError("injected for agents")
         return real(settings, ref, topic, *args, **kw)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(briefings, "assemble_and_publish", failing)  # what run.brief calls
+    monkeypatch.setattr(briefings, "assemble_and_publish", failing)  # what `brief` calls
     _, results = run_evening(settings, topics_workspace, ["agents", "inference", "<b>bad</b>"])
     by_topic = {r.topic: r for r in results}
     assert by_topic["inference"].written and by_topic["inference"].error is None

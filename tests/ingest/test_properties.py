@@ -263,7 +263,7 @@ def test_whatever_a_workspace_holds_postgres_stores_it(
 ) -> None:
     """Generated hostile workspaces, the whole way into PostgreSQL: every file stored (parsed or
     with its error), nothing from outside, no NUL or lone surrogate, numbers within their columns."""
-    from tasks import run
+    from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         root, outside = os.path.join(os.fsencode(tmp), b"ws"), os.path.join(os.fsencode(tmp), b"outside")
@@ -273,9 +273,9 @@ def test_whatever_a_workspace_holds_postgres_stores_it(
             f.write(b"## 1. SECRET-OUTSIDE\n")
         _make(root, outside, entries)
         try:
-            ref = run.register_workspace(settings, Path(os.fsdecode(root)))
-            files = run.find_changed_files(settings, ref)
-            outcomes = run.ingest_batch(settings, ref, files)
+            ref = register_workspace(settings, Path(os.fsdecode(root)))
+            files = find_changed_files(settings, ref)
+            outcomes = ingest_batch(settings, ref, files)
         finally:
             _unlock(root)
         assert sorted(o.path for o in outcomes) == sorted(wf.path for wf in files)
@@ -285,4 +285,4 @@ def test_whatever_a_workspace_holds_postgres_stores_it(
                                        "WHERE s.workspace_id = :w AND i.text LIKE '%SECRET-OUTSIDE%'"),
                                   {"w": ref.id}).scalar()
             assert leaked == 0
-            assert run.find_changed_files(settings, ref) == []  # stored once; a re-run writes nothing
+            assert find_changed_files(settings, ref) == []  # stored once; a re-run writes nothing

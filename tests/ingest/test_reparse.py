@@ -21,11 +21,11 @@ from sqlalchemy import Engine, event, select, text
 from sqlalchemy.orm import Session
 
 from db.models import Item, Source
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.inbox.outline import naming_cells, stored_outline
 from tasks.ingest import reparse
 from tasks.ingest.reparse import STORED_PARSE, fill_unparsed
+from tasks.stages.workspace import find_changed_files, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 
 OCT9 = dt.date(2026, 10, 9)
@@ -104,8 +104,8 @@ def test_rows_stored_before_outlines_cells_and_paper_outlines_get_them_and_judge
     with clean_db.begin() as conn:  # as rows stored before 0011, 0012 and 0014 are, in a workspace stored then
         conn.execute(text("UPDATE items SET outline = NULL, cells = NULL, paper_outlines = NULL"))
         conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
-    ref = run.register_workspace(settings, workspace)
-    assert run.find_changed_files(settings, ref) == []  # nothing to ingest; the rows are filled in
+    ref = register_workspace(settings, workspace)
+    assert find_changed_files(settings, ref) == []  # nothing to ingest; the rows are filled in
     assert _stored(clean_db) == fresh
     for kind, body, title, outline, cells, _ in fresh:
         assert outline == (None if kind == "work_queue" else stored_outline(body).to_json())
@@ -126,7 +126,7 @@ def test_a_workspace_up_to_date_is_not_scanned(clean_db: Engine, settings: Setti
     def count(conn: object, cursor: object, statement: str, *args: object) -> None:
         statements.append(statement)
 
-    ref = run.register_workspace(settings, workspace)
+    ref = register_workspace(settings, workspace)
     with Session(clean_db) as session, session.begin():
         event.listen(session.connection().engine, "before_cursor_execute", count)
         try:
@@ -148,7 +148,7 @@ def test_a_refill_read_in_small_chunks_computes_whole_sources(
         conn.execute(text("UPDATE workspaces SET stored_parse = 0"))
     # Chunks end inside sources: an entry's sub-sections and ids are read with the rest of its source.
     monkeypatch.setattr(reparse, "FILL_CHUNK_ROWS", 3)
-    ref = run.register_workspace(settings, workspace)
+    ref = register_workspace(settings, workspace)
     with Session(clean_db) as session, session.begin():
         assert reparse.fill_unparsed(session, ref.id) == sum(
             1 for *_, outline, cells, papers in fresh if (outline, cells, papers) != (None, None, None))

@@ -13,7 +13,7 @@ The increments do not name one another: entries that all did would make each inc
 the others, an output (and work) quadratic in the source whatever the code.
 
 Stages: parse (`RowBuilder.build_one`: decode, caps, note parser, rows), and the evening's
-derivation (`run.render_briefing`: verifications, judging, briefing content and rendering) over
+derivation (`tasks.stages.briefings.render_briefing`: verifications, judging, briefing content and rendering) over
 the ingested workspace.
 """
 
@@ -25,10 +25,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.ingest.rows import RowBuilder
 from tasks.ingest.scan import WorkspaceFile
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, coined, paper_id
 from tests.helpers import empty_tables, ingest_all
@@ -90,9 +91,9 @@ def test_the_evening_grows_linearly(dimension: str, tmp_path: Path, settings: Se
         empty_tables(clean_db)
         workspace = _workspace(tmp_path / name, grown)
         ref = ingest_all(settings, workspace)
-        (topic,) = run.topics_for(settings, workspace, ["inference"])
-        window = run.window_of(topic, DAY)
-        return count_lines(run.render_briefing, settings, ref, topic, window)
+        (topic,) = topics_for(settings, workspace, ["inference"])
+        window = window_of(topic, DAY)
+        return count_lines(render_briefing, settings, ref, topic, window)
 
     # Warms what is built once per process (the judgment, compiled patterns and statements) with a
     # grown evening, so that the first counted size pays none of it (with the ungrown workspace as

@@ -1,4 +1,4 @@
-"""Contract of the statistics refresh after large ingests (`tasks.run.ingest_batch`): an ingest that
+"""Contract of the statistics refresh after large ingests (`tasks.stages.workspace.ingest_batch`): an ingest that
 stores at least `ANALYZE_AFTER_FILES` new files leaves the planner's statistics of the ingested
 tables fresh (ANALYZE has run, whatever autovacuum does); a smaller one, or re-ingesting unchanged
 files, does not run it; a role that may not ANALYZE only gets a warning. Runs on real PostgreSQL,
@@ -13,9 +13,10 @@ import pytest
 from sqlalchemy import Engine, text
 
 from db.engine import make_engine, refresh_statistics
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.ingest.store import IngestOutcome
 from tasks.stages import workspace as workspace_stage
+from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
 
 def _note(root: Path, n: int) -> None:
@@ -46,9 +47,9 @@ def fresh(migrated_database: Callable[[str], str], tmp_path: Path) -> tuple[Sett
     return settings, engine
 
 
-def _ingest(settings: Settings, root: Path) -> list[run.IngestOutcome]:
-    ref = run.register_workspace(settings, root)
-    return run.ingest_batch(settings, ref, run.find_changed_files(settings, ref))
+def _ingest(settings: Settings, root: Path) -> list[IngestOutcome]:
+    ref = register_workspace(settings, root)
+    return ingest_batch(settings, ref, find_changed_files(settings, ref))
 
 
 def test_large_ingest_refreshes_statistics_small_one_does_not(

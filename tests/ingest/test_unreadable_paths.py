@@ -26,9 +26,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.briefings import brief
+from tasks.stages.topics import topics_for
 from tests.generate.files import local, write_file
 from tests.generate.many_small import END, many_small_notes
 from tests.helpers import ROOT, ingest_all
@@ -39,14 +40,15 @@ NOBODY = 65534
 _CHILD = """
 import datetime as dt, sys
 from pathlib import Path
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import brief
+from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all
 url, home, storage, workspace, day = sys.argv[1:6]
 settings = Settings(_env_file=None, home=Path(home), database_url=url, storage_url=storage)
 ref = ingest_all(settings, Path(workspace))
-(topic,) = run.topics_for(settings, Path(workspace), ["inference"])
-result = run.brief(settings, ref, topic, dt.date.fromisoformat(day))
+(topic,) = topics_for(settings, Path(workspace), ["inference"])
+result = brief(settings, ref, topic, dt.date.fromisoformat(day))
 assert result.error is None, result.error
 """
 
@@ -64,8 +66,8 @@ def _workspace(root: Path) -> Path:
 def _brief_as_ordinary_user(settings: Settings, workspace: Path, day: dt.date) -> None:
     if os.geteuid() != 0:
         ref = ingest_all(settings, workspace)
-        (topic,) = run.topics_for(settings, workspace, ["inference"])
-        assert run.brief(settings, ref, topic, day).error is None
+        (topic,) = topics_for(settings, workspace, ["inference"])
+        assert brief(settings, ref, topic, day).error is None
         return
     if shutil.which("setpriv") is None:
         pytest.skip("runs as root and has no setpriv to run the check as an ordinary user")
@@ -122,14 +124,14 @@ def test_unreadable_folder_and_file_are_sources_named_in_the_briefing(clean_db: 
     # Listed again: its note is stored, and a briefing of a cutoff after that no longer names it.
     later = dt.datetime.now(tz=dt.UTC).date() + dt.timedelta(days=3)
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
-    assert run.brief(settings, ref, topic, later).error is None
+    (topic,) = topics_for(settings, workspace, ["inference"])
+    assert brief(settings, ref, topic, later).error is None
     with clean_db.connect() as conn:
         hidden = conn.execute(text("SELECT error FROM sources WHERE path LIKE :p"), {"p": f"{LOCKED}/%"}).all()
     assert [h.error for h in hidden] == [None]
     markdown, twin = _briefing(settings, later)
     assert "unlistable" not in twin and "无法读取的文件夹" not in markdown
-    assert run.brief(settings, ref, topic, END).error is None
+    assert brief(settings, ref, topic, END).error is None
     assert _briefing(settings, END)[1]["unlistable"] == [{"path": LOCKED, "error": errors[LOCKED]}]  # as of its cutoff
 
 

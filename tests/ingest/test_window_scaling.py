@@ -29,11 +29,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.briefing.assemble import judge_evening
 from tasks.config.settings import Settings
 from tasks.publish.rendered import rendered
+from tasks.stages.briefings import collected_content
 from tasks.stages.derive import Derivation
+from tasks.stages.topics import density_rule_for, known_topic_names, topics_for
+from tasks.stages.verifications import derive_verifications
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, echo_count, notes
 from tests.helpers import empty_tables, ingest_all
@@ -57,18 +59,18 @@ def _evening(settings: Settings, engine: Engine, root: Path, n: int, named: bool
     empty_tables(engine)
     workspace = _workspace(root, n, named)
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
-    known = run.known_topic_names(settings, workspace)
-    rule = run.density_rule_for(settings, workspace, topic.name)
+    (topic,) = topics_for(settings, workspace, ["inference"])
+    known = known_topic_names(settings, workspace)
+    rule = density_rule_for(settings, workspace, topic.name)
     out: dict[str, int] = {}
     derived: list[Derivation] = []
     out["derive"] = count_lines(lambda: derived.append(
-        run.derive_verifications(settings, ref, topic, DAY, keep=[DAY], known=known)))
+        derive_verifications(settings, ref, topic, DAY, keep=[DAY], known=known)))
     judged = derived[0].judged[DAY]
     assert len(judged.data.sources) == n + echo_count(n)  # all in one window
     out["judge"] = count_lines(judge_evening, judged.data, topic)
     content = []
-    out["content"] = count_lines(lambda: content.append(run.collected_content(
+    out["content"] = count_lines(lambda: content.append(collected_content(
         settings, ref, topic, judged.data, known, rule, judged.papers, judged.budgets)))
     out["render"] = count_lines(rendered, content[0], settings.lang)
     return out

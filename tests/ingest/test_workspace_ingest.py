@@ -1,4 +1,4 @@
-"""Contract of workspace ingest (tasks.ingest.scan/store through the stage functions in tasks.run).
+"""Contract of workspace ingest (tasks.ingest.scan/store through the stage functions in tasks.stages.workspace).
 
 - The first ingest stores exactly one source per workspace file; files that cannot be read as
   notes (.DS_Store, a 0-byte HF daily) are recorded with an error, never dropped.
@@ -30,10 +30,10 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Source
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.inbox.outline import stored_outline
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.workspace import find_changed_files, ingest_one, register_workspace
 from tests.db.counts import table_counts
 from tests.helpers import SAMPLE_WORKSPACE, briefing_json, ingest_all
 
@@ -142,11 +142,11 @@ def test_unchanged_workspace_writes_nothing(clean_db: Engine, settings: Settings
     snapshot = [(s.id, s.path, s.sha256, s.superseded_at, s.error) for s in _sources(clean_db)]
     assert counts["sources"] > 0 and counts["items"] > 0 and counts["mentions"] > 0
 
-    assert run.find_changed_files(settings, ref) == []
+    assert find_changed_files(settings, ref) == []
 
     # Registering again and ingesting every file anyway (not just the changed ones) writes nothing.
-    assert run.register_workspace(settings, workspace) == ref
-    outcomes = [run.ingest_one(settings, ref, wf) for wf in scan_workspace(workspace)]
+    assert register_workspace(settings, workspace) == ref
+    outcomes = [ingest_one(settings, ref, wf) for wf in scan_workspace(workspace)]
     assert {o.status for o in outcomes} == {"unchanged"}
     assert {o.path: o.error is not None for o in outcomes}[DS_STORE]
 
@@ -187,11 +187,11 @@ def test_edited_note_is_a_new_version_and_supersedes_the_old(
     edited_at = dt.datetime(2026, 10, 7, 21, 0, tzinfo=dt.timezone(dt.timedelta(hours=8))).timestamp()
     os.utime(note, (edited_at, edited_at))
 
-    changed = run.find_changed_files(settings, ref)
+    changed = find_changed_files(settings, ref)
     assert [wf.path for wf in changed] == [R3]
-    outcome = run.ingest_one(settings, ref, changed[0])
+    outcome = ingest_one(settings, ref, changed[0])
     assert outcome.status == "new"
-    assert run.find_changed_files(settings, ref) == []
+    assert find_changed_files(settings, ref) == []
 
     versions = [s for s in _sources(clean_db, ref.id) if s.path == R3]
     assert len(versions) == 2
@@ -237,7 +237,7 @@ def test_reverted_note_makes_the_earlier_version_current_again(
     assert current.sha256 == hashlib.sha256(original).hexdigest()
     assert current.id == first.id  # the stored version is reused, not written again
     assert [s.superseded_at is None for s in _sources(clean_db, ref.id) if s.path == R3].count(True) == 1
-    assert run.find_changed_files(settings, ref) == []
+    assert find_changed_files(settings, ref) == []
 
     brief = briefing_json(settings, workspace, "inference", OCT7)
     assert _citation(brief, "2610.09876") is None

@@ -24,9 +24,10 @@ import pytest
 from sqlalchemy import Engine
 
 from predigest.explain import explanations
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.model.windows import window_for
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.generate import shared_papers as gen
 from tests.helpers import ingest_all
 
@@ -53,9 +54,9 @@ def assert_explain_equals_twin(settings: Settings, root: Path, topic: str, day: 
 def test_the_generator_speaks_each_topics_vocabulary(settings: Settings, tmp_path: Path) -> None:
     (tmp_path / "organized" / "knowledge").mkdir(parents=True)
     for name, words in gen.VOCABULARY.items():
-        (topic,) = run.topics_for(settings, tmp_path, [name])
+        (topic,) = topics_for(settings, tmp_path, [name])
         others = {t.lower() for other in gen.VOCABULARY if other != name
-                  for t in run.topics_for(settings, tmp_path, [other])[0].terms}
+                  for t in topics_for(settings, tmp_path, [other])[0].terms}
         assert {w.lower() for w in words} <= {t.lower() for t in topic.terms} and not {w.lower() for w in words} & others
 
 
@@ -67,11 +68,11 @@ def test_net_new_precision_and_recall_for_both_topics(spec: gen.Spec, clean_db: 
     assert json.loads((root / "answers.json").read_text(encoding="utf-8"))["day"] == answers.day
     ref = ingest_all(settings, root)
     day_net_new: dict[str, set[str]] = {}
-    for topic in run.topics_for(settings, root, list(spec.pair)):
+    for topic in topics_for(settings, root, list(spec.pair)):
         start = window_for(gen.BEFORE, topic.schedule, topic.timezone).start
         for window, since in (("day", None), ("since", start)):
             table = answers.day if window == "day" else answers.since
-            brief = json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, gen.DAY, since))[1])
+            brief = json.loads(render_briefing(settings, ref, topic, window_of(topic, gen.DAY, since))[1])
             net_new = {i["arxiv_id"] for i in brief["increments"] if i["status"] == "net_new"}
             wanted = answers.net_new(topic.name, window)
             found = net_new & wanted

@@ -12,12 +12,12 @@ import re
 from itertools import groupby
 from pathlib import Path
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.ingest.sources import note_items
 from tasks.judge.relevance import term_hits
 from tasks.judge.terms import _FOLD, kept_terms, reference_hits, term_pattern, terms_pattern, vocabulary
+from tasks.stages.topics import all_topics
 from tests.generate.large import generate
 from tests.helpers import NO_WORKSPACE
 
@@ -28,7 +28,7 @@ ODD = Topic("odd", "UTC", "0 0 * * *", aliases=("od",), terms=(
 
 
 def _vocabularies() -> list[tuple[str, ...]]:
-    topics = [*run.all_topics(Settings(_env_file=None), NO_WORKSPACE), ODD]  # type: ignore[call-arg]
+    topics = [*all_topics(Settings(_env_file=None), NO_WORKSPACE), ODD]  # type: ignore[call-arg]
     return [tuple(dict.fromkeys((*t.names, *t.terms))) for t in topics]
 
 

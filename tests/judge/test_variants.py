@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.briefing.twins import assert_twins
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge import variants
@@ -50,10 +51,10 @@ def _workspace(tmp_path: Path) -> Path:
 
 def _briefings(settings: Settings, root: Path, days: list[str] = DAYS) -> dict[str, dict[str, Any]]:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
+    (topic,) = topics_for(settings, root, ["inference"])
     out = {}
     for day in days:
-        markdown, text = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date.fromisoformat(day)))
+        markdown, text = render_briefing(settings, ref, topic, window_of(topic, dt.date.fromisoformat(day)))
         out[day] = json.loads(text)
         assert_twins(markdown, out[day])  # the two renderings carry the same content on every variant
     return out
@@ -87,9 +88,9 @@ def test_f_previous_briefing_in_the_inbox_keeps_the_truth(clean_db: Engine, sett
     is an echo of sources already judged: it adds no paper."""
     root = _workspace(tmp_path)
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, ["inference"])
+    (topic,) = topics_for(settings, root, ["inference"])
     for before, into in (("2026-10-06", "2026-10-07-0800"), ("2026-10-08", "2026-10-09-0800")):
-        markdown, _ = run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date.fromisoformat(before)))
+        markdown, _ = render_briefing(settings, ref, topic, window_of(topic, dt.date.fromisoformat(before)))
         (root / f"inbox/tom/{into}-tom-e1-briefing-{before}.md").write_text(markdown, encoding="utf-8")
     _assert_truth(_briefings(settings, root))
 

@@ -10,7 +10,7 @@ import pytest
 
 from predigest import cli
 from tasks.config.settings import get_settings
-from tasks.run import BriefingResult
+from tasks.stages.briefings import BriefingResult
 
 
 def test_a_failed_topic_is_printed_failed(tmp_path: Path, database_url: str, monkeypatch: pytest.MonkeyPatch,

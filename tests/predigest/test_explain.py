@@ -20,8 +20,9 @@ from sqlalchemy import Engine
 
 from predigest.cli import build_parser
 from predigest.explain import explain
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge.test_shared_papers import assert_explain_equals_twin, twin_statuses
 
@@ -84,10 +85,10 @@ def test_explain_prints_the_deciding_evidence(clean_db: Engine, settings: Settin
 def test_explain_equals_the_twin_for_every_paper(day: str, since: str | None, clean_db: Engine,
                                                  settings: Settings) -> None:
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     start = dt.datetime.fromisoformat(since) if since else None
-    window = run.window_of(topic, dt.date.fromisoformat(day), start)
-    brief = json.loads(run.render_briefing(settings, ref, topic, window)[1])
+    window = window_of(topic, dt.date.fromisoformat(day), start)
+    brief = json.loads(render_briefing(settings, ref, topic, window)[1])
     assert_explain_equals_twin(settings, SAMPLE_WORKSPACE, "inference", window.date, start, brief)
     if since:  # 48 hours: the evening before's papers are in it too (PreScale, only in an Oct 8 note)
         assert window.end - window.start == dt.timedelta(hours=48) and "2610.10102" in twin_statuses(brief)
@@ -97,8 +98,8 @@ def test_json_twin_carries_the_evidence(clean_db: Engine, settings: Settings) ->
     from tests.helpers import ingest_all
 
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
-    brief = json.loads(run.render_briefing(settings, ref, topic, run.window_of(topic, dt.date.fromisoformat(DAY)))[1])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    brief = json.loads(render_briefing(settings, ref, topic, window_of(topic, dt.date.fromisoformat(DAY)))[1])
     for paper in brief["increments"] + brief["off_topic"] + brief["citations"]:
         if paper.get("arxiv_id"):
             assert paper["evidence"] and {"path", "kind", "topic", "weight", "detail"} <= set(paper["evidence"][0])
@@ -126,7 +127,7 @@ def test_without_a_date_explain_reads_the_window_run_would_brief(clean_db: Engin
     # latest closed window is days ago, never today's (which `explain` used to read).
     today = dt.datetime.now(ZoneInfo("Asia/Shanghai")).date()
     weekly = settings.model_copy(update={"briefing_days": str((today.isoweekday() + 1) % 7)})
-    (topic,) = run.topics_for(weekly, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(weekly, SAMPLE_WORKSPACE, ["inference"])
     before = latest_closed_date(topic.schedule, topic.timezone, dt.datetime.now(dt.UTC))
     text = explain(weekly, SAMPLE_WORKSPACE, "inference", None, [])
     after = latest_closed_date(topic.schedule, topic.timezone, dt.datetime.now(dt.UTC))

@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import Engine
 
-from tasks import run
 from tasks.common.decode import UnencodableError, decode_exact
 from tasks.config.settings import Settings
 from tasks.knowledge.document_file import read_knowledge, write_knowledge
+from tasks.stages.briefings import brief
 from tasks.stages.knowledge_merge import merge_knowledge
+from tasks.stages.topics import topics_for
 from tests.helpers import empty_tables, ingest_all, sample_copy
 
 D9 = dt.date(2026, 10, 9)
@@ -34,8 +35,8 @@ def _applied(settings: Settings, tmp_path: Path, name: str, encode: str | None) 
     before = doc.read_bytes()
     settings = settings.model_copy(update={"storage_url": (tmp_path / name / "published").as_uri()})
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
-    assert run.brief(settings, ref, topic, D9).error is None
+    (topic,) = topics_for(settings, workspace, ["inference"])
+    assert brief(settings, ref, topic, D9).error is None
     outcome = merge_knowledge(settings, workspace, "inference", D9, apply=True)
     assert outcome.status == "applied", outcome.message
     return before, doc.read_bytes()

@@ -17,8 +17,9 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from predigest.cli import main
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import brief
+from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 D9 = dt.date(2026, 10, 9)
@@ -26,8 +27,8 @@ D9 = dt.date(2026, 10, 9)
 
 def _brief(settings: Settings, workspace: Path) -> None:
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
-    run.brief(settings, ref, topic, D9)
+    (topic,) = topics_for(settings, workspace, ["inference"])
+    brief(settings, ref, topic, D9)
 
 
 def test_merge_finds_an_english_briefing_and_its_hint_works_as_written(

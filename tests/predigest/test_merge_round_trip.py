@@ -23,12 +23,13 @@ import pytest
 from sqlalchemy.engine import Engine
 
 from predigest.cli import main
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.knowledge.parse import anchor_status_as_of, parse_knowledge
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.storage import open_store
+from tasks.stages.briefings import BriefingResult, brief
 from tasks.stages.knowledge_merge import merge_knowledge
+from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 D9, D10 = dt.date(2026, 10, 9), dt.date(2026, 10, 10)
@@ -42,10 +43,10 @@ def _published(settings: Settings, day: dt.date) -> tuple[bytes, bytes]:
     return md, js
 
 
-def _brief(settings: Settings, workspace: Path, day: dt.date) -> run.BriefingResult:
+def _brief(settings: Settings, workspace: Path, day: dt.date) -> BriefingResult:
     ref = ingest_all(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, ["inference"])
-    return run.brief(settings, ref, topic, day)
+    (topic,) = topics_for(settings, workspace, ["inference"])
+    return brief(settings, ref, topic, day)
 
 
 def test_apply_then_brief_the_next_day_sees_the_papers_anchored(

@@ -23,14 +23,15 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from db.engine import get_engine
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.feeds.health import FeedHealthRule
 from tasks.feeds.hf_daily import hf_daily_uri
 from tasks.feeds.model import FeedItem, FeedSnapshot
 from tasks.feeds.store import store_snapshot
+from tasks.stages.briefings import brief
 from tasks.stages.knowledge_merge import merge_knowledge
+from tasks.stages.topics import topics_for
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store
@@ -94,8 +95,8 @@ def test_hostile_titles_of_every_source_kind_publish_and_merge_as_text(
     root = _workspace(tmp_path / "ws")
     ref = ingest_all(settings, root)
     _feed(settings, ref.id)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    assert run.brief(settings, ref, topic, DAY).written
+    (topic,) = topics_for(settings, root, [TOPIC])
+    assert brief(settings, ref, topic, DAY).written
     store = published_store(settings)
     published = [key for key in store.list("briefings/") if key.endswith(".md")]
     assert any(key.endswith(".knowledge.md") for key in published), published  # the proposal is among them

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys, proposal_keys, site_keys
 from tasks.stages import briefings
+from tasks.stages.briefings import BriefingResult, brief
+from tasks.stages.topics import topics_for
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store
 
@@ -34,10 +35,10 @@ def _workspace(root: Path) -> Path:
     return root
 
 
-def _brief(settings: Settings, root: Path) -> run.BriefingResult:
+def _brief(settings: Settings, root: Path) -> BriefingResult:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    return run.brief(settings, ref, topic, DAY)
+    (topic,) = topics_for(settings, root, [TOPIC])
+    return brief(settings, ref, topic, DAY)
 
 
 def _published(settings: Settings) -> tuple[str, dict, str]:

@@ -6,7 +6,7 @@
   those dates then leaves every object byte-identical to publishing them one by one with their
   site. A date with no JSON twin is skipped.
 - A backfill (`flows.backfill.backfill_briefings`) stores byte-identical objects, every key of the
-  store, to the daily stage run date by date (`tasks.run.brief`, which publishes each date with its
+  store, to the daily stage run date by date (`tasks.stages.briefings.brief`, which publishes each date with its
   site) on a second database; running it again writes no object at all.
 - When a date fails (here: its briefing cannot be stored), the backfill still refreshes the sites: they list every date that published
   (the other topic's briefing of the failing date included), and nothing after it.
@@ -23,11 +23,12 @@ import lxml.html
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
+from tasks.stages.briefings import brief
+from tasks.stages.topics import topics_for
 from tests.flows.test_backfill import _snapshot
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import briefed_days, ingest_all, point_flows_at
@@ -103,8 +104,8 @@ def test_backfill_equals_the_evenings_date_by_date_and_a_rerun_writes_nothing(
                                            "storage_url": (tmp_path / "evenings").as_uri()})
     ref = ingest_all(evenings, ws)
     for day in briefed_days(DAYS):  # the default schedule skips Sundays
-        for topic in run.topics_for(evenings, ws, None):
-            run.brief(evenings, ref, topic, day)
+        for topic in topics_for(evenings, ws, None):
+            brief(evenings, ref, topic, day)
     backfilled = _snapshot(tmp_path / "published")
     replayed = _snapshot(tmp_path / "evenings")
     assert {"briefings/index.html", "briefings/rag/atom.xml", "briefings/inference/index.html"} <= replayed.keys()

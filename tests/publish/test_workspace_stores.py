@@ -20,11 +20,12 @@ import pytest
 from sqlalchemy import Engine, create_engine, text
 
 from predigest.cli_checks import UsageError, check_storage
-from tasks import run
 from tasks.config.settings import Settings, with_run_parameters, workspace_key
 from tasks.model.keys import briefing_keys, proposal_keys, site_keys
 from tasks.publish.storage import open_store
 from tasks.publish.workspace_store import OWNER_KEY, StoreTaken, claim_store
+from tasks.stages.briefings import BriefingResult, brief
+from tasks.stages.topics import topics_for
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store
@@ -46,10 +47,10 @@ def _workspace(root: Path, own: bool) -> Path:
     return root
 
 
-def _brief(settings: Settings, root: Path) -> run.BriefingResult:
+def _brief(settings: Settings, root: Path) -> BriefingResult:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    return run.brief(settings, ref, topic, DAY)
+    (topic,) = topics_for(settings, root, [TOPIC])
+    return brief(settings, ref, topic, DAY)
 
 
 def _files(folder: Path) -> dict[str, bytes]:

@@ -12,7 +12,7 @@ ingested before `up` so the watcher's start-up rescan finds nothing to send.
   (the last day's, which the backfill below publishes again to the same bytes) are published.
 - Two backfill runs at once (one over the last four dates, one over two of them), children spread
   over both workers: exactly 4 briefings per topic, one row per (topic, date), each object
-  byte-identical to `tasks.run.render_briefing` for that date. (Four dates, not all ten: each
+  byte-identical to `tasks.stages.briefings.render_briefing` for that date. (Four dates, not all ten: each
   child is a flow-run process to start, and more dates only repeat the same overlap.)
 - `up` registers the automations (predigest/automations.py): a failed daily-briefing run is notified
   to the configured webhook by the server; one "no briefing by 23:00" automation per topic; the one
@@ -42,8 +42,10 @@ from sqlalchemy import Engine, text
 
 from db.engine import make_engine
 from predigest import orchestrate
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
 from tests.predigest.prefect_senders import drain_senders_to
@@ -254,13 +256,13 @@ def test_two_overlapping_backfills_publish_each_date_once(stack: Stack) -> None:
     assert sorted((t, d) for t, d, _ in rows) == sorted((t, d) for d in BACKFILLED for t in ("inference", "rag"))
     assert {n for _, _, n in rows} == {1}
 
-    ref = run.register_workspace(stack.settings, stack.workspace)
+    ref = register_workspace(stack.settings, stack.workspace)
     out = stack.published / "briefings"
     assert sorted(p.name for p in out.iterdir()) == ["index.html", "index.json", "inference", "rag"]
-    for topic in run.topics_for(stack.settings, stack.workspace, None):
+    for topic in topics_for(stack.settings, stack.workspace, None):
         assert len(list((out / topic.name).glob("[0-9]*.json"))) == len(BACKFILLED)  # site.json is the site's own
         for day in BACKFILLED:
-            markdown, json_text = run.render_briefing(stack.settings, ref, topic, run.window_of(topic, day))
+            markdown, json_text = render_briefing(stack.settings, ref, topic, window_of(topic, day))
             assert (out / topic.name / f"{day}.md").read_bytes() == markdown.encode("utf-8")
             assert (out / topic.name / f"{day}.json").read_bytes() == json_text.encode("utf-8")
     # Which worker ran which child is up to the workers; print it for the log, assert nothing.

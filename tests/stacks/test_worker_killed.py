@@ -191,12 +191,13 @@ def _clean_backfill(settings: Settings, workspace: Path, days: list[dt.date]) ->
     """Publish `days` as the backfill flow does in its process (`flows.backfill`: ingest, derive
     the windows through the last date, the dates in one lane, each topic's site once), by calling
     its jobs directly: no flow run, so nothing here sends anything to any Prefect server."""
-    from tasks import backfill, run
+    from tasks import backfill
     from tasks.lanes import DateLanes
+    from tasks.stages.topics import topics_for
 
     settings, root = resolve_workspace(workspace, settings=settings)
     ref = ingest_all(settings, Path(root))
-    topics = run.topics_for(settings, Path(root), None)
+    topics = topics_for(settings, Path(root), None)
     ctx = backfill.BackfillContext.load(settings, ref, topics, force=False)
     derive = backfill.plan_derivation(settings, ref, topics, days[-1], ctx.known)
     with DateLanes(ctx, 1) as one_lane:

@@ -24,11 +24,12 @@ from sqlalchemy import Engine
 
 from predigest.cli import main
 from predigest.explain import evidence_text, explanations
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line, parse_feedback
 from tasks.model.keys import briefing_keys
+from tasks.stages.briefings import BriefingResult, brief
 from tasks.stages.feedback import record_feedback
+from tasks.stages.topics import topics_for
 from tests.generate.files import local, write_file
 from tests.generate.replay import PAPER, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, point_flows_at, published_store
@@ -46,10 +47,10 @@ def _workspace(root: Path) -> Path:
     return root
 
 
-def _brief(settings: Settings, root: Path, day: dt.date) -> run.BriefingResult:
+def _brief(settings: Settings, root: Path, day: dt.date) -> BriefingResult:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    return run.brief(settings, ref, topic, day)
+    (topic,) = topics_for(settings, root, [TOPIC])
+    return brief(settings, ref, topic, day)
 
 
 def _published(settings: Settings, day: dt.date) -> tuple[bytes, dict[str, Any]]:

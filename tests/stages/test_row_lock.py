@@ -1,4 +1,4 @@
-"""Contract of `tasks.run.assemble_and_publish` under concurrency: two assemblies of the same
+"""Contract of `tasks.stages.briefings.assemble_and_publish` under concurrency: two assemblies of the same
 (topic, date) never run at once. While the first holds the briefings row lock (it is rendering),
 the second waits in PostgreSQL on that lock; when the first commits, the second goes on, finds the
 same content and writes nothing. The result is one briefings row and the same bytes for both.
@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine, text
 
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.stages import briefings as briefing_stage
+from tasks.stages.briefings import BriefingResult, assemble_and_publish, render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all
 
@@ -44,8 +45,8 @@ def test_same_topic_and_date_are_serialised(
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     ref = ingest_all(settings, ws)
-    (topic,) = run.topics_for(settings, ws, ["inference"])
-    window = run.window_of(topic, dt.date(2026, 10, 5))
+    (topic,) = topics_for(settings, ws, ["inference"])
+    window = window_of(topic, dt.date(2026, 10, 5))
 
     real_render = briefing_stage.briefing_content  # what assemble_and_publish builds under the row lock
     gate = threading.Event()
@@ -68,12 +69,12 @@ def test_same_topic_and_date_are_serialised(
                 in_render -= 1
 
     monkeypatch.setattr(briefing_stage, "briefing_content", render)
-    results: dict[str, run.BriefingResult] = {}
+    results: dict[str, BriefingResult] = {}
     errors: list[BaseException] = []
 
     def assemble(name: str) -> None:
         try:
-            results[name] = run.assemble_and_publish(settings, ref, topic, window)
+            results[name] = assemble_and_publish(settings, ref, topic, window)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -94,6 +95,6 @@ def test_same_topic_and_date_are_serialised(
     with clean_db.connect() as conn:
         assert conn.execute(text("SELECT count(*) FROM briefings")).scalar_one() == 1
     out = tmp_path / "published" / "briefings" / "inference"
-    markdown, json_text = run.render_briefing(settings, ref, topic, window)
+    markdown, json_text = render_briefing(settings, ref, topic, window)
     assert (out / "2026-10-05.md").read_bytes() == markdown.encode("utf-8")
     assert (out / "2026-10-05.json").read_bytes() == json_text.encode("utf-8")

@@ -5,7 +5,7 @@
   the windows of that date that must be), numbered in order;
 - one lane (this process) and two (two spawned processes), then `refresh_sites` once,
   store the same verifications and publish the same bytes, every object of the store (the topics'
-  sites included), as the daily stage run date by date (`tasks.run.brief`), each from its own copy
+  sites included), as the daily stage run date by date (`tasks.stages.briefings.brief`), each from its own copy
   of the same database; the lanes alone write each date's page but not its topic's site;
 - a job that fails stops the jobs after it: they raise `BackfillAborted` (nothing waits forever)
   and record and publish nothing, while the jobs before it are done;
@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from tasks import run
 from tasks.backfill import (
     BackfillAborted,
     BackfillContext,
@@ -37,7 +36,9 @@ from tasks.backfill import (
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.lanes import DateLanes, Turns
+from tasks.stages.briefings import brief
 from tasks.stages.derive import DerivedWindow
+from tasks.stages.topics import topics_for
 from tests.flows.test_backfill import _snapshot, _verifications
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all
@@ -95,10 +96,10 @@ def test_lanes_equal_the_stages_date_by_date(
     staged = _copy(settings, migrated_database, tmp_path, "staged")
     laned = _copy(settings, migrated_database, tmp_path, "laned")
     ref = ingest_all(staged, ws)
-    topics = run.topics_for(staged, ws, None)
+    topics = topics_for(staged, ws, None)
     for day in DAYS:
         for topic in topics:
-            run.brief(staged, ref, topic, day)
+            brief(staged, ref, topic, day)
 
     ref = ingest_all(laned, ws)
     heard: list[dt.date] = []
@@ -130,7 +131,7 @@ def test_a_failed_job_stops_the_later_ones(
     ws = (tmp_path / "ws").resolve()
     make_workspace(ws)
     ref = ingest_all(settings, ws)
-    topics = run.topics_for(settings, ws, ["inference"])
+    topics = topics_for(settings, ws, ["inference"])
     ctx = BackfillContext.load(settings, ref, topics, force=False)
     jobs = plan_jobs(topics, DAYS[:4], derive=plan_derivation(settings, ref, topics, DAYS[3], ctx.known))
     assert [j.day for j in jobs] == DAYS[:4]  # nothing is dated before the first date

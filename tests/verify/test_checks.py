@@ -20,8 +20,10 @@ from sqlalchemy.dialects.postgresql import insert
 
 from db.engine import get_engine, session_scope
 from db.models import Paper
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tests.generate import replay as gen
 from tests.helpers import ingest_all
 
@@ -30,11 +32,11 @@ TZ = ZoneInfo("Asia/Shanghai")
 
 def _brief(settings: Settings, root: Path, day: dt.date, record: bool = True) -> dict[str, Any]:
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [gen.TOPIC])
-    window = run.window_of(topic, day)
+    (topic,) = topics_for(settings, root, [gen.TOPIC])
+    window = window_of(topic, day)
     if record:
-        run.derive_verifications(settings, ref, topic, window.date)
-    return json.loads(run.render_briefing(settings, ref, topic, window)[1])
+        derive_verifications(settings, ref, topic, window.date)
+    return json.loads(render_briefing(settings, ref, topic, window)[1])
 
 
 def test_conflicting_numbers_give_exactly_one_contradiction(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:

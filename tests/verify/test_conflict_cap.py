@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
 from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.markers import markers_of
 from tasks.verify.numbers import Reading, conflicts
@@ -144,9 +145,9 @@ def test_a_briefing_names_the_cap_and_says_it_again_when_rendered_again(
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text(text, encoding="utf-8")
     ref = ingest_all(settings, tmp_path)
-    (topic,) = run.topics_for(settings, tmp_path, ["inference"])
-    first = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
-    again = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))  # from the stored derivation
+    (topic,) = topics_for(settings, tmp_path, ["inference"])
+    first = render_briefing(settings, ref, topic, window_of(topic, DAY))
+    again = render_briefing(settings, ref, topic, window_of(topic, DAY))  # from the stored derivation
     assert again == first
     markdown, json_text = first
     for path in notes:  # each window source had 3 others to be compared with, and 2 were

@@ -20,8 +20,9 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine, insert, text
 
 from db.models import Paper
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.topics import topics_for
+from tasks.stages.verifications import derive_verifications, report_staleness
 from tests.generate import replay as gen
 from tests.helpers import empty_tables, ingest_all
 
@@ -48,26 +49,26 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
     for index in range(1, 7):
         gen.write_day(root, index)
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [gen.TOPIC])
-    first = run.derive_verifications(settings, ref, topic, gen.day_of(6))
+    (topic,) = topics_for(settings, root, [gen.TOPIC])
+    first = derive_verifications(settings, ref, topic, gen.day_of(6))
     assert first.dropped_from is not None and gen.day_of(1).isoformat() in _derived(first)
     assert _derived(first) == sorted(_derived(first)) and _derived(first)[-1] == gen.day_of(6).isoformat()
     for day in (gen.day_of(6), gen.day_of(3)):
-        again = run.derive_verifications(settings, ref, topic, day)
+        again = derive_verifications(settings, ref, topic, day)
         assert again.dropped_from is None and again.derived == []
 
     gen.write_conflict(root, gen.day_of(4))  # two notes dated day 4, written after the fact
     ingest_all(settings, root)
-    later = run.derive_verifications(settings, ref, topic, gen.day_of(6))
+    later = derive_verifications(settings, ref, topic, gen.day_of(6))
     assert later.dropped_from == gen.day_of(4)
     assert _derived(later) == [gen.day_of(n).isoformat() for n in (4, 5, 6)]
 
     looked_up = dt.datetime.combine(gen.day_of(5), dt.time(9), ZoneInfo("Asia/Shanghai"))
     with clean_db.begin() as conn:
         conn.execute(insert(Paper).values(arxiv_id=gen.PAPER, status="unknown", looked_up_at=looked_up))
-    lookup = run.derive_verifications(settings, ref, topic, gen.day_of(6))
+    lookup = derive_verifications(settings, ref, topic, gen.day_of(6))
     assert lookup.dropped_from == gen.day_of(5)
-    stale = run.report_staleness(settings, ref, topic, gen.day_of(6))
+    stale = report_staleness(settings, ref, topic, gen.day_of(6))
     assert stale["stale"] + stale["pending"] + stale["resolved"] >= 1
     after = _stored(clean_db)
 
@@ -75,5 +76,5 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
     ref = ingest_all(settings, root)
     with clean_db.begin() as conn:
         conn.execute(insert(Paper).values(arxiv_id=gen.PAPER, status="unknown", looked_up_at=looked_up))
-    run.derive_verifications(settings, ref, topic, gen.day_of(6))
+    derive_verifications(settings, ref, topic, gen.day_of(6))
     assert _stored(clean_db) == after

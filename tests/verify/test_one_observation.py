@@ -19,9 +19,11 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import get_engine, session_scope
 from db.models import VerificationWindow
-from tasks import run
 from tasks.config.settings import Settings
 from tasks.stages import derive
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify import observe
 from tests.helpers import ingest_all
 
@@ -62,15 +64,15 @@ def test_a_scheduled_window_is_observed_once_and_its_briefing_reads_what_was_sto
     tmp_path: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ref = ingest_all(settings, _workspace(tmp_path / "ws"))
-    (topic,) = run.topics_for(settings, tmp_path / "ws", ["inference"])
+    (topic,) = topics_for(settings, tmp_path / "ws", ["inference"])
     calls: list[str] = []
     _counting(monkeypatch, derive, calls)
     _counting(monkeypatch, observe, calls)
 
-    first = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    first = render_briefing(settings, ref, topic, window_of(topic, DAY))
     assert calls == [derive.__name__]
     assert all(i in first[0] and "待核实" in first[0] for i in IDS)
-    again = run.render_briefing(settings, ref, topic, run.window_of(topic, DAY))
+    again = render_briefing(settings, ref, topic, window_of(topic, DAY))
     assert calls == [derive.__name__] and again == first
 
 
@@ -78,17 +80,17 @@ def test_a_window_the_derivation_does_not_store_is_observed_once_for_its_briefin
     tmp_path: Path, settings: Settings, clean_db: Engine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     ref = ingest_all(settings, _workspace(tmp_path / "ws"))
-    (topic,) = run.topics_for(settings, tmp_path / "ws", ["inference"])
-    scheduled = run.window_of(topic, DAY)
-    run.derive_verifications(settings, ref, topic, DAY)
+    (topic,) = topics_for(settings, tmp_path / "ws", ["inference"])
+    scheduled = window_of(topic, DAY)
+    derive_verifications(settings, ref, topic, DAY)
     stored = _stored_windows(settings)
     calls: list[str] = []
     _counting(monkeypatch, derive, calls)
     _counting(monkeypatch, observe, calls)
 
-    window = run.window_of(topic, DAY, since=scheduled.start - dt.timedelta(hours=1))
+    window = window_of(topic, DAY, since=scheduled.start - dt.timedelta(hours=1))
     assert window != scheduled
-    markdown, _ = run.render_briefing(settings, ref, topic, window)
+    markdown, _ = render_briefing(settings, ref, topic, window)
     assert calls == [observe.__name__]
     assert all(i in markdown for i in IDS) and "待核实" in markdown
     assert _stored_windows(settings) == stored

@@ -31,12 +31,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.briefing.labels import LABELS
 from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
 from tasks.model.window import EntryView
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify import items
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.items import (
@@ -300,12 +302,12 @@ def briefs(clean_db: Engine, settings: Settings, tmp_path: Path) -> dict[dt.date
 def _briefs(settings: Settings, tmp_path: Path, echo_title: str = "") -> dict[dt.date, tuple[str, dict[str, Any]]]:
     _workspace(tmp_path, echo_title)
     ref = ingest_all(settings, tmp_path)
-    (topic,) = run.topics_for(settings, tmp_path, [TOPIC])
+    (topic,) = topics_for(settings, tmp_path, [TOPIC])
     out = {}
     for day in (D1, D1 + dt.timedelta(days=2)):
-        window = run.window_of(topic, day)
-        run.derive_verifications(settings, ref, topic, window.date)
-        md, js = run.render_briefing(settings, ref, topic, window)
+        window = window_of(topic, day)
+        derive_verifications(settings, ref, topic, window.date)
+        md, js = render_briefing(settings, ref, topic, window)
         out[day] = (md, json.loads(js))
     return out
 

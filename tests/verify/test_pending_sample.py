@@ -18,10 +18,12 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.model.briefing import StatusAsOf
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import markers_of, strip_labels
 from tasks.verify.names import names_of
@@ -38,12 +40,12 @@ def briefings(engine: Engine, module_settings: Settings) -> dict[str, tuple[str,
     empty_tables(engine)
     settings = module_settings
     ref = ingest_all(settings, SAMPLE_WORKSPACE)
-    (topic,) = run.topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
+    (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     out = {}
     for day in ["2026-10-06", "2026-10-07", "2026-10-08", "2026-10-09"]:
-        window = run.window_of(topic, dt.date.fromisoformat(day))
-        run.derive_verifications(settings, ref, topic, window.date)
-        md, js = run.render_briefing(settings, ref, topic, window)
+        window = window_of(topic, dt.date.fromisoformat(day))
+        derive_verifications(settings, ref, topic, window.date)
+        md, js = render_briefing(settings, ref, topic, window)
         out[day] = (md, json.loads(js))
     return out
 

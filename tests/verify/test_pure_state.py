@@ -7,7 +7,7 @@ once into a template database; every database below is a copy of it.
 - property (Hypothesis, fixed seed, bounded): for random subsets of those dates run on one
   database in random order, each date's briefing (markdown and JSON) is byte for byte the one a
   fresh database gives when it runs only that date;
-- after a backfill of the 30 dates, the daily stage for a date (`tasks.run.brief`, what
+- after a backfill of the 30 dates, the daily stage for a date (`tasks.stages.briefings.brief`, what
   `predigest run` runs per topic) publishes the bytes a fresh database publishes for it, writes
   nothing (the backfill published them), and running it again changes no verification row.
 """
@@ -32,10 +32,12 @@ from sqlalchemy import make_url, text
 
 from db import engine as db_engine
 from db.engine import make_engine, normalise_url
-from tasks import run
 from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
 from tasks.config.settings import Settings
 from tasks.lanes import DateLanes
+from tasks.stages.briefings import brief, render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.workspace import register_workspace
 from tests.generate.large import add_notes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 
@@ -110,9 +112,9 @@ def alone(copies: Copies, workspace: Path) -> Callable[[dt.date], tuple[str, str
     def brief(day: dt.date) -> tuple[str, str]:
         if day not in found:
             settings = copies.settings()
-            ref = run.register_workspace(settings, workspace)
-            (topic,) = run.topics_for(settings, workspace, [TOPIC])
-            found[day] = run.render_briefing(settings, ref, topic, run.window_of(topic, day))
+            ref = register_workspace(settings, workspace)
+            (topic,) = topics_for(settings, workspace, [TOPIC])
+            found[day] = render_briefing(settings, ref, topic, window_of(topic, day))
             _release(settings)
         return found[day]
 
@@ -127,11 +129,11 @@ def test_any_dates_in_any_order_give_each_date_its_own_bytes(
     order: list[dt.date], copies: Copies, workspace: Path, alone: Callable[[dt.date], tuple[str, str]],
 ) -> None:
     settings = copies.settings()
-    ref = run.register_workspace(settings, workspace)
-    (topic,) = run.topics_for(settings, workspace, [TOPIC])
+    ref = register_workspace(settings, workspace)
+    (topic,) = topics_for(settings, workspace, [TOPIC])
     try:
         for day in order:
-            assert run.render_briefing(settings, ref, topic, run.window_of(topic, day)) == alone(day), (order, day)
+            assert render_briefing(settings, ref, topic, window_of(topic, day)) == alone(day), (order, day)
     finally:
         _release(settings)
 
@@ -153,20 +155,20 @@ def _published(settings: Settings, day: dt.date) -> tuple[bytes, bytes]:
 
 def test_run_after_a_backfill_is_a_fresh_run_and_a_rerun_rewrites_nothing(copies: Copies, workspace: Path) -> None:
     backfilled = copies.settings()
-    ref = run.register_workspace(backfilled, workspace)
-    topics = run.topics_for(backfilled, workspace, [TOPIC])
+    ref = register_workspace(backfilled, workspace)
+    topics = topics_for(backfilled, workspace, [TOPIC])
     ctx = BackfillContext.load(backfilled, ref, topics, force=False)
     with DateLanes(ctx, 1) as lanes:
         lanes.run(plan_jobs(topics, DATES, derive=plan_derivation(backfilled, ref, topics, DATES[-1], ctx.known)))
     for day in (DATES[-1], DATES[11]):
         fresh = copies.settings()
-        fresh_ref = run.register_workspace(fresh, workspace)
-        assert run.brief(fresh, fresh_ref, topics[0], day).written
+        fresh_ref = register_workspace(fresh, workspace)
+        assert brief(fresh, fresh_ref, topics[0], day).written
         rows = _rows(backfilled)
-        result = run.brief(backfilled, ref, topics[0], day)
+        result = brief(backfilled, ref, topics[0], day)
         assert not result.written, day
         assert _published(backfilled, day) == _published(fresh, day), day
-        assert run.brief(backfilled, ref, topics[0], day).written is False
+        assert brief(backfilled, ref, topics[0], day).written is False
         assert _rows(backfilled) == rows, day
         _release(fresh)
     _release(backfilled)

@@ -23,8 +23,11 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import get_engine, session_scope
 from db.models import Verification, VerificationEvent
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications, report_staleness
+from tasks.stages.workspace import WorkspaceRef
 from tasks.verify.status import status_as_of
 from tasks.verify.store import load_tracked
 from tests.generate import replay as gen
@@ -36,7 +39,7 @@ DAYS = range(1, 15)
 @dataclass
 class Replay:
     settings: Settings
-    ref: run.WorkspaceRef
+    ref: WorkspaceRef
     topic: Any
     evenings: dict[int, tuple[str, str]]
 
@@ -54,10 +57,10 @@ def replay(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.T
     for index in DAYS:
         gen.write_day(root, index)
         ref = ingest_all(settings, root)
-        (topic,) = run.topics_for(settings, root, [gen.TOPIC])
-        window = run.window_of(topic, gen.day_of(index))
-        run.derive_verifications(settings, ref, topic, window.date)
-        evenings[index] = run.render_briefing(settings, ref, topic, window)
+        (topic,) = topics_for(settings, root, [gen.TOPIC])
+        window = window_of(topic, gen.day_of(index))
+        derive_verifications(settings, ref, topic, window.date)
+        evenings[index] = render_briefing(settings, ref, topic, window)
     assert ref is not None
     return Replay(settings, ref, topic, evenings)
 
@@ -129,8 +132,8 @@ def test_paper_is_net_new_until_its_anchor_day_then_already_anchored(replay: Rep
 
 def test_backfill_reproduces_every_evening(replay: Replay) -> None:
     for index in DAYS:
-        window = run.window_of(replay.topic, gen.day_of(index))
-        assert run.render_briefing(replay.settings, replay.ref, replay.topic, window) == replay.evenings[index], index
+        window = window_of(replay.topic, gen.day_of(index))
+        assert render_briefing(replay.settings, replay.ref, replay.topic, window) == replay.evenings[index], index
 
 
 def test_recording_again_adds_no_rows(replay: Replay) -> None:
@@ -141,7 +144,7 @@ def test_recording_again_adds_no_rows(replay: Replay) -> None:
 
     before = counts()
     for index in (1, gen.SETTLE_DAY, 14):
-        derivation = run.derive_verifications(replay.settings, replay.ref, replay.topic, gen.day_of(index))
+        derivation = derive_verifications(replay.settings, replay.ref, replay.topic, gen.day_of(index))
         assert derivation.dropped_from is None and derivation.derived == []
     assert counts() == before
 
@@ -152,19 +155,19 @@ def test_the_staleness_report_of_a_day_is_read_from_the_events(replay: Replay) -
             table = Verification.__table__
             return [tuple(r) for r in session.execute(table.select().order_by(table.c.key)).all()]
 
-    day7 = run.report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(7))
+    day7 = report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(7))
     assert day7["topic"] == gen.TOPIC and day7["day"] == gen.day_of(7).isoformat()
     assert not any(gen.STALE_NAME.split()[0].lower() in k for k in day7["newly_stale"])
     rows = stored()
-    day8 = run.report_staleness(replay.settings, replay.ref, replay.topic, gen.day_of(8))
+    day8 = report_staleness(replay.settings, replay.ref, replay.topic, gen.day_of(8))
     key = next(k for k in day8["newly_stale"] if gen.STALE_NAME.split()[0].lower() in k)
     assert key.startswith("hedge:")
     assert day8["stale"] >= 1 and day8["resolved"] >= 1 and day8["stale"] > day7["stale"]
     assert stored() == rows  # through a derived day, a report writes nothing
     # Any order, any repetition: a day's report is its own (day 9: stale since day 8, not newly).
-    assert run.report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(8)) == day8
-    assert run.report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(7)) == day7
-    day9 = run.report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(9))
+    assert report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(8)) == day8
+    assert report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(7)) == day7
+    day9 = report_staleness(replay.settings, replay.ref, gen.TOPIC, gen.day_of(9))
     assert key not in day9["newly_stale"]
 
 

@@ -20,11 +20,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.inbox.segment import lettered_runs
 from tasks.inbox.tree import enclosing, list_items
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify.markers import markers_of, without_context
 from tests.generate.siblings import DAY, SIBLINGS, SUBJECTS, TOPIC, write_workspace
 from tests.helpers import empty_tables, ingest_all
@@ -70,10 +72,10 @@ def brief(request: pytest.FixtureRequest, engine: Engine, module_settings: Setti
     root = tmp_path_factory.mktemp("siblings")
     write_workspace(root, request.param)
     ref = ingest_all(module_settings, root)
-    (topic,) = run.topics_for(module_settings, root, [TOPIC])
-    window = run.window_of(topic, DAY)
-    run.derive_verifications(module_settings, ref, topic, window.date)
-    return dict(json.loads(run.render_briefing(module_settings, ref, topic, window)[1]))
+    (topic,) = topics_for(module_settings, root, [TOPIC])
+    window = window_of(topic, DAY)
+    derive_verifications(module_settings, ref, topic, window.date)
+    return dict(json.loads(render_briefing(module_settings, ref, topic, window)[1]))
 
 
 def _named(v: dict[str, Any]) -> str:

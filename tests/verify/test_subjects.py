@@ -26,11 +26,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.inbox.notes import parse_note
 from tasks.model.briefing import StatusAsOf
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tasks.verify.items import figures, one_per_subject
 from tasks.verify.markers import markers_of
 from tasks.verify.subjects import entry_heading, heading_thing, line_thing, only_scaffolding
@@ -150,10 +152,10 @@ def briefs(engine: Engine, module_settings: Settings, tmp_path_factory: pytest.T
         root = tmp_path_factory.mktemp(f"subjects-{STYLES.index(style)}")
         write_workspace(root, style)
         ref = ingest_all(module_settings, root)
-        (topic,) = run.topics_for(module_settings, root, [TOPIC])
-        window = run.window_of(topic, DAY)
-        run.derive_verifications(module_settings, ref, topic, window.date)
-        _, js = run.render_briefing(module_settings, ref, topic, window)
+        (topic,) = topics_for(module_settings, root, [TOPIC])
+        window = window_of(topic, DAY)
+        derive_verifications(module_settings, ref, topic, window.date)
+        _, js = render_briefing(module_settings, ref, topic, window)
         out[style] = json.loads(js)
     return out
 

@@ -1,7 +1,10 @@
-"""Prefect tasks: thin, verb-noun wrappers over the stage functions in tasks.run.
+"""The Prefect tasks the flows run: each calls the stage functions of `tasks.stages` (or of the
+backfill) by name. Options say how a task fails: `reconnecting` redoes a stage that touches the
+database when its connection is lost (`db.retry`); `isolated` turns a topic's failure into a failed
+result, so the other topics publish. Prefect retries belong to network tasks only (flows/feeds.py).
 
-No Prefect retries (there is no network), but each stage that touches the database is redone when
-its connection is lost, as the settings say (`db.retry`: the server restarted mid-run)."""
+Named so, not `tasks.py`: Prefect puts `flows/` first on sys.path when it loads a deployment's
+entrypoint, where a `tasks.py` would hide the `tasks` package."""
 
 from __future__ import annotations
 
@@ -14,51 +17,51 @@ from typing import Any
 from prefect import task
 from prefect.cache_policies import NO_CACHE
 
-from db.engine import revive_embedded
-from db.retry import retry_reviving
-from tasks import backfill, run
-from tasks.backfill import DateJob, JobOutcome
+from db.reconnect import reconnecting
+from tasks import backfill
+from tasks.backfill import BackfillContext, DateJob, JobOutcome
 from tasks.backfill_runs import notify_progress, stored_results
-from tasks.common.guard import guarded
+from tasks.common.guard import isolated
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
 from tasks.lanes import DateLanes
 from tasks.publish.artifacts import announce
+from tasks.stages import workspace as workspace_stage
+from tasks.stages.briefings import BriefingResult, brief, failed_briefing
 from tasks.stages.derive import DerivedWindow
 from tasks.stages.queries import database_now
+from tasks.stages.refresh import briefings_to_refresh, stored_times
+from tasks.stages.topics import topics_for
+from tasks.stages.workspace import WorkspaceRef, ingest_batch, ingest_one
 
 log = logging.getLogger(__name__)
 
 
-def _retried(settings: Settings, step: Callable[..., Any], *args: Any) -> Any:
-    """`step(*args)`, redone on a fresh connection while the database connection is lost; an
-    embedded server that died meanwhile is started again first."""
-    return retry_reviving(settings.db_retry_attempts, settings.db_retry_backoff_seconds,
-                          lambda: revive_embedded(settings), step, *args)
-
-
 @task(name="register-workspace")
-def register_workspace(settings: Settings, workspace: str) -> run.WorkspaceRef:
+@reconnecting
+def register_workspace(settings: Settings, workspace: str) -> WorkspaceRef:
     """Migrate the schema if behind and return the workspace's id."""
-    return _retried(settings, run.register_workspace, settings, Path(workspace))
+    return workspace_stage.register_workspace(settings, Path(workspace))
 
 
 @task(name="find-changed-files")
-def find_changed_files(settings: Settings, ref: run.WorkspaceRef) -> list[WorkspaceFile]:
+@reconnecting
+def find_changed_files(settings: Settings, ref: WorkspaceRef) -> list[WorkspaceFile]:
     """List workspace files whose bytes are not stored yet."""
-    return _retried(settings, run.find_changed_files, settings, ref)
+    return workspace_stage.find_changed_files(settings, ref)
 
 
 @task(name="ingest-source", task_run_name="ingest {wf.path}")
-def ingest_source(settings: Settings, ref: run.WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
+@reconnecting
+def ingest_source(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> IngestOutcome:
     """Store one file as a source with its items and mentions."""
-    return _retried(settings, run.ingest_one, settings, ref, wf)
+    return ingest_one(settings, ref, wf)
 
 
-# Files per ingest task: each is one transaction and one bulk write (tasks.run.ingest_batch); a task
-# costs ~25 ms of orchestration, which one task per file would pay for every note of the day.
+# Files per ingest task: each is one transaction and one bulk write (`ingest_batch`); a task costs
+# ~25 ms of orchestration, which one task per file would pay for every note of the day.
 INGEST_TASK_FILES = 100
 
 
@@ -75,50 +78,57 @@ def _batch_run_name() -> str:
 
 
 @task(name="ingest-sources", task_run_name=_batch_run_name)
-def ingest_sources(settings: Settings, ref: run.WorkspaceRef, files: list[WorkspaceFile]) -> list[IngestOutcome]:
+@reconnecting
+def ingest_sources(settings: Settings, ref: WorkspaceRef, files: list[WorkspaceFile]) -> list[IngestOutcome]:
     """Store a batch of files as sources with their items and mentions, in one transaction."""
-    return _retried(settings, run.ingest_batch, settings, ref, files, max(1, len(files)))
+    return ingest_batch(settings, ref, files, max(1, len(files)))
 
 
 @task(name="resolve-topics")
 def resolve_topics(settings: Settings, workspace: str, topics: list[str] | None) -> list[Topic]:
     """Decide which topics to brief and load their configuration."""
-    return run.topics_for(settings, Path(workspace), topics)
+    return topics_for(settings, Path(workspace), topics)
+
+
+def _failed_topic(error: str, settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date,  # noqa: ARG001
+                  since: dt.datetime | None = None) -> BriefingResult:  # noqa: ARG001
+    """A topic that failed is reported failed: its result and the index say why."""
+    return failed_briefing(settings, topic.name, day, error)
 
 
 # One task per topic, not three (window, verifications, briefing): each task run costs the API
 # ~70 ms of CPU recording its events, on the cores the evening's work runs on.
 @task(name="brief-topic", task_run_name="brief {topic.name} {day}")
+@isolated(_failed_topic)  # one topic's failure leaves the others to publish
+@reconnecting
 def brief_topic(
-    settings: Settings, ref: run.WorkspaceRef, topic: Topic, day: dt.date, since: dt.datetime | None = None
-) -> run.BriefingResult:
+    settings: Settings, ref: WorkspaceRef, topic: Topic, day: dt.date, since: dt.datetime | None = None
+) -> BriefingResult:
     """Derive the topic's verifications through `day` (nothing is written when they are up to
     date), then assemble its briefing as of the cutoff and publish it."""
-    # Guarded: a topic that fails is reported failed (its result and the index say why); the others publish.
-    step = guarded(topic.name, _retried, settings, run.brief, settings, ref, topic, day, since)
-    if step.value is not None:
-        announce(settings, [step.value])  # log, run-page artifact, notifications
-        return step.value
-    return run.failed_briefing(settings, topic.name, day, step.failure.error if step.failure else "failed")
+    result = brief(settings, ref, topic, day, since)
+    announce(settings, [result])  # log, run-page artifact, notifications
+    return result
 
 
 @task(name="plan-refresh", cache_policy=NO_CACHE)  # it reads the clock
+@reconnecting
 def plan_refresh(settings: Settings, workspace: str, source_ids: list[int]) -> list[tuple[Topic, dt.date]]:
     """The (topic, date) pairs whose closed windows the sources `source_ids` are dated into (none
     for undated files and knowledge documents; an open window is briefed at its cutoff)."""
-    times = _retried(settings, run.stored_times, settings, source_ids)
+    times = stored_times(settings, source_ids)
     if not times:
         return []  # the topics are not even loaded
-    topics = run.topics_for(settings, Path(workspace), None)
-    return run.briefings_to_refresh(times, topics, dt.datetime.now(dt.UTC))
+    return briefings_to_refresh(times, topics_for(settings, Path(workspace), None), dt.datetime.now(dt.UTC))
 
 
 @task(name="plan-derivation", cache_policy=NO_CACHE)  # it drops what no longer matches
+@reconnecting
 def plan_derivation(
-    settings: Settings, ref: run.WorkspaceRef, topics: list[Topic], through: dt.date, known: list[str]
+    settings: Settings, ref: WorkspaceRef, topics: list[Topic], through: dt.date, known: list[str]
 ) -> dict[str, dict[dt.date, DerivedWindow]]:
     """Per topic, the windows through `through` whose verifications must be derived (again)."""
-    return _retried(settings, backfill.plan_derivation, settings, ref, topics, through, known)
+    return backfill.plan_derivation(settings, ref, topics, through, known)
 
 
 # Backfill: `lanes` runs the jobs (here or in its worker processes) and keeps them in date order;
@@ -139,7 +149,7 @@ def verify_dates(lanes: DateLanes, jobs: list[DateJob]) -> list[JobOutcome]:
 
 @task(name="brief-dates", task_run_name=_dates_run_name("brief"), cache_policy=NO_CACHE)
 def brief_dates(
-    lanes: DateLanes, jobs: list[DateJob], on_date: Callable[[dt.date, list[run.BriefingResult]], None] | None = None
+    lanes: DateLanes, jobs: list[DateJob], on_date: Callable[[dt.date, list[BriefingResult]], None] | None = None
 ) -> list[JobOutcome]:
     """Derive (where needed), then publish, consecutive dates in order, each from one collected window per topic;
     `on_date(day, results)` hears each date as it is done."""
@@ -152,12 +162,12 @@ def brief_dates(
 
 
 @task(name="refresh-sites", cache_policy=NO_CACHE)
-def refresh_sites(ctx: backfill.BackfillContext, days: list[dt.date]) -> None:
+def refresh_sites(ctx: BackfillContext, days: list[dt.date]) -> None:
     """Refresh each topic's site (index page, feed, site index) once for the backfilled `days`."""
     backfill.refresh_sites(ctx, days)
 
 
-def refresh_sites_after_failure(ctx: backfill.BackfillContext, days: list[dt.date]) -> None:
+def refresh_sites_after_failure(ctx: BackfillContext, days: list[dt.date]) -> None:
     """Refresh the sites after a date failed; a failure here is logged, so the run reports the date's."""
     try:
         refresh_sites(ctx, days)
@@ -168,7 +178,7 @@ def refresh_sites_after_failure(ctx: backfill.BackfillContext, days: list[dt.dat
 @task(name="brief-date", task_run_name="brief {day}", cache_policy=NO_CACHE)
 def brief_date(
     settings: Settings, day: dt.date, topics: list[str], workspace: str, force: bool, child_deployment: str, key: str,
-) -> list[run.BriefingResult]:
+) -> list[BriefingResult]:
     """One date as a run of `child_deployment` on a worker, in this run's language (waits for it)."""
     from prefect.client.schemas.objects import FlowRun
     from prefect.deployments import run_deployment
