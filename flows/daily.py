@@ -57,9 +57,9 @@ async def daily_briefing(
         changed = stage_tasks.find_changed_files(settings, ref)
         stage_tasks.ingest_sources.map(unmapped(settings), unmapped(ref), stage_tasks.batches_of(changed)).result()
         if settings.arxiv_lookup:
-            from tasks.feeds import steps as feed_steps  # the arXiv client stack, only when asked for
+            from flows.feeds import lookup_papers  # the arXiv client stack, only when asked for
 
-            feed_steps.lookup_papers(settings, ref.id)
+            lookup_papers(settings, ref.id)
         # Per topic, verifications are derived through `day` first: the briefing lists them as of its date.
         # Without a date, each topic briefs its own latest closed window (its schedule, its timezone).
         return [stage_tasks.brief_topic(settings, ref, topic, date or _latest_closed(topic.schedule, topic.timezone), since)

@@ -8,16 +8,36 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal
 
-from prefect import flow
+from prefect import flow, task
 
 from flows import stage_tasks
 from flows.runners import shared_task_client
-from tasks.config.settings import resolve_workspace
-from tasks.feeds import steps as feed_steps
+from tasks.config.settings import Settings, resolve_workspace
+from tasks.feeds import stage
+from tasks.feeds.model import FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 from tasks.model.windows import local_date
 
 FeedName = Literal["hf_daily", "arxiv"]
+
+
+# Only the network-facing tasks retry; a feed's own errors come back inside its snapshot.
+@task(name="fetch-feed", task_run_name="fetch {kind} {category} {day}", retries=2, retry_delay_seconds=[30, 120])
+def fetch_feed(settings: Settings, kind: str, day: dt.date, category: str | None = None) -> FeedSnapshot:
+    """Fetch one feed snapshot (errors are returned inside the snapshot)."""
+    return stage.fetch_feed(settings, kind, day, category)
+
+
+@task(name="store-feed", task_run_name="store {snapshot.uri}")
+def store_feed(settings: Settings, workspace_id: int, snapshot: FeedSnapshot) -> IngestOutcome:
+    """Store one feed snapshot as a source with its items."""
+    return stage.store_feed(settings, workspace_id, snapshot)
+
+
+@task(name="lookup-papers", retries=1, retry_delay_seconds=60)
+def lookup_papers(settings: Settings, workspace_id: int, refresh: bool = False) -> stage.PaperLookupSummary:
+    """Look up arXiv metadata for every mentioned id not stored yet."""
+    return stage.lookup_papers(settings, workspace_id, refresh=refresh)
 
 
 @flow(name="poll-feeds", flow_run_name="poll-feeds {date}")
@@ -37,10 +57,10 @@ async def poll_feeds(
         wanted = sources or ["hf_daily", "arxiv"]
         fetches = []
         if "hf_daily" in wanted:
-            fetches.append(feed_steps.fetch_feed.submit(settings, "hf_daily", day))
+            fetches.append(fetch_feed.submit(settings, "hf_daily", day))
         if "arxiv" in wanted:
-            fetches += [feed_steps.fetch_feed.submit(settings, "arxiv", day, c) for c in categories or settings.arxiv_categories]
-        outcomes = [feed_steps.store_feed(settings, ref.id, f.result()) for f in fetches]
+            fetches += [fetch_feed.submit(settings, "arxiv", day, c) for c in categories or settings.arxiv_categories]
+        outcomes = [store_feed(settings, ref.id, f.result()) for f in fetches]
         if settings.arxiv_lookup if lookup is None else lookup:
-            feed_steps.lookup_papers(settings, ref.id)
+            lookup_papers(settings, ref.id)
         return outcomes
