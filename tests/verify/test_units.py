@@ -147,3 +147,15 @@ def test_merge_adds_this_windows_observations_once_and_listing_puts_the_window_f
     # What this window raised, then what it resolved, then earlier items it did not mention.
     assert [(v.key, v.status, v.seen_in_window) for v in views] == [
         ("hedge:y", "pending", True), ("hedge:z", "resolved", True), ("hedge:x", "stale", False)]
+
+
+def test_numbers_under_different_conditions_do_not_conflict() -> None:
+    # Three engines on independent requests, two engines after a weight change: two measurements.
+    three = [_reading("3%", "50 并发独立请求：SGLang 吞吐领先 vLLM 3%", "a.md")]
+    three_line = "- vLLM vs LMDeploy vs SGLang 三个引擎，H100，50 并发独立请求：SGLang 吞吐领先 vLLM 3%。"
+    three = [Reading(r.subject, r.value, r.unit, r.context, r.path, True, M, three_line) for r in three]
+    two = [Reading("2611.00030", "29%", "%", "SGLang 吞吐领先 vLLM 29%", "b.md", True, M,
+                   "- 换成 FP8 权重后只比 SGLang 和 vLLM 两个引擎：SGLang 吞吐领先 vLLM 29%。")]
+    assert conflicts(three, two) == []
+    again = [Reading("2611.00030", "29%", "%", "SGLang 吞吐领先 vLLM 29%", "b.md", True, M, three_line)]
+    assert conflicts(three, again) == [(three[0], again[0])]
