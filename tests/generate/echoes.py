@@ -137,7 +137,7 @@ def promised_zh() -> str:
 
 ## 条目#2 {RELEASE}：推理 serving 的投机解码引擎
 
-- 作者在 README 里写：**团队计划于 2026-10 发布 {RELEASE} v1 的开源实现**
+- 作者在 README 里写：**团队计划于 2026-10-20 发布 {RELEASE} v1 的开源实现**
 - 已经 11 月了，repo 里还没有 release 分支。
 """
 
@@ -147,7 +147,7 @@ def promised_en() -> str:
 
 ## Increment 1 - {RELEASE}: a speculative-decoding engine for inference serving
 
-- The {RELEASE} team plans to release the open-source v1 in October 2026, per its README.
+- Per its README, {RELEASE} v1 (speculative decoding for inference serving) is expected to be released by Oct 20, 2026.
 - No release branch yet as of today.
 """
 

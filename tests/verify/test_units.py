@@ -103,6 +103,8 @@ def test_disagreeing_numbers_conflict_and_quoted_pairs_do_not() -> None:
     ("The release is planned for Q3 2026.", D(2026, 9, 30)),
     ("Weights are expected in March 2027 (open-source).", D(2027, 3, 31)),
     ("作者说预计 2026-11-05 发布", D(2026, 11, 5)),
+    ("v1 (for inference serving) is expected to be released by Oct 20, 2026.", D(2026, 10, 20)),
+    ("The team plans to open-source it on 20 October 2026.", D(2026, 10, 20)),
 ])
 def test_promises(text: str, due: dt.date) -> None:
     (promise,) = find_promises(M, text)
