@@ -178,6 +178,8 @@ def _mentions(session: Session, items: list[ItemRow], day: dt.date) -> list[Ment
     for _, item_id, arxiv_id, raw, malformed, context in ordered:
         unissued = arxiv_id is not None and not issued_by(arxiv_id, day)  # read as malformed, without its id
         e = by_id[item_id].entry
+        if e.echoed and arxiv_id is not None and arxiv_id not in e.id_set and arxiv_id in e.echoed:
+            continue  # named only in a pasted briefing summary (tasks.judge.echoes)
         out.append(MentionView(
             source_id=e.source_id, path=e.path, kind=e.kind, item_ordinal=e.ordinal, label=e.label,
             heading=e.heading, title=e.title, arxiv_id=None if unissued else arxiv_id, raw=raw,

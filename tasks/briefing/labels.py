@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import re
 import string
-import tomllib
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from typing import Any
 
+from tasks.config.wording import label_tables
 from tasks.model.briefing import Reason
 
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
@@ -43,7 +42,7 @@ class Label(str):
 
 def _tables() -> dict[str, dict[str, str]]:
     """The zh and en tables; a key [en] lacks is worded as in [zh] (so each has every key)."""
-    raw = tomllib.loads(resources.files("tasks.briefing").joinpath("labels.toml").read_text(encoding="utf-8"))
+    raw = label_tables()
     zh, en = raw["zh"], raw["en"]
     if set(en) - set(zh) or not all(isinstance(v, str) for v in (*zh.values(), *en.values())):
         raise ValueError("labels.toml: every [en] key must also be in [zh], and every value must be text")

@@ -26,6 +26,7 @@ from tasks.briefing.undated import UNDATED
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.sql import any_of
 from tasks.common.working_set import WorkingSetCache, fit_window, per_window_item
+from tasks.judge.echoes import trim_summaries
 from tasks.model.note_facts import read_note_facts
 from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import NOTE_KINDS, EntryView
@@ -128,13 +129,14 @@ def _entry(source_id: int, path: str, kind: str, ordinal: int, label: str | None
            when: dt.datetime, tz: dt.tzinfo | None, ids: tuple[str, ...]) -> EntryView:  # noqa: ARG001 - `tz` keys the cache
     """`tz` is part of the key: equal instants in other time zones compare (and hash) equal."""
     front_matter, note_title = _about_note(extra)
-    return EntryView(source_id, path, kind, ordinal, label, heading, title, text,
+    # A pasted briefing summary is no part of what the note says (tasks.judge.echoes).
+    return trim_summaries(EntryView(source_id, path, kind, ordinal, label, heading, title, text,
                      tuple(_json(hedges)), tuple(_json(numbers)), when,
                      tuple(dict.fromkeys(i for i in ids if i)), front_matter,
                      None if outline is None else Outline.from_json(json.loads(outline)),
                      None if cells is None else tuple(str(c) for c in json.loads(cells)),
                      None if paper_outlines is None else PaperOutlines.from_json(json.loads(paper_outlines)),
-                     note_title)
+                     note_title))
 
 
 def _about_note(extra: str | None) -> tuple[tuple[tuple[str, str], ...], str | None]:

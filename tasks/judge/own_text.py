@@ -14,6 +14,7 @@ The headings of the sections an entry sits in are kept apart (`sections`): state
 from __future__ import annotations
 
 import re
+from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,6 +23,7 @@ from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
+from tasks.judge.echoes import laid_out
 from tasks.judge.statements import found_word
 from tasks.model.window import EntryView, MentionView
 
@@ -155,13 +157,23 @@ def preambles(mentions: Sequence[MentionView], entries: dict[tuple[int, int], En
 
 
 def echo_paths(entries: Sequence[EntryView], j: Judgment) -> set[str]:
-    """Notes that are published briefings (`[notes] briefing_markers` in an entry, or in the note's
-    title, which no entry holds): they restate what earlier windows judged, so their mentions are
+    """Notes that are published briefings: laid out in a briefing's numbered sections
+    (`tasks.judge.echoes.laid_out`), or holding `[notes] briefing_markers` in an entry or the note's
+    title (which no entry holds). They restate what earlier windows judged, so their mentions are
     not evidence of anything new."""
     markers = j.words("notes", "briefing_markers")
+    headings: dict[str, set[str]] = defaultdict(set)
+    for e in entries:
+        headings[e.path].add(e.heading)
     # found_word keeps its answers per text: every window asks this of the same lookback entries.
     return {e.path for e in entries
-            if any(found_word(markers, t) is not None for t in (e.text, e.heading, e.note_title) if t)}
+            if any(found_word(markers, t) is not None for t in (e.text, e.heading, e.note_title) if t)
+            } | {path for path, held in headings.items() if _laid_out(frozenset(held))}
+
+
+@lru_cache(maxsize=4096)
+def _laid_out(headings: frozenset[str]) -> bool:
+    return laid_out(headings)
 
 
 def _slug_tokens(path: str) -> list[str]:

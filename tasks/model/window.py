@@ -68,6 +68,7 @@ class EntryView:
     cells: tuple[str, ...] | None = None
     paper_outlines: PaperOutlines | None = None  # its papers' own joined texts' outlines, parsed at ingest
     note_title: str | None = None  # the note's title (no entry's heading), on its first entry only
+    echoed: str = ""  # the pasted briefing summary cut from `text`, plain (tasks.judge.echoes)
 
     @cached_property
     def id_set(self) -> frozenset[str]:

@@ -121,8 +121,18 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         else:
             continue
         out.append(Reading(subject, str(number.get("value", "")), str(number.get("unit", "")), context,
-                           entry.path, in_window, ctx.markers))
+                           entry.path, in_window, ctx.markers, _line_holding(entry.text, context)))
     return out
+
+
+def _line_holding(text: str, context: str) -> str:
+    """The line of `text` (a list item's line, a table row) holding a number's context: the
+    conditions it was measured under are stated there, not always in its own clause."""
+    probe = context.strip()[:40]
+    at = text.find(probe) if probe else -1
+    if at < 0:
+        return ""
+    return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
 
 
 def observe_conflicts(ctx: Context) -> None:

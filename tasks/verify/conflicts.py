@@ -8,8 +8,10 @@ pairs (pa, pb, then each path's readings in order), which is the order the check
 
 A paper given numbers by w sources of a window and k of its lookback has w x k pairs of sources. Most
 sources hold one reading about it per metric (a "simple" path here): two such readings conflict
-exactly when their intervals are disjoint, so which simple paths have a partner, and the least pair,
-are found from the readings sorted by path with running extremes of their intervals, in k log k.
+exactly when their intervals are disjoint (and they are under the same conditions: a metric whose
+simple readings state different conditions is paired as below), so which simple paths have a
+partner, and the least pair, are found from the readings sorted by path with running extremes of
+their intervals, in k log k.
 A path holding several comparable readings, a reading of several metrics or one whose value cannot
 be read is paired with the others one by one (`conflicts`), and that costs w x k pairs: each window
 path is paired so with at most `max_compared` others of its (subject, unit), the window's first, then
@@ -104,6 +106,10 @@ def conflict_summaries(readings: list[Reading], window_paths: set[str], max_comp
             elif measured:
                 complex_paths.add(path)
         for each in simple.values():
+            if len({s.reading.conditions for s in each}) > 1:
+                # Measured under conditions that may differ: paired one by one (`conflicts`).
+                complex_paths.update(s.path for s in each)
+                continue
             _simple_pairs(sorted(each, key=lambda s: s.path), add)
         if not complex_paths:
             continue

@@ -58,6 +58,7 @@ class Markers:
     common_words: frozenset[str]
     context: re.Pattern[str]  # a thing named as a comparison or contrast, with its name
     points_back: re.Pattern[str]  # a line that says it is a point made above
+    setup: re.Pattern[str]  # words stating the conditions a number was measured under
 
     def __hash__(self) -> int:
         return hash(self.judgment)
@@ -98,6 +99,7 @@ def markers_of(j: Judgment) -> Markers:
         future=word_pattern(words("future")),
         action=word_pattern(words("action")),
         metrics={name: re.compile(p, re.IGNORECASE) for name, p in j.config.get("metrics_regex", {}).items()},
+        setup=word_pattern(words("setup")),
         risk=word_pattern(words("risk")),
         advice=word_pattern(words("advice")),
         # A label word must end at a separator (or the end): "Note: …" is a label, "Notebook" is not.

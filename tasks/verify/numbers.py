@@ -1,8 +1,9 @@
 """Numbers as intervals, the metric a number measures, and whether two readings contradict.
 
 Two readings contradict when they are about the same subject, carry the same unit, measure the
-same metric (a shared metric word in the number's own clause segment) and their intervals do not
-overlap, and neither value has an agreeing counterpart in the other source. A point value gets a
+same metric (a shared metric word in the number's own clause segment) under the same conditions
+(`conditions`: neither states one the other does not), their intervals do not overlap, and
+neither value has an agreeing counterpart in the other source. A point value gets a
 tolerance of 5 % (10 % when written as approximate: ~, ≈, 约); "<x" and "x+" are open intervals.
 """
 
@@ -37,14 +38,38 @@ class Reading:
     in_window: bool
     # The judgment's metric classes (`[metrics_regex]`): a number's context must name one to be compared at all.
     markers: Markers = field(repr=False, compare=False)
+    # Where its conditions are read: the line (list item, table row) holding it; its context if empty.
+    scope: str = field(default="", repr=False, compare=False)
     # What the number measures, read from its own clause segment only. Worked out once here: the
     # comparison of two sources reads it for every pair of readings.
     metrics: frozenset[str] = field(init=False, repr=False, compare=False)
     span: tuple[float, float] | None = field(init=False, repr=False, compare=False)  # interval(value)
+    conditions: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", _metrics(self.markers, self.context, self.value))
         object.__setattr__(self, "span", interval(self.value))
+        object.__setattr__(self, "conditions", conditions(self.markers, self.scope or self.context))
+
+
+# A system or hardware name: a token with an inner capital, a run of capitals, or letters with a digit
+# ("vLLM", "SGLang", "LMDeploy", "H100", "FP8", "Qwen3.8-27B").
+_NAMED = re.compile(r"(?<![\w./-])(?:[A-Za-z]*[a-z][A-Z][\w.-]*|[A-Z]{2,}[\w.-]*|[A-Za-z]+\d[\w.-]*)")
+
+
+@per_window_item(32768)
+def conditions(m: Markers, scope: str) -> frozenset[str]:
+    """What a number was measured under, as its line states it: the systems and hardware it names
+    (metric words aside) and the `[markers] setup` words it uses, folded."""
+    named = {t.rstrip(".-").casefold() for t in _NAMED.findall(scope)
+             if not any(p.fullmatch(t) for p in m.metrics.values())}
+    return frozenset(named | {w.group(0).casefold() for w in m.setup.finditer(scope)})
+
+
+def differ(a: Reading, b: Reading) -> bool:
+    """Whether two readings were taken under different conditions: each states one the other does
+    not (a reading that only leaves a condition unsaid is about the same measurement)."""
+    return bool(a.conditions - b.conditions) and bool(b.conditions - a.conditions)
 
 
 # The same numbers are read by every window of the lookback (and twice per date): both are pure.
@@ -97,7 +122,8 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
     where neither value has an agreeing counterpart in the other source (so quoting both numbers of
     one comparison is not a contradiction)."""
     def alone(r: Reading, others: list[Reading]) -> bool:
-        comparable = [o for o in others if o.unit == r.unit and o.subject == r.subject and r.metrics & o.metrics]
+        comparable = [o for o in others if o.unit == r.unit and o.subject == r.subject and r.metrics & o.metrics
+                      and not differ(r, o)]
         return bool(comparable) and not any(_overlap(r, o) for o in comparable)
 
     out = []
@@ -106,6 +132,6 @@ def conflicts(ours: list[Reading], theirs: list[Reading]) -> list[tuple[Reading,
             continue
         for b in theirs:
             if (b.unit == a.unit and b.subject == a.subject and a.metrics & b.metrics and not _overlap(a, b)
-                    and alone(b, ours)):
+                    and not differ(a, b) and alone(b, ours)):
                 out.append((a, b))
     return out

@@ -15,7 +15,7 @@ _MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m} | {
 _DATE = re.compile(
     r"(?P<y>20\d\d)\s*(?:[-/.]|年)\s*(?P<m>\d{1,2})(?:\s*(?:[-/.]|月)\s*(?P<d>\d{1,2})\s*日?)?\s*月?"
     r"|(?P<qy>20\d\d)\s*[- ]?Q(?P<q>[1-4])|Q(?P<q2>[1-4])\s*(?P<qy2>20\d\d)"
-    r"|(?P<mon>[A-Z][a-z]{2,8})\.?\s+(?P<my>20\d\d)",
+    r"|(?:(?P<dm>\d{1,2})\s+)?(?P<mon>[A-Z][a-z]{2,8})\.?\s+(?:(?P<md>\d{1,2})(?:st|nd|rd|th)?,?\s+)?(?P<my>20\d\d)",
 )
 _SENTENCES = re.compile(r"[^。！？!?；;\n]+")
 
@@ -46,8 +46,11 @@ def _due(m: re.Match[str]) -> dt.date | None:
         return dt.date(year, last, calendar.monthrange(year, last)[1])
     named = _MONTHS.get((m.group("mon") or "").lower())
     if named:
-        year = int(m.group("my"))
-        return dt.date(year, named, calendar.monthrange(year, named)[1])
+        year, day = int(m.group("my")), m.group("md") or m.group("dm")
+        try:  # "Oct 20, 2026" and "20 October 2026" are due that day, "October 2026" at its end
+            return dt.date(year, named, int(day) if day else calendar.monthrange(year, named)[1])
+        except ValueError:
+            return None
     return None
 
 

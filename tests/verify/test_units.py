@@ -103,6 +103,8 @@ def test_disagreeing_numbers_conflict_and_quoted_pairs_do_not() -> None:
     ("The release is planned for Q3 2026.", D(2026, 9, 30)),
     ("Weights are expected in March 2027 (open-source).", D(2027, 3, 31)),
     ("作者说预计 2026-11-05 发布", D(2026, 11, 5)),
+    ("v1 (for inference serving) is expected to be released by Oct 20, 2026.", D(2026, 10, 20)),
+    ("The team plans to open-source it on 20 October 2026.", D(2026, 10, 20)),
 ])
 def test_promises(text: str, due: dt.date) -> None:
     (promise,) = find_promises(M, text)
@@ -147,3 +149,15 @@ def test_merge_adds_this_windows_observations_once_and_listing_puts_the_window_f
     # What this window raised, then what it resolved, then earlier items it did not mention.
     assert [(v.key, v.status, v.seen_in_window) for v in views] == [
         ("hedge:y", "pending", True), ("hedge:z", "resolved", True), ("hedge:x", "stale", False)]
+
+
+def test_numbers_under_different_conditions_do_not_conflict() -> None:
+    # Three engines on independent requests, two engines after a weight change: two measurements.
+    three = [_reading("3%", "50 并发独立请求：SGLang 吞吐领先 vLLM 3%", "a.md")]
+    three_line = "- vLLM vs LMDeploy vs SGLang 三个引擎，H100，50 并发独立请求：SGLang 吞吐领先 vLLM 3%。"
+    three = [Reading(r.subject, r.value, r.unit, r.context, r.path, True, M, three_line) for r in three]
+    two = [Reading("2611.00030", "29%", "%", "SGLang 吞吐领先 vLLM 29%", "b.md", True, M,
+                   "- 换成 FP8 权重后只比 SGLang 和 vLLM 两个引擎：SGLang 吞吐领先 vLLM 29%。")]
+    assert conflicts(three, two) == []
+    again = [Reading("2611.00030", "29%", "%", "SGLang 吞吐领先 vLLM 29%", "b.md", True, M, three_line)]
+    assert conflicts(three, again) == [(three[0], again[0])]
