@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import pyromark
 
@@ -53,6 +54,10 @@ class Document:
     items: tuple[ListItem, ...]
     blocks: tuple[tuple[int, int], ...]  # paragraphs and items' first paragraphs, table rows left out
 
+    @cached_property
+    def _item_starts(self) -> list[int]:
+        return [i.start for i in self.items]
+
     def part(self, lines: list[int]) -> Part:
         """The tree of an entry whose text is the note's `lines` (ascending, maybe with a gap where
         the title was), re-based to the entry text's line numbers. An item reaching outside the
@@ -64,8 +69,11 @@ class Document:
         first, last = lines[0], lines[-1]
         kept: dict[int, int] = {}
         items: list[ListItem] = []
-        for k, item in enumerate(self.items):
-            if item.start < first or item.start > last or item.start not in index:
+        lo = bisect.bisect_left(self._item_starts, first)
+        hi = bisect.bisect_right(self._item_starts, last)
+        for k in range(lo, hi):  # only the entry's own: a note of many entries is not read per entry
+            item = self.items[k]
+            if item.start not in index:
                 continue
             end = min(item.end, last + 1)
             own_end = min(item.own_end, end)
@@ -75,7 +83,10 @@ class Document:
                                   parent))
         # A block the entry's heading line opens (a pseudo-heading: "增量 1 · …" over its text, one
         # paragraph to CommonMark) is the entry's from its first line on.
-        blocks = tuple((index[max(a, first)], _rebased(index, lines, min(b, last + 1))) for a, b in self.blocks
+        # Blocks are sorted and disjoint: the one before the first that starts inside may reach in.
+        lo = max(bisect.bisect_left(self.blocks, (first, -1)) - 1, 0)
+        hi = bisect.bisect_right(self.blocks, (last, len(self.code) + 1))
+        blocks = tuple((index[max(a, first)], _rebased(index, lines, min(b, last + 1))) for a, b in self.blocks[lo:hi]
                        if a <= last and b > first and max(a, first) in index)
         return Part(tuple(items), tuple(sorted(set(blocks))))
 
