@@ -13,9 +13,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from tasks.common.arxiv_ids import find_id_spans
-from tasks.common.sentences import sentence_at
+from tasks.common.sentences import sentence_at, unwrap
 from tasks.config.judgment import Judgment, default_judgment
 from tasks.inbox.segment import ITEM, is_table
 
@@ -116,9 +117,13 @@ def _content(line: str) -> str:
     return plain(line[m.end():] if m else line.strip().lstrip(">").strip())
 
 
-def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers) -> list[dict[str, str]]:
-    """Hedge markers (`words`) in the non-code rows, each with the sentence, item or row it hedges."""
-    out: list[dict[str, str]] = []
+def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers,
+           own_ends: dict[int, int] | None = None, first_line: int = 0) -> list[dict[str, Any]]:
+    """Hedge markers (`words`) in the non-code rows, each with the sentence, item or row it hedges
+    and its `line` (its row's index less `first_line`: a line of the entry's text; -1 for the
+    heading). `own_ends`: for each row that starts a list item, the row after its own lines (the
+    document's), so a claim is the whole item, its continuation lines too, and never another item's."""
+    out: list[dict[str, Any]] = []
     marked: list[tuple[int, list[str]]] = []  # (row, its markers in order), rows ascending
     row = prev = 0
     for m in words.scan.finditer(scanned):
@@ -137,7 +142,8 @@ def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers)
             if is_table(line):
                 text = table_row(line)
             else:
-                text = _content(line)
+                end = (own_ends or {}).get(t, t + 1)
+                text = unwrap("\n".join(_content(x) for x in rows[t:end] if x.strip())) if end > t + 1 else _content(line)
                 if not ITEM.match(line):  # prose: just the (whole) sentence holding the marker
                     text = sentence_at(text, text.lower().find(marker.lower()))
                 if not _NON_WORD.sub("", words.pattern.sub("", text)):
@@ -148,5 +154,5 @@ def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers)
                             break
                         block.append(_content(x))
                     text = (text + " " + " ".join(block)).strip() if block else text
-            out.append({"marker": marker, "text": text[:400]})
+            out.append({"marker": marker, "text": text[:400], "line": t - first_line})
     return out

@@ -7,7 +7,7 @@ A verdict line (README, "Give feedback"; `predigest feedback` writes them):
 `date` is the briefing it answers, `item` an arXiv id, `verdict` `ours` or `not-ours`, `by` who
 gave it, `at` when it was recorded (ISO, with its UTC offset), `reason` optional and last (it may
 hold anything, `·` too). Fields are read by key, in any order before `reason`. Only list items are
-verdicts (read as CommonMark, `tasks.inbox.tree`): a heading or a paragraph is left to the reader.
+verdicts (read as CommonMark, `tasks.inbox.document`): a heading or a paragraph is left to the reader.
 A list item that is not a verdict is an error naming its line; it never stops the run, and the
 other lines count.
 """
@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from tasks.common.arxiv_ids import canonicalize
-from tasks.inbox.tree import list_items, own_text
+from tasks.inbox.document import read_document
 
 FEEDBACK_DIR = ("organized", "feedback")
 VERDICTS = ("ours", "not-ours")
@@ -121,10 +121,10 @@ def parse_feedback(text: str) -> ParsedFeedback:
     lines: list[FeedbackLine] = []
     errors: list[str] = []
     times: list[dt.datetime] = []
-    for item in list_items(text):
+    for item in read_document(text).items:
         if item.parent is not None:
             continue  # a nested item belongs to the verdict above it
-        body = own_text(text, item) if item.own_end > item.start else rows[item.start]
+        body = "\n".join(rows[item.start:max(item.own_end, item.start + 1)]).rstrip()
         parsed, error, at = parse_line(body, item.start + 1)
         if at is not None:
             times.append(at)

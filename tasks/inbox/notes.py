@@ -21,12 +21,14 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 from tasks.common.arxiv_ids import find_id_spans, find_ids
 from tasks.common.decode import normalise_newlines
 from tasks.common.limits import Deadline
 from tasks.config.judgment import Judgment
 from tasks.inbox import claims
+from tasks.inbox.document import Document, Part, read_document
 from tasks.inbox.headings import HeadingWords, heading_words
 from tasks.inbox.numbers import find_numbers
 from tasks.inbox.segment import (
@@ -36,8 +38,8 @@ from tasks.inbox.segment import (
     is_hr,
     is_table,
     lines_with,
-    scan,
     segment,
+    sequence_starts,
 )
 
 __all__ = ["PATH_SEP", "Entry", "MentionRef", "NoteWords", "ParsedNote", "note_words", "parse_note"]
@@ -81,9 +83,10 @@ class Entry:
     text: str  # body without the heading line
     line: int  # 1-based line in the note where the entry starts
     numbers: list[dict[str, str]] = field(default_factory=list)
-    hedges: list[dict[str, str]] = field(default_factory=list)
+    hedges: list[dict[str, Any]] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
     mentions: list[MentionRef] = field(default_factory=list)
+    tree: Part = field(default_factory=Part)  # its part of the note's document, in lines of `text`
 
 
 @dataclass
@@ -101,16 +104,17 @@ def _within(hits: list[int], a: int, b: int) -> bool:
     return i < len(hits) and hits[i] < b
 
 
-def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip: range, offset: int,
+def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: range, offset: int,
            hedged: list[int], linked: list[int], hedge_words: claims.HedgeMarkers) -> Entry:
     """An entry from its block. `hedged`/`linked`: lines that may hold a hedge marker / link (see _parse)."""
     a, b = block.start, block.end
+    code = doc.code
     idx: Sequence[int]  # line index of each body line
     if skip.start < b and a < skip.stop:  # the title line sits inside the block (the preamble)
         idx = [*range(a, min(b, skip.start)), *range(max(a, skip.stop), b)]
         body, flags = [lines[j] for j in idx], [code[j] for j in idx]
     else:
-        idx, body, flags = range(a, b), lines[a:b], code[a:b]
+        idx, body, flags = range(a, b), lines[a:b], list(code[a:b])
     lo, hi = 0, len(body)
     while lo < hi and (not body[lo].strip() or is_hr(body[lo])):
         lo += 1
@@ -119,10 +123,12 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
     if lo or hi < len(body):
         idx, body, flags = idx[lo:hi], body[lo:hi], flags[lo:hi]
     text = "\n".join(body)
+    tree = doc.part(list(idx))
     heading = block.heading
     # Rows: the heading (never code), then the body lines; `scanned` is the rows joined by "\n".
     rows, row_code = ([heading, *body], [False, *flags]) if heading else (body, flags)
     scanned = f"{heading}\n{text}" if heading else text
+    shift = 1 if heading else 0  # rows are the heading, then the text's lines
     found, by_line = find_id_spans(scanned)
     mentions = []
     shared: str | None = None
@@ -148,8 +154,9 @@ def _entry(ordinal: int, block: Block, lines: list[str], code: list[bool], skip:
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
         numbers=find_numbers(scanned, row_code, found, by_line),
-        hedges=claims.hedges(scanned, rows, row_code, hedge_words) if _within(hedged, block.head, b) else [],
-        links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions,
+        hedges=claims.hedges(scanned, rows, row_code, hedge_words, {i.start + shift: i.own_end + shift for i in tree.items},
+                             shift) if _within(hedged, block.head, b) else [],
+        links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions, tree=tree,
     )
 
 
@@ -157,7 +164,8 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
     text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
-    code, hr, heads = scan(lines, body)
+    doc = read_document(body, frozenset(sequence_starts(lines)))
+    code, hr, heads = list(doc.code), list(doc.hr), doc.heads
     # The first level-1 heading is the note's title, unless it names a paper: then it heads that
     # paper's entry ("# Relay (arXiv:2610.90003)" in a note whose entries are all level 1).
     title_at = next((i for i, (level, _, _) in heads.items() if level == 1), None)
@@ -177,7 +185,7 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
             deadline.line = offset + 1 + min(block.head, block.start)  # its ids on are kept without an entry
             break  # the source's work budget is spent: keep the entries parsed so far (at least one)
-        entries.append(_entry(len(entries), block, lines, code, skip, offset, hedged, linked, words.hedges))
+        entries.append(_entry(len(entries), block, lines, doc, skip, offset, hedged, linked, words.hedges))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.

@@ -28,8 +28,9 @@ from functools import lru_cache
 from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwrap
 from tasks.inbox.claims import plain
+from tasks.inbox.document import Part, read_document
 from tasks.inbox.numbers import find_numbers
-from tasks.inbox.segment import ITEM, block_spans, is_hr, is_table, sequence_starts
+from tasks.inbox.segment import ITEM, is_hr, is_table, sequence_starts
 from tasks.model.outline import Outline, OutlineItem
 
 MAX_POINT_CHARS = 600  # a longer "point" is a dump; it is cut (and says so with "…")
@@ -121,12 +122,18 @@ def joined(head: str, items: list[str]) -> str:
     return f"{head}{'：' if is_cjk(head.rstrip()[-1]) or is_cjk(body[0]) else ': '}{body}"
 
 
-def stored_outline(text: str) -> Outline:
-    """What ingest stores of an entry's text (`items.outline`): its outline, its blocks' line spans
-    (`segment.block_spans`) and, when every line of it is indented, the outline of the text dedented."""
+def stored_outline(text: str, part: Part | None = None) -> Outline:
+    """What ingest stores of an entry's text (`items.outline`): its outline, its part of its note's
+    document (blocks' line spans and list items; `part`, or the text read as a document of its own
+    for a text that is no note's entry) and, when every line of it is indented, the outline of the
+    text dedented."""
     lines = [x for x in text.split("\n") if x.strip()]
     dedented = parse_outline(textwrap.dedent(text)) if lines and all(x[:1].isspace() for x in lines) else None
-    return replace(parse_outline(text), dedented=dedented, blocks=block_spans(text))
+    if part is None:  # read as the note read it: an indented entry is the inside of a list item
+        alone = textwrap.dedent(text) if dedented is not None else text
+        part = read_document(alone, frozenset(sequence_starts(alone.split("\n")))).part(list(range(text.count("\n") + 1)))
+    tree = tuple((i.start, i.end, i.own_end, -1 if i.parent is None else i.parent) for i in part.items)
+    return replace(parse_outline(text), dedented=dedented, blocks=part.blocks, tree=tree)
 
 
 def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:

@@ -283,29 +283,3 @@ def segment(lines: list[str], body: str, code: list[bool], hr: list[bool],
             label, rest = lettered[k]
         blocks.append(Block(label, heading, path, i, i + used, end, rest))
     return blocks
-
-
-_BLOCK_START = re.compile(r"^\s{0,3}(?:[-*+>]|\d{1,3}[.)、]|#{1,6}\s)")
-
-
-def block_spans(text: str) -> tuple[tuple[int, int], ...]:
-    """A note body's blocks other than table rows, as (first line, line after its last) spans: a
-    list item with its continuation lines, a paragraph, a line of a labelled run ("R1 …", "R2 …":
-    a digest's lines, each its own block). Ingest stores them with the entry's outline; judging
-    reads a paper's own blocks of an entry about several (tasks.judge.own_text)."""
-    lines = text.split("\n")
-    labelled = sequence_starts(lines)
-    spans: list[list[int]] = []
-    open_block = False  # a blank line ends a block
-    for k, line in enumerate(lines):
-        stripped = line.strip()
-        if not stripped:
-            open_block = False
-            continue
-        starts = bool(_BLOCK_START.match(line)) or stripped.startswith("|") or k in labelled
-        if starts or not open_block or lines[spans[-1][1] - 1].strip().startswith("|"):
-            spans.append([k, k + 1])
-        else:
-            spans[-1][1] = k + 1
-        open_block = True
-    return tuple((a, b) for a, b in spans if not lines[a].lstrip().startswith("|"))

@@ -59,7 +59,7 @@ def note_items(text: str, deadline: Deadline | None = None,
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
             numbers=list(entry.numbers), hedges=list(entry.hedges),
-            links=list(entry.links), outline=stored_outline(entry.text),
+            links=list(entry.links), outline=stored_outline(entry.text, entry.tree),
             mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
             extra=note_facts(note.front_matter, note.title) if k == 0 else {}, line=entry.line,
         )

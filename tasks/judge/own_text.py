@@ -47,7 +47,7 @@ class _NamedBlocks:
 @lru_cache(maxsize=64)
 def _named_blocks(text: str, spans: tuple[tuple[int, int], ...], ids: frozenset[str]) -> _NamedBlocks:
     """An entry's blocks (other than table rows: `spans`, the lines ingest stored of them, see
-    `tasks.inbox.segment.block_spans`) with the ids each names, indexed once per entry, not per
+    `tasks.inbox.document`) with the ids each names, indexed once per entry, not per
     paper: a digest's entry can name thousands of papers, each of which asks for its own blocks."""
     lines = text.split("\n")
     blocks = tuple("\n".join(lines[a:b]) for a, b in spans)

@@ -28,7 +28,9 @@ class Outline:
     items: tuple[OutlineItem, ...] = ()
     paragraphs: tuple[str, ...] = ()  # an entry without any list item: its paragraphs, plain
     dedented: Outline | None = None
-    blocks: tuple[tuple[int, int], ...] = ()  # its blocks other than table rows, as line spans (`block_spans`)
+    blocks: tuple[tuple[int, int], ...] = ()  # its blocks other than table rows, as line spans
+    # Its list items as (start, end, own end, parent index or -1), lines of the text (`tasks.inbox.document`).
+    tree: tuple[tuple[int, int, int, int], ...] = ()
 
     def __hash__(self) -> int:
         return self._hash
@@ -36,7 +38,7 @@ class Outline:
     @cached_property
     def _hash(self) -> int:
         # Once per object: judging looks an entry's points up by its outline once per paper it names.
-        return hash((self.items, self.paragraphs, self.dedented, self.blocks))
+        return hash((self.items, self.paragraphs, self.dedented, self.blocks, self.tree))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -48,6 +50,38 @@ class Outline:
             out["dedented"] = self.dedented.to_json()
         if self.blocks:
             out["blocks"] = [list(b) for b in self.blocks]
+        if self.tree:
+            out["tree"] = [list(t) for t in self.tree]
+        return out
+
+    def item_at(self, line: int) -> int | None:
+        """The innermost list item whose own lines hold `line` of the text, or None outside every item."""
+        found = None
+        for k, (start, _, own_end, _) in enumerate(self.tree):
+            if start > line:
+                break
+            if line < own_end:
+                found = k
+        return found
+
+    def item_block(self, text: str, line: int) -> str | None:
+        """The whole item holding `line`: its marker, continuation lines and nested items; a claim's
+        block, which never holds another item's text. None outside every item."""
+        at = self.item_at(line)
+        if at is None:
+            return None
+        start, end, _, _ = self.tree[at]
+        return "\n".join(text.split("\n")[start:end]).rstrip()
+
+    def enclosing(self, text: str, line: int) -> list[str]:
+        """The own lines of the item holding `line`, then of each item it is nested in, innermost first."""
+        lines = text.split("\n")
+        out = []
+        at = self.item_at(line)
+        while at is not None:
+            start, _, own_end, parent = self.tree[at]
+            out.append("\n".join(lines[start:own_end]).rstrip())
+            at = parent if parent >= 0 else None
         return out
 
     @classmethod
@@ -59,6 +93,7 @@ class Outline:
             tuple(str(p) for p in value.get("paragraphs", ())),
             None if dedented is None else cls.from_json(dedented),
             tuple((int(a), int(b)) for a, b in value.get("blocks", ())),
+            tuple((int(a), int(b), int(c), int(d)) for a, b, c, d in value.get("tree", ())),
         )
 
 

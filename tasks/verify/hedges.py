@@ -26,9 +26,9 @@ from typing import Any
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.working_set import per_window_item
 from tasks.inbox.segment import PATH_SEP
-from tasks.inbox.tree import enclosing, item_block
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
+from tasks.model.outline import Outline
 from tasks.model.window import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
@@ -40,7 +40,7 @@ from tasks.verify.status import Observation, Tracked, is_open
 from tasks.verify.subjects import heading_thing, line_thing
 
 
-def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
+def _subject(ctx: Context, entry: EntryView, text: str, line: int | None = None) -> str | None:
     """What a hedged line is about, or None when it is about nothing of this topic (or nothing at all)."""
     written = text_ids(text)
     if written and not ctx.topical(written):
@@ -67,16 +67,25 @@ def _subject(ctx: Context, entry: EntryView, text: str) -> str | None:
         return heading if heading is not None and not own_id and ctx.names.same_thing(heading, name) else name
     if len(entry_ids) == 1 and not own_id:
         return entry_ids[0]
-    return heading or _climbed(ctx, entry, said)
+    return heading or _climbed(ctx, entry, said, line)
 
 
-def _climbed(ctx: Context, entry: EntryView, text: str) -> str | None:
+def _stored_line(hedge: dict[str, Any]) -> int | None:
+    """The line of the entry's text the parser found the hedge on (None: the heading's, or a hedge
+    stored before ingest recorded it, or one judging found)."""
+    line = hedge.get("line")
+    return line if isinstance(line, int) and line >= 0 else None
+
+
+def _climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) -> str | None:
     """What the hedged line is about when it names nothing it leads with, found by climbing, never
     sideways: the list items it is nested in, the headings above its entry's own, the line's first
     coined name, the note's title."""
     m = ctx.markers
-    line = _line_of(m, entry.text, text)
-    for parent in enclosing(entry.text, line)[1:] if line is not None else []:
+    if line is None:
+        line = _line_of(m, entry.text, text)
+    tree = entry.outline or Outline()
+    for parent in tree.enclosing(entry.text, line)[1:] if line is not None else []:
         name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
         if name:
             return name
@@ -187,7 +196,7 @@ def observe_hedges(ctx: Context) -> None:
             if ctx.markers.points_back.search(text):
                 continue  # "（就是上面待核实的那一点）": the point above, already raised where it was made
             about = str(hedge.get("about") or "")  # what the hedging heading names
-            subject = _subject(ctx, entry, f"{about}：{text}" if about else text)
+            subject = _subject(ctx, entry, f"{about}：{text}" if about else text, _stored_line(hedge))
             if subject is None:
                 continue
             key, subject = ctx.keyer.key("hedge", subject)
@@ -196,8 +205,8 @@ def observe_hedges(ctx: Context) -> None:
                 continue
             title = ctx.title_of(subject)
             # The claim is its list item, never a sibling's text (a wrapped line of the item before).
-            line = _line_of(ctx.markers, entry.text, text)
-            block = item_block(entry.text, line) if line is not None else None
+            line = _stored_line(hedge) if "line" in hedge else _line_of(ctx.markers, entry.text, text)
+            block = (entry.outline or Outline()).item_block(entry.text, line) if line is not None else None
             parts = hedge_parts(ctx.markers, block or entry.text, text,
                                 tuple(n for n in (subject, nm.short_name(title) or "") if n))
             detail: dict[str, Any] = {"title": title, "text": parts.phenomenon or strip_labels(ctx.markers, text)[:300],

@@ -48,6 +48,17 @@ NOTE = Note(
 )
 
 
+def _trees(text: str) -> list[tuple[tuple[tuple[str, int], ...], tuple[str, ...]]]:
+    """Per entry: its list items (own text, parent) and its blocks, as text: the part of the note's
+    one parse (tasks.inbox.document) that judging reads."""
+    out = []
+    for e in parse_note(text).entries:
+        lines = e.text.split("\n")
+        items = tuple(("\n".join(lines[i.start:i.own_end]), -1 if i.parent is None else i.parent) for i in e.tree.items)
+        out.append((items, tuple("\n".join(lines[a:b]) for a, b in e.tree.blocks)))
+    return out
+
+
 def _entries(text: str) -> list[tuple[str | None, str, list[str], int]]:
     """Per entry: title, body, ids, and how many sections its heading path holds above it."""
     return [(e.title, e.text, [m.canonical for m in e.mentions if m.canonical], e.heading_path.count(" › "))
@@ -58,6 +69,7 @@ def _entries(text: str) -> list[tuple[str | None, str, list[str], int]]:
 def test_each_style_gives_the_entries_of_the_note(style: str) -> None:
     text = render(NOTE, style)
     assert _entries(text) == expected(NOTE), text
+    assert _trees(text) == _trees(render(NOTE, "h3")), text
     entries = parse_note(text).entries
     if style in NUMBERED_STYLES:
         numbers = [label_number(e.label) or e.label for e in entries[1 : len(NOTE.items) + 1]]
@@ -97,6 +109,8 @@ LINE = st.sampled_from((
     "**核心论点**",
     "**Key points:**",
     "  - an indented sub-point",
+    "- 待核实：Kestrel 的 P99 数字来自作者 README，\n  未复现；不要和 Hydra 的数字混在一起。",
+    "- A claim that wraps\n  onto its second line\n  - and a nested point under it",
     "- 对照 arXiv:2610.04646 的设置。",
 ))
 ID_LINE = "- 对照 arXiv:2610.04646 的设置。"
@@ -124,6 +138,7 @@ def notes(draw: st.DrawFn) -> Note:
 def test_generated_notes_parse_alike_in_every_style(note: Note, style: str) -> None:
     text = render(note, style)
     assert _entries(text) == expected(note), text
+    assert _trees(text) == _trees(render(note, "h3")), text
 
 
 def test_marked_lines_head_entries_beside_hashed_headings() -> None:

@@ -18,8 +18,10 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks import run
 from tasks.config.settings import Settings
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
 from tests.generate.echoes import (
     DAY,
     ECHOED,
@@ -38,10 +40,10 @@ def _brief(engine: Engine, settings: Settings, root: Any, **kw: Any) -> dict[str
     empty_tables(engine)
     write_workspace(root, **kw)
     ref = ingest_all(settings, root)
-    (topic,) = run.topics_for(settings, root, [TOPIC])
-    window = run.window_of(topic, DAY)
-    run.derive_verifications(settings, ref, topic, window.date)
-    return dict(json.loads(run.render_briefing(settings, ref, topic, window)[1]))
+    (topic,) = topics_for(settings, root, [TOPIC])
+    window = window_of(topic, DAY)
+    derive_verifications(settings, ref, topic, window.date)
+    return dict(json.loads(render_briefing(settings, ref, topic, window)[1]))
 
 
 @pytest.fixture(scope="module", params=[("zh", False, False), ("en", True, False), ("zh", True, True),

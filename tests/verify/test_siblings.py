@@ -8,7 +8,7 @@
 - A claim under a label heading (「1.3 口径问题（重要）」) is about the thing the section above names.
 - A claim is its own list item, continuation lines included: never the bullet before it.
 - A bullet that points back (「就是上面待核实的那一点」) raises no item of its own.
-- The parts: list items with their nesting (tasks.inbox.tree), lettered labels by run
+- The parts: list items with their nesting (tasks.inbox.document, stored with the outline), lettered labels by run
   (tasks.inbox.segment.lettered_runs), comparison context (tasks.verify.markers.without_context).
 """
 
@@ -22,8 +22,8 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
+from tasks.inbox.outline import stored_outline
 from tasks.inbox.segment import lettered_runs
-from tasks.inbox.tree import enclosing, list_items
 from tasks.stages.briefings import render_briefing
 from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
@@ -36,12 +36,12 @@ M = markers_of(default_judgment())
 
 def test_list_items_keep_their_continuation_lines_and_nesting() -> None:
     text = "- a claim\n  wrapped on\n  - nested **x**\n    - deeper\n- sibling\n\npara"
-    items = list_items(text)
-    assert [(i.start, i.end, i.own_end, i.parent) for i in items] == [(0, 4, 2, None), (2, 4, 3, 0), (3, 4, 4, 1),
-                                                                       (4, 6, 6, None)]
-    assert enclosing(text, 3) == ["    - deeper", "  - nested **x**", "- a claim\n  wrapped on"]
-    assert enclosing(text, 1) == ["- a claim\n  wrapped on"]
-    assert enclosing(text, 6) == []  # a paragraph is in no item
+    outline = stored_outline(text)
+    assert outline.tree == ((0, 4, 2, -1), (2, 4, 3, 0), (3, 4, 4, 1), (4, 5, 5, -1))
+    assert outline.enclosing(text, 3) == ["    - deeper", "  - nested **x**", "- a claim\n  wrapped on"]
+    assert outline.enclosing(text, 1) == ["- a claim\n  wrapped on"]
+    assert outline.enclosing(text, 6) == []  # a paragraph is in no item
+    assert outline.item_block(text, 1) == "- a claim\n  wrapped on\n  - nested **x**\n    - deeper"
 
 
 @pytest.mark.parametrize(("headings", "labels"), [

@@ -1,0 +1,262 @@
+"""A note's text as CommonMark reads it, parsed once (pyromark: pulldown-cmark, GFM tables).
+
+`read_document` is the one parse of a note body. What every later step reads comes from it: which
+lines are fenced code, thematic breaks and headings (the entry split), and the list items with their
+nesting, continuation lines and spans (a claim's block, a subject found by climbing). An entry keeps
+its part of the tree (`Document.part`), re-based to its own text, and ingest stores it with the
+entry's outline, so judging never parses again.
+
+Two readings differ from CommonMark on purpose, because notes are written by people and tools that
+do not know it: indented text is text, never code (only fences make code), and a `---` under a
+paragraph of several lines is a break, not a setext heading (one line above it is a heading).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+
+import pyromark
+
+_OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
+# A parse is counted, so a test can show each note is parsed once and judging never parses.
+PARSES = [0]
+
+
+@dataclass(frozen=True)
+class ListItem:
+    """One list item: lines [start, end) of its text, its own lines [start, own_end) (up to its first
+    nested block list), and the index of the item it is nested in (None at the top)."""
+
+    start: int
+    end: int
+    own_end: int
+    parent: int | None
+
+
+@dataclass(frozen=True)
+class Part:
+    """An entry's part of its note's tree, in lines of the entry's own text: its list items and its
+    blocks (paragraphs and list items' own lines, table rows left out) as (first line, line after
+    its last) spans."""
+
+    items: tuple[ListItem, ...] = ()
+    blocks: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    code: tuple[bool, ...]
+    hr: tuple[bool, ...]
+    heads: dict[int, tuple[int, str, int]]  # {line: (level, text, lines it uses)}
+    items: tuple[ListItem, ...]
+    blocks: tuple[tuple[int, int], ...]  # paragraphs and items' first paragraphs, table rows left out
+
+    @cached_property
+    def _item_starts(self) -> list[int]:
+        return [i.start for i in self.items]
+
+    def part(self, lines: list[int]) -> Part:
+        """The tree of an entry whose text is the note's `lines` (ascending, maybe with a gap where
+        the title was), re-based to the entry text's line numbers. An item reaching outside the
+        entry (the list item that is the entry's own heading) is not the entry's: its nested items
+        are the entry's top level."""
+        if not lines:
+            return Part()
+        index = {ln: k for k, ln in enumerate(lines)}
+        first, last = lines[0], lines[-1]
+        kept: dict[int, int] = {}
+        items: list[ListItem] = []
+        lo = bisect.bisect_left(self._item_starts, first)
+        hi = bisect.bisect_right(self._item_starts, last)
+        for k in range(lo, hi):  # only the entry's own: a note of many entries is not read per entry
+            item = self.items[k]
+            if item.start not in index:
+                continue
+            end = min(item.end, last + 1)
+            own_end = min(item.own_end, end)
+            kept[k] = len(items)
+            parent = kept.get(item.parent) if item.parent is not None else None
+            items.append(ListItem(index[item.start], _rebased(index, lines, end), _rebased(index, lines, own_end),
+                                  parent))
+        # A block the entry's heading line opens (a pseudo-heading: "增量 1 · …" over its text, one
+        # paragraph to CommonMark) is the entry's from its first line on.
+        # Blocks are sorted and disjoint: the one before the first that starts inside may reach in.
+        lo = max(bisect.bisect_left(self.blocks, (first, -1)) - 1, 0)
+        hi = bisect.bisect_right(self.blocks, (last, len(self.code) + 1))
+        blocks = tuple((index[max(a, first)], _rebased(index, lines, min(b, last + 1))) for a, b in self.blocks[lo:hi]
+                       if a <= last and b > first and max(a, first) in index)
+        return Part(tuple(items), tuple(sorted(set(blocks))))
+
+
+def _rebased(index: dict[int, int], lines: list[int], end: int) -> int:
+    """An exclusive end line of the note, in the entry's lines."""
+    k = bisect.bisect_left(lines, end)
+    return k if k < len(lines) or end > lines[-1] else index[lines[-1]] + 1
+
+
+def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document:
+    """The document of a note body (newlines normalised to "\\n"); never raises for any text.
+    `split_at`: lines that start a block of their own inside a paragraph (a digest's labelled run,
+    "R1 … R2 …", which CommonMark reads as one paragraph)."""
+    PARSES[0] += 1
+    lines = body.split("\n")
+    data = body.encode("utf-8", "surrogatepass")
+    starts = [0]
+    at = data.find(b"\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = data.find(b"\n", at + 1)
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(starts, offset) - 1
+
+    def end_line(offset: int) -> int:  # the line after the one holding the byte before `offset`
+        return line_of(max(offset - 1, 0)) + 1
+
+    n = len(lines)
+    code, hr = [False] * n, [False] * n
+    heads: dict[int, tuple[int, str, int]] = {}
+    items: list[ListItem] = []
+    blocks: list[tuple[int, int]] = []
+    open_items: list[int] = []
+    heading_at: tuple[int, int, int] = (0, 0, 0)
+    in_table = 0
+    for event, span in pyromark.events_with_range(body, options=_OPTIONS):
+        a, b = line_of(span["start"]), end_line(span["end"])
+        if isinstance(event, dict):
+            if "Start" in event:
+                tag = event["Start"]
+                if tag == "Item":
+                    parent = open_items[-1] if open_items else None
+                    items.append(ListItem(a, b, b, parent))
+                    open_items.append(len(items) - 1)
+                elif isinstance(tag, dict) and "List" in tag:
+                    if open_items and items[open_items[-1]].own_end == items[open_items[-1]].end:
+                        holder = items[open_items[-1]]  # its first nested list ends its own lines
+                        items[open_items[-1]] = ListItem(holder.start, holder.end, max(a, holder.start + 1),
+                                                         holder.parent)
+                elif isinstance(tag, dict) and "Heading" in tag:
+                    heading_at = (a, b, int(tag["Heading"]["level"][1:]))
+                elif isinstance(tag, dict) and "CodeBlock" in tag:
+                    if isinstance(tag["CodeBlock"], dict) and "Fenced" in tag["CodeBlock"]:
+                        code[a:b] = [True] * (b - a)
+                    else:  # indented text is text: its paragraphs are blocks
+                        _text_runs(lines, a, b, blocks, lambda _: True)
+                elif tag == "Paragraph" and not in_table:
+                    blocks.append((a, b))
+                elif isinstance(tag, dict) and "Table" in tag:
+                    in_table += 1
+                    # GFM reads a line without a pipe right under a table as one more row; to its
+                    # reader it is text (a heading-like line, a paragraph).
+                    _text_runs(lines, a, b, blocks, lambda line: "|" not in line)
+            elif "End" in event:
+                closed = event["End"]
+                if closed == "Item" and open_items:
+                    open_items.pop()
+                elif isinstance(closed, dict) and "Heading" in closed:
+                    _heading(heads, hr, blocks, lines, heading_at)
+                elif closed == "Table":
+                    in_table -= 1
+        elif event == "Rule":
+            hr[a] = True
+    _underlined_items(items, heads, hr, lines)
+    items = [ListItem(i.start, _trimmed(lines, i.start, i.end), _trimmed(lines, i.start, i.own_end), i.parent)
+             for i in _without_empty(items)]
+    blocks = [(a, _trimmed(lines, a, b)) for a, b in blocks]
+    _tight_items(items, blocks, lines)
+    if split_at:
+        blocks = _split(blocks, split_at)
+    return Document(tuple(code), tuple(hr), heads, tuple(items), tuple(sorted(set(blocks))))
+
+
+def _heading(heads: dict[int, tuple[int, str, int]], hr: list[bool], blocks: list[tuple[int, int]],
+             lines: list[str], at: tuple[int, int, int]) -> None:
+    a, b, level = at
+    underline = lines[b - 1].strip() if b - a >= 2 else ""
+    setext = bool(underline) and underline[0] in "=-" and underline == underline[0] * len(underline)
+    if not setext:
+        heads[a] = (level, atx_text(lines[a]), 1)
+        blocks.append((a, a + 1))
+    elif b - a == 2:
+        blocks.append((a, b))
+        heads[a] = (level, lines[a].strip(), 2)
+    else:  # several lines then `---`: a paragraph, then a break (`===` under it stays text)
+        blocks.append((a, b - 1))
+        hr[b - 1] = underline[0] == "-" and len(underline) >= 3
+
+
+def atx_text(line: str) -> str:
+    """An ATX heading's text as written (emphasis and links kept): without its opening and closing `#`s."""
+    rest = line.lstrip(" ").lstrip("#")
+    text = rest.strip()
+    closed = text.rstrip("#")
+    if closed != text and (not closed or closed[-1] in " \t"):
+        text = closed.rstrip()
+    return text
+
+
+def _underlined_items(items: list[ListItem], heads: dict[int, tuple[int, str, int]], hr: list[bool],
+                      lines: list[str]) -> None:
+    """A one-line numbered item underlined with `---` or `===` ("1) Engines" over "-----") is a heading
+    to its reader, though CommonMark reads a list item and a break: the note's author numbered a heading."""
+    for k, item in enumerate(items):
+        a = item.start
+        under = lines[a + 1].strip() if a + 1 < len(lines) else ""
+        if (item.parent is None and len(under) >= 2 and under[0] in "=-" and under == under[0] * len(under)
+                and lines[a].lstrip()[:1].isdigit() and (a == 0 or not lines[a - 1].strip() or hr[a - 1])):
+            heads[a] = (1 if under[0] == "=" else 2, lines[a].strip(), 2)
+            hr[a + 1] = False
+            items[k] = ListItem(a, a, a, None)  # no longer an item: nothing lies in it
+
+
+def _text_runs(lines: list[str], a: int, b: int, blocks: list[tuple[int, int]], keep: Callable[[str], bool]) -> None:
+    """Each run of non-blank lines in [a, b) that `keep` accepts, as a block."""
+    run = None
+    for k in range(a, b + 1):
+        text = k < b and keep(lines[k]) and bool(lines[k].strip())
+        if text and run is None:
+            run = k
+        elif not text and run is not None:
+            blocks.append((run, k))
+            run = None
+
+
+def _trimmed(lines: list[str], a: int, b: int) -> int:
+    """`b` without the blank lines that end [a, b): a block ends at its last line of text."""
+    while b > a + 1 and not lines[b - 1].strip():
+        b -= 1
+    return b
+
+
+def _without_empty(items: list[ListItem]) -> list[ListItem]:
+    """The items that still hold a line, their parents renumbered (an emptied one's children climb to its parent)."""
+    new: dict[int, int | None] = {}
+    out: list[ListItem] = []
+    for k, item in enumerate(items):
+        parent = new.get(item.parent) if item.parent is not None else None
+        if item.start == item.end:
+            new[k] = parent
+            continue
+        new[k] = len(out)
+        out.append(ListItem(item.start, item.end, item.own_end, parent))
+    return out
+
+
+def _tight_items(items: list[ListItem], blocks: list[tuple[int, int]], lines: list[str]) -> None:
+    """A tight list item's text is no paragraph to CommonMark: its own lines are its block."""
+    has_para = {a for a, _ in blocks}
+    for item in items:
+        first = next((k for k in range(item.start, item.own_end) if lines[k].strip()), None)
+        if first is not None and first not in has_para:
+            blocks.append((item.start, item.own_end))
+
+
+def _split(blocks: list[tuple[int, int]], at: frozenset[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for a, b in blocks:
+        cuts = [a, *sorted(k for k in at if a < k < b), b]
+        out.extend(zip(cuts, cuts[1:], strict=False))
+    return out

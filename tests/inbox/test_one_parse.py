@@ -1,0 +1,56 @@
+"""Contract: each note is parsed once, at ingest, by the one parser (tasks.inbox.document), and
+judging parses none: the verifications and the briefing read the tree ingest stored.
+
+The parser is counted where it is called (pyromark's event iterator), so a second parse of a note
+anywhere (an outline of the entry again, a tree for a hedge's subject) shows up as a text seen twice.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import Engine
+
+from tasks.config.settings import Settings
+from tasks.inbox import document
+from tasks.stages.briefings import render_briefing
+from tasks.stages.topics import topics_for, window_of
+from tasks.stages.verifications import derive_verifications
+from tests.generate.siblings import DAY, TOPIC, write_workspace
+from tests.helpers import empty_tables, ingest_all
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The texts the parser read, each with how often."""
+    seen: Counter[str] = Counter()
+    real = document.pyromark.events_with_range
+
+    def counted(text: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
+        seen[text] += 1
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(document.pyromark, "events_with_range", counted)
+    return seen
+
+
+def test_a_note_is_parsed_once_and_judging_parses_nothing(
+        parsed: Counter[str], engine: Engine, module_settings: Settings, tmp_path: Path) -> None:
+    empty_tables(engine)
+    write_workspace(tmp_path)
+    notes = sorted((tmp_path / "inbox").rglob("*.md"))
+    assert len(notes) >= 2
+    ref = ingest_all(module_settings, tmp_path)
+    assert sum(parsed.values()) == len(notes), parsed.most_common(3)
+    assert max(parsed.values()) == 1  # no text read twice: no entry re-parsed apart from its note
+    parsed.clear()
+    (topic,) = topics_for(module_settings, tmp_path, [TOPIC])
+    window = window_of(topic, DAY)
+    derive_verifications(module_settings, ref, topic, window.date)
+    markdown, _ = render_briefing(module_settings, ref, topic, window)
+    assert markdown.strip()  # the briefing was made
+    assert sum(parsed.values()) == 0, parsed.most_common(3)
