@@ -20,6 +20,7 @@ from tasks.briefing import collect, knowledge
 from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
 from tasks.config.settings import Settings
+from tasks.judge.echoes import trim_summaries
 from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.window import (
     NOTE_KINDS,
@@ -88,14 +89,14 @@ def orm_collect(session: Session, workspace_id: int, topic: str, window: Window)
             ).all():
                 if arxiv_id:
                     ids.setdefault((source_id, ordinal), []).append(arxiv_id)
-        return [EntryView(i.source_id, path, kind, i.ordinal, i.label, i.heading, i.title, i.text,
+        return [trim_summaries(EntryView(i.source_id, path, kind, i.ordinal, i.label, i.heading, i.title, i.text,
                           tuple(i.hedges or ()), tuple(i.numbers or ()),
                           when, tuple(dict.fromkeys(ids.get((i.source_id, i.ordinal), ()))),
                           tuple(sorted((str(k), str(v)) for k, v in ((i.extra or {}).get("front_matter") or {}).items())),
                           None if i.outline is None else Outline.from_json(i.outline),
                           None if i.cells is None else tuple(i.cells),
                           None if i.paper_outlines is None else PaperOutlines.from_json(i.paper_outlines),
-                          (i.extra or {}).get("note_title"))
+                          (i.extra or {}).get("note_title")))
                 for i, path, kind, when in rows]
 
     data.entries = entries(in_window, data.mentions)

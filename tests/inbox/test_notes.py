@@ -185,7 +185,7 @@ def test_bullet_only_note_gives_one_entry_per_top_level_bullet() -> None:
     assert [[m.canonical for m in e.mentions] for e in parsed.entries] == [["2610.04646"], ["2610.03430"], []]
     assert parsed.entries[0].mentions[0].context == "SEIS arXiv:2610.04646 2.81–3.10×\n  - sub point"
     assert parsed.entries[1].numbers[0]["value"] == "27-46%"
-    assert parsed.entries[2].hedges == [{"marker": "unverified", "text": "third, unverified"}]
+    assert parsed.entries[2].hedges == [{"marker": "unverified", "text": "third, unverified", "line": -1}]  # its heading
 
 
 def test_numbered_note_and_fenced_code() -> None:
