@@ -14,6 +14,7 @@ from sqlalchemy import Engine, text
 from db.models import Base
 from tasks import run
 from tasks.config.settings import Settings, get_settings
+from tasks.model.keys import briefing_keys
 from tasks.publish.storage import ObjectStore, store_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,6 +99,20 @@ def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date)
     (topic_cfg,) = run.topics_for(settings, workspace, [topic])
     _, json_text = run.render_briefing(settings, ref, topic_cfg, run.window_of(topic_cfg, day))
     return json.loads(json_text)
+
+
+def brief_day(settings: Settings, workspace: Path, topic: str, day: dt.date) -> run.BriefingResult:
+    """Ingest, then brief and publish (topic, day) directly, as the daily run would."""
+    ref = ingest_all(settings, workspace)
+    (topic_cfg,) = run.topics_for(settings, workspace, [topic])
+    return run.brief(settings, ref, topic_cfg, day)
+
+
+def published_briefing(settings: Settings, topic: str, day: dt.date) -> tuple[bytes, dict[str, Any]]:
+    """The published markdown (bytes) and JSON twin of (topic, day) in the settings' language."""
+    md, twin = briefing_keys(topic, day, settings.lang)
+    store = published_store(settings)
+    return store.get(md) or b"", json.loads(store.get(twin) or b"{}")
 
 
 def briefed_days(days: list[dt.date]) -> list[dt.date]:
