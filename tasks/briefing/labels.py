@@ -95,6 +95,7 @@ def short_title(title: str) -> str:
 def reader_notes_text(notes: Sequence[ReaderNote], L: Mapping[str, str], timezone: str) -> str:
     """Section 五's line naming every reader verdict the briefing applied: what, who and when."""
     tz = ZoneInfo(timezone)
-    items = [L["reader_note"].format(title=short_title(n.title), item=n.item, verdict=L[f"verdict_{n.verdict.replace('-', '_')}"],
-                                     by=n.by, date=n.at.astimezone(tz).date().isoformat()) for n in notes]
+    items = [L["reader_note_unknown" if n.verdict == "unknown" else "reader_note"].format(
+        title=short_title(n.title), item=n.item, verdict=L[f"verdict_{n.verdict.replace('-', '_')}"], by=n.by,
+        date=n.at.astimezone(tz).date().isoformat(), path=n.path, line=n.line) for n in notes]
     return L["reader_notes"].format(n=len(notes), items=L["sep"].join(items))

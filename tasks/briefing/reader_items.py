@@ -5,6 +5,8 @@ recorded by the cutoff, about briefings up to its date).
   confirmed by the reader on the day they recorded it, with their reason or link as the evidence;
   later evenings no longer list it, as an item resolved by a source.
 - `not-a-contradiction` drops an item that holds a contradiction of the numbers check (`conflict`).
+- A verdict on a pending item's key that no verification of the topic has (a typo, another topic's
+  key) is named by the evening whose window holds it, with its file and line, and applied nowhere.
 The latest verdict on any of the item's keys decides (`tasks.judge.reader.latest_verdict`). Every
 verdict applied is a `ReaderNote` of the briefing, so it says a person overruled the tool.
 """
@@ -14,12 +16,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
+from tasks.common.item_keys import PENDING, key_prefix, pending_key
 from tasks.judge.reader import latest_verdict
 from tasks.model.briefing import Paper, ReaderNote, StatusAsOf
 from tasks.model.window import ReaderVerdict
 from tasks.model.windows import Window
 
 CONFLICT = "conflict"
+UNKNOWN = "unknown"  # a note's verdict for a key that names no item
 
 
 def _note(key: str, title: str, v: ReaderVerdict) -> ReaderNote:
@@ -62,3 +66,13 @@ def not_new_notes(papers: Sequence[Paper], verdicts: Mapping[str, Sequence[Reade
         if v is not None and p.item_key is not None:
             out.append(_note(p.item_key, p.title, v))
     return out
+
+
+def unknown_keys(verdicts: Mapping[str, Sequence[ReaderVerdict]], known: Sequence[str],
+                 window: Window) -> list[ReaderNote]:
+    """A note for each verdict recorded in this window on a pending item's key that none of the
+    topic's stored verifications (`known`, their stored keys) has."""
+    keys = {pending_key(k) for k in known}
+    return [ReaderNote(item, "", UNKNOWN, v.by, v.at, v.reason, v.path, v.line)
+            for item, said in sorted(verdicts.items()) if key_prefix(item) == PENDING and item not in keys
+            for v in said if v.at > window.start]

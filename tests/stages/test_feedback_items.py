@@ -10,8 +10,9 @@ increment, by the key its page shows.
   first, above the rest of what the briefing holds about the item.
 - The briefing the verdict answers, re-briefed after it is recorded, keeps its bytes.
 - Refused in one line by `predigest feedback`: a key the briefing does not show, `settled`
-  without a reason, a verdict about the wrong kind of item. A line without a readable time is
-  named as undated, not applied.
+  without a reason, a verdict about the wrong kind of item. Written by hand: a line without a
+  readable time is named as undated, not applied; a pending item's key no verification of the
+  topic has is named with its file and line; a feedback file of no topic is named.
 Workspaces are generated (tests/generate/replay.py: Chinese notes; an English and a Chinese note on
 one engineering release).
 """
@@ -163,12 +164,18 @@ def test_bad_feedback_is_refused_or_named(
         out, err = capsys.readouterr()
         assert out == "" and len(err.strip().splitlines()) == 1 and said in err, err
     assert not (root / feedback_path(TOPIC)).exists()
-    # Written by hand: a line without a readable time is named as undated, and not applied.
+    # Written by hand: a line without a readable time is named as undated, and not applied; a key no
+    # item of the topic has is named with its line; a feedback file of no topic is named too.
     good = format_line(D1, item["item_key"], "settled", "jay", local(D2, 9, 0), LINK)
     undated = good.replace("at: 2026-11-02T09:00:00+08:00", "at: yesterday")
-    write_file(root, feedback_path(TOPIC), f"# Feedback\n\n{good}\n{undated}\n")
+    typo = format_line(D1, "p-0000000f", "settled", "jay", local(D2, 9, 5), LINK)
+    write_file(root, feedback_path(TOPIC), f"# Feedback\n\n{good}\n{undated}\n{typo}\n")
+    write_file(root, feedback_path("nosuch"), f"# Feedback\n\n{good}\n", at=local(D2, 10, 0))
     assert _brief(settings, root, D2).written
-    twin2 = _published(settings, D2)[1]
+    markdown, twin2 = _published(settings, D2)
     (row,) = [s for s in twin2["sources"] if s["path"] == feedback_path(TOPIC)]
     assert row["error"] == "malformed feedback: line 4: undated verdict (time 'yesterday' is not an ISO time), not applied"
-    assert [n["line"] for n in twin2["reader_verdicts"]] == [3]
+    assert [(n["line"], n["verdict"]) for n in twin2["reader_verdicts"]] == [(3, "settled"), (5, "unknown")]
+    assert f"{feedback_path(TOPIC)} 第 5 行：p-0000000f 没有这个条目，未采用" in markdown
+    (other,) = [u for u in twin2["undated"] if u["path"] == feedback_path("nosuch")]
+    assert "feedback for no topic: organized/knowledge/nosuch.md does not exist" in other["reason"]
