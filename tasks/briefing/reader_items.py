@@ -34,6 +34,8 @@ def apply_to_items(items: Sequence[StatusAsOf], verdicts: Mapping[str, Sequence[
                    window: Window) -> tuple[list[StatusAsOf], list[ReaderNote]]:
     """`items` (one per subject, in order) with the readers' verdicts applied, and the notes of the
     verdicts this window's briefing applied."""
+    if not any(key_prefix(item) == PENDING for item in verdicts):
+        return list(items), []
     out: list[StatusAsOf] = []
     notes: list[ReaderNote] = []
     for item in items:
@@ -72,6 +74,8 @@ def unknown_keys(verdicts: Mapping[str, Sequence[ReaderVerdict]], known: Sequenc
                  window: Window) -> list[ReaderNote]:
     """A note for each verdict recorded in this window on a pending item's key that none of the
     topic's stored verifications (`known`, their stored keys) has."""
+    if not any(key_prefix(item) == PENDING for item in verdicts):
+        return []
     keys = {pending_key(k) for k in known}
     return [ReaderNote(item, "", UNKNOWN, v.by, v.at, v.reason, v.path, v.line)
             for item, said in sorted(verdicts.items()) if key_prefix(item) == PENDING and item not in keys

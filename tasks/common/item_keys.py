@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 
 PENDING = "p"  # a pending item: verdicts settled, not-a-contradiction
 ENGINEERING = "e"  # an engineering increment: verdict not-new
@@ -22,11 +23,14 @@ def _key(prefix: str, identity: str) -> str:
     return f"{prefix}-{hashlib.sha256(identity.encode('utf-8')).hexdigest()[:8]}"
 
 
+# Every listed item is keyed on every date rendered (a year's backfill lists the same items daily).
+@lru_cache(maxsize=65536)
 def pending_key(verification_key: str) -> str:
     """The key of the pending item standing for a stored verification key."""
     return _key(PENDING, verification_key)
 
 
+@lru_cache(maxsize=65536)
 def engineering_key(name: str) -> str:
     """The key of an engineering increment of this name (case and spacing do not count)."""
     return _key(ENGINEERING, _SPACE.sub(" ", name).strip().casefold())
