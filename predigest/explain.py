@@ -21,8 +21,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from predigest.explain_items import item_records, items_text
 from predigest.explain_lines import SourceLines
 from tasks.common.arxiv_ids import canonicalize, find_ids
+from tasks.common.item_keys import key_prefix
 
 STATUSES = ("net_new", "adjacent", "already_anchored", "reference_list_only", "off_topic")
 # Evidence kinds that are something a source says about the paper (shown with file and line).
@@ -44,7 +46,8 @@ def add_parser(sub: Any, date_type: Any, datetime_type: Any) -> None:
     explain.add_argument("--lang", choices=("zh", "en"), default=None, help="wording of the reasons (default zh)")
     explain.add_argument("--rehash", action="store_true", help="read and hash every stored file (as run --rehash)")
     explain.add_argument("--json", action="store_true", help="print the evidence table as JSON")
-    explain.add_argument("ids", nargs="*", help="arXiv ids to explain (default: every paper in the window)")
+    explain.add_argument("ids", nargs="*", help="arXiv ids or item keys (p-…, e-…) to explain "
+                                                "(default: every paper in the window)")
     explain.set_defaults(func=cmd_explain)
 
 
@@ -54,6 +57,8 @@ def _cell(value: object) -> str:
 
 def _canonical(raw: str) -> str:
     """An id as asked for ("arXiv:2609.39334v2", a URL, "2609.39334") in canonical form, else as given."""
+    if key_prefix(raw):
+        return raw.strip().lower()
     found = [m.canonical for m in find_ids(raw) if m.canonical] or [(canonicalize(raw) or (raw, None))[0]]
     return found[0]
 
@@ -101,15 +106,18 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
         with session_scope(get_engine(settings)) as session:
             data = collect_window(session, ref.id, topic.name, window)
         papers = [p for p in judge_window(data, topic) if not wanted or p.arxiv_id in wanted]
+        twin = json.loads(render_briefing(settings, ref, topic, window)[1])
+        items = item_records(twin, [w for w in wanted if key_prefix(w)])
+        found = {p.arxiv_id for p in papers} | {r["item_key"] for r in items}
         out.append({
             "topic": topic.name, "date": window.date.isoformat(),
             "window": {"start": window.start_local.isoformat(), "end": window.cutoff_local.isoformat(),
                        "timezone": window.timezone},
             "counts": {s: sum(p.status == s for p in papers) for s in STATUSES},
             "papers": [paper_record(p, lines, L) for p in papers],
-            "not_in_window": [i for i in wanted if i not in {p.arxiv_id for p in papers}],
-            "noon_merge": merge_placements(json.loads(render_briefing(settings, ref, topic, window)[1]),
-                                           workspace, wanted),
+            "items": items,
+            "not_in_window": [i for i in wanted if i not in found],
+            "noon_merge": merge_placements(twin, workspace, wanted),
         })
     return out
 
@@ -169,6 +177,7 @@ def evidence_text(explained: dict[str, Any]) -> str:
         out += [f"| {_cell(e['path'])} | {e['line'] or ''} | {e['kind']} | {e['topic']} | {e['weight']:g} | "
                 f"{_cell(e['detail'])[:80]} |" for e in p["evidence"]]
         out.append("")
+    out += items_text(explained.get("items") or [])
     if explained["not_in_window"]:
         out += ["not in this window: " + ", ".join(explained["not_in_window"]), ""]
     out += merge_text(explained["noon_merge"])

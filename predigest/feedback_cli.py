@@ -1,10 +1,12 @@
-"""`predigest feedback`: record a reader's verdict on a paper of a published briefing.
+"""`predigest feedback`: record a reader's verdict on an item of a published briefing.
 
 It appends one line to `organized/feedback/<topic>.md` (`tasks.stages.feedback`), which the next
-ingest reads: `not-ours` makes the paper not the topic's from the briefing's date on, `ours` makes
-it the topic's; a briefing whose cutoff came before the line was recorded never changes. Exit
-codes: 0 recorded; 2 refused (unknown topic, malformed id, no published briefing of that date),
-with one line saying why.
+ingest reads: `not-ours` makes a paper not the topic's from the briefing's date on, `ours` makes
+it the topic's; `settled` (with a reason or link) resolves a pending item, `not-a-contradiction`
+drops one, `not-new` makes an engineering increment confirmatory. A briefing whose cutoff came
+before the line was recorded never changes. Exit codes: 0 recorded; 2 refused (unknown topic,
+malformed id or key, a key the briefing does not show, no published briefing of that date), with
+one line saying why.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ from tasks.inbox.feedback_file import VERDICTS
 
 
 def add_parser(sub: Any, date_type: Any) -> None:
-    feedback = sub.add_parser("feedback", help="record a reader's verdict: a paper is (not) a topic's",
+    feedback = sub.add_parser("feedback", help="record a reader's verdict on a paper or item of a briefing",
                               description="Append a verdict to organized/feedback/<topic>.md (atomically).")
     briefing_arguments(feedback, date_type, "the briefing's topic")
     feedback.add_argument("--reason", default="", metavar="TEXT", help="why (a sentence or a link)")
     feedback.add_argument("--by", default=None, metavar="NAME", help="who gives it (default: the login name)")
-    feedback.add_argument("item", metavar="ARXIV_ID", help="the paper, e.g. 2611.00010")
-    feedback.add_argument("verdict", choices=VERDICTS, help="ours: the topic's; not-ours: not the topic's")
+    feedback.add_argument("item", metavar="ITEM", help="a paper's arXiv id (2611.00010) or an item key the page shows (p-…, e-…)")
+    feedback.add_argument("verdict", choices=VERDICTS,
+                          help="papers: ours, not-ours; pending items (p-…): settled (needs --reason), "
+                               "not-a-contradiction; engineering increments (e-…): not-new")
     feedback.set_defaults(func=cmd_feedback)
 
 

@@ -3,11 +3,15 @@
 With --workspace it briefs every labelled evening in-process (ingest, verifications through the
 date, the briefing's JSON twin, nothing published) and scores it; with --json it scores twins that
 were published already. It exits 1 when a figure falls below --min or below a --baseline file.
+A workspace with reader feedback (`organized/feedback/*.md`; `--feedback` asks for it without
+--expected) is scored too: each verdict against the briefing it answers, as of its cutoff, and how
+often readers overruled the tool per category (`tasks.score.overruled`).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import json
 from pathlib import Path
 from typing import Any
@@ -17,7 +21,10 @@ def add_parser(sub: Any) -> None:
     score = sub.add_parser(
         "score", help="score briefings against labelled evenings, per category",
         description="Brief each labelled evening of --expected (or read --json twins) and score it.")
-    score.add_argument("--expected", required=True, metavar="DIR", help="folder of labelled evenings (YYYY-MM-DD.json)")
+    score.add_argument("--expected", metavar="DIR", help="folder of labelled evenings (YYYY-MM-DD.json)")
+    score.add_argument("--feedback", action="store_true",
+                       help="with --workspace: score its reader feedback as partial labels (the default when it "
+                            "has any), --expected then optional")
     score.add_argument("--workspace", metavar="PATH", help="workspace to brief each labelled evening from")
     score.add_argument("--json", nargs="+", metavar="FILE", dest="twins",
                        help="published JSON twins to score instead of briefing a workspace")
@@ -33,8 +40,8 @@ def add_parser(sub: Any) -> None:
     score.set_defaults(func=cmd_score)
 
 
-def _briefed(settings: Any, root: Path, labels: list[Any]) -> dict[str, dict[str, Any]]:
-    """The JSON twin of each labelled evening, rendered as the evening's run would render it."""
+def _briefed(settings: Any, root: Path, evenings: list[tuple[str, dt.date]]) -> dict[tuple[str, dt.date], dict[str, Any]]:
+    """The JSON twin of each evening (topic, date), rendered as the evening's run would render it."""
     from tasks.stages.briefings import render_briefing
     from tasks.stages.topics import topics_for, window_of
     from tasks.stages.verifications import derive_verifications
@@ -43,12 +50,21 @@ def _briefed(settings: Any, root: Path, labels: list[Any]) -> dict[str, dict[str
     ref = register_workspace(settings, root)
     ingest_batch(settings, ref, find_changed_files(settings, ref))
     out = {}
-    for label in labels:
-        (topic,) = topics_for(settings, root, [label.topic])
-        window = window_of(topic, label.date)
+    for name, day in evenings:
+        (topic,) = topics_for(settings, root, [name])
+        window = window_of(topic, day)
         derive_verifications(settings, ref, topic, window.date)
-        out[label.key] = json.loads(render_briefing(settings, ref, topic, window)[1])
+        out[(name, day)] = json.loads(render_briefing(settings, ref, topic, window)[1])
     return out
+
+
+def _feedback_lines(settings: Any, root: Path, lines: dict[str, list[Any]]) -> list[str]:
+    """The readers' verdicts of the workspace scored against the briefings they answer."""
+    from predigest.cli_checks import check_topics
+    from tasks.score.overruled import answered, overruled_lines, tally
+
+    check_topics(settings, root, sorted(lines))
+    return overruled_lines(tally(lines, _briefed(settings, root, answered(lines))))
 
 
 def _keep(folder: Path, twins: dict[str, dict[str, Any]]) -> None:
@@ -76,22 +92,32 @@ def cmd_score(args: argparse.Namespace) -> int:
     from tasks.score import gate, report
     from tasks.score.compare import score_evening
     from tasks.score.labels import LabelError, load_labels
+    from tasks.score.overruled import feedback_lines
 
     if bool(args.workspace) == bool(args.twins):
         raise UsageError("score needs either --workspace (to brief each labelled evening) or --json FILE...")
     minimums = gate.parse_minimums(args.min)
     baseline = gate.read_baseline(Path(args.baseline)) if args.baseline else None
+    if not args.expected and not (args.feedback and args.workspace):
+        raise UsageError("score needs --expected DIR (or --feedback with --workspace)")
     try:
-        labels = load_labels(Path(args.expected), args.topic)
+        labels = load_labels(Path(args.expected), args.topic) if args.expected else []
     except LabelError as exc:
         raise UsageError(str(exc)) from exc
+    feedback: list[str] = []
     if args.workspace:
         from predigest.orchestrate import settings_for
 
         settings = settings_for(args.workspace, args.lang)
         root = check_workspace(settings.workspace, "score")
         check_topics(settings, root, sorted({lb.topic for lb in labels}))
-        twins = _briefed(settings, root, labels)
+        given = {t: v for t, v in feedback_lines(root).items() if not args.topic or t in args.topic}
+        if args.feedback and not given:
+            raise UsageError(f"{root}: no reader feedback to score (organized/feedback/<topic>.md)")
+        if given:
+            feedback = _feedback_lines(settings, root, given)
+        briefed = _briefed(settings, root, [(lb.topic, lb.date) for lb in labels])
+        twins = {f"{t}/{d.isoformat()}": doc for (t, d), doc in briefed.items()}
         if args.keep:
             _keep(Path(args.keep), twins)
     else:
@@ -107,7 +133,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         score = score_evening(doc, label)
         scores.append(score)
         lines += report.evening_lines(score)
-    lines += report.summary_lines(scores)
+    lines += report.summary_lines(scores) if labels else []
+    lines += feedback
     short = gate.below_minimums(scores, minimums) + (gate.below_baseline(scores, baseline) if baseline else [])
     if args.write_baseline:
         Path(args.write_baseline).write_text(gate.baseline_text(scores), encoding="utf-8")

@@ -1,6 +1,8 @@
 """`predigest watch`: turn changes in a workspace's inbox into Prefect events.
 
 Contract:
+- Inbox files are every file under `inbox/` and a reader's feedback file, `organized/feedback/<topic>.md`
+  (a verdict is a file like a note: `tasks/inbox/feedback_file.py`).
 - One event per created or changed inbox file: `inbox.file.created` when the file is new (on start:
   no stored source for its path), `inbox.file.updated` when it changed. Deletions emit nothing.
 - The event's resource id is `predigest.inbox.<sha1 of the workspace-relative path>`, with labels
@@ -8,7 +10,7 @@ Contract:
   `path` (workspace-relative, POSIX) and `workspace`. The `ingest-inbox-file` deployment's trigger passes
   them to `flows/inbox.py:ingest_inbox_file`.
 - Ignored: editor and download droppings (`*.swp`, `*.swx`, `*~`, `.#*`, `~$*`, `.DS_Store`, `*.tmp`,
-  `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything outside `inbox/`, symlinks
+  `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything else outside `inbox/`, symlinks
   whose target leaves the workspace, and paths that pass through a symlinked directory.
 - On start it rescans: every inbox file whose current bytes are not stored yet
   (`tasks.stages.workspace.find_changed_files`) gets an event, so nothing dropped while it was down is missed.
@@ -96,8 +98,11 @@ def inbox_relative_path(workspace: Path, path: Path | str) -> str | None:
         rel = candidate.relative_to(workspace)
     except ValueError:
         return None
+    from tasks.inbox.feedback_file import FEEDBACK_DIR
+
     parts = rel.parts
-    if len(parts) < 2 or parts[0] != "inbox" or any(p.startswith(".git") for p in parts):
+    feedback = len(parts) == 3 and parts[:2] == FEEDBACK_DIR
+    if (len(parts) < 2 or parts[0] != "inbox") and not feedback or any(p.startswith(".git") for p in parts):
         return None
     if is_temp_name(parts[-1]):
         return None
@@ -226,7 +231,8 @@ def watch_inbox(
     on_ready: Callable[[], None] | None = None,
     interval: float = TRIGGER_WITHIN_SECONDS + HOLD_MARGIN_SECONDS,
 ) -> int:
-    """Rescan, then watch `workspace/inbox` until stopped; return how many events were sent."""
+    """Rescan, then watch `workspace/inbox` and `workspace/organized` (for feedback files) until
+    stopped; return how many events were sent."""
     import watchfiles
 
     root = workspace.resolve()
@@ -241,11 +247,14 @@ def watch_inbox(
 
     if rescan:
         deliver(e for ev in rescan_events(settings, root) for e in throttle.offer(ev))
-    target = root / "inbox" if (root / "inbox").is_dir() else root
+    from tasks.inbox.feedback_file import FEEDBACK_DIR
+
+    # organized/, not organized/feedback/: the folder appears with the first verdict recorded.
+    targets = [d for d in (root / "inbox", root / FEEDBACK_DIR[0]) if d.is_dir()] or [root]
     if on_ready is not None:
         on_ready()
     for changes in watchfiles.watch(
-        target, stop_event=stop_event, rust_timeout=1000, yield_on_timeout=True,
+        *targets, stop_event=stop_event, rust_timeout=1000, yield_on_timeout=True,
         watch_filter=lambda _change, path: not is_temp_name(Path(path).name),
     ):
         deliver(e for ev in events_for_changes(changes, root) for e in throttle.offer(ev))

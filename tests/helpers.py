@@ -13,8 +13,9 @@ from sqlalchemy import Engine, text
 
 from db.models import Base
 from tasks.config.settings import Settings, get_settings
+from tasks.model.keys import briefing_keys
 from tasks.publish.storage import ObjectStore, store_for
-from tasks.stages.briefings import render_briefing
+from tasks.stages.briefings import BriefingResult, brief, render_briefing
 from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 
@@ -100,6 +101,20 @@ def briefing_json(settings: Settings, workspace: Path, topic: str, day: dt.date)
     (topic_cfg,) = topics_for(settings, workspace, [topic])
     _, json_text = render_briefing(settings, ref, topic_cfg, window_of(topic_cfg, day))
     return json.loads(json_text)
+
+
+def brief_day(settings: Settings, workspace: Path, topic: str, day: dt.date) -> BriefingResult:
+    """Ingest, then brief and publish (topic, day) directly, as the daily run would."""
+    ref = ingest_all(settings, workspace)
+    (topic_cfg,) = topics_for(settings, workspace, [topic])
+    return brief(settings, ref, topic_cfg, day)
+
+
+def published_briefing(settings: Settings, topic: str, day: dt.date) -> tuple[bytes, dict[str, Any]]:
+    """The published markdown (bytes) and JSON twin of (topic, day) in the settings' language."""
+    md, twin = briefing_keys(topic, day, settings.lang)
+    store = published_store(settings)
+    return store.get(md) or b"", json.loads(store.get(twin) or b"{}")
 
 
 def briefed_days(days: list[dt.date]) -> list[dt.date]:

@@ -9,6 +9,7 @@ from tasks.briefing.engineering import engineering_increments
 from tasks.briefing.judge import judge_window
 from tasks.briefing.knowledge import BaselineAsOf, anchors_as_of, baseline_as_of
 from tasks.briefing.labels import LABELS
+from tasks.briefing.reader_items import apply_to_items, not_new_notes, unknown_keys
 from tasks.briefing.sources import source_checks
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
@@ -104,7 +105,8 @@ def build_content(
     papers = list(judged) if judged is not None else judge_evening(data, topic, budgets)
     doc = data.knowledge
     as_of = baseline_as_of(doc, data.window.end) if doc else BaselineAsOf(None, None, None)
-    items = one_per_subject(listed(tracked, day, stale_after_days), markers_of(topic.judgment))
+    items, notes = apply_to_items(one_per_subject(listed(tracked, day, stale_after_days), markers_of(topic.judgment)),
+                                  data.verdicts, data.window)
     verifications = [v for v in items if v.seen_in_window]
     increments = rank_increments(papers, topic.name)
     checks = source_checks(data, papers, topic, known_topics, budgets.cuts(), budgets.capped)
@@ -132,4 +134,6 @@ def build_content(
         earlier_verifications=[v for v in items if not v.seen_in_window],
         merge_at=merge_time(data.window.end, data.window.timezone, topic.merge_time),
         undated=data.undated, undated_count=data.undated_count, unlistable=data.unlistable, judgment=topic.judgment,
+        reader_notes=notes + not_new_notes(papers, data.verdicts)
+        + unknown_keys(data.verdicts, [t.key for t in tracked], data.window),
     )

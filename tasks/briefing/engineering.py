@@ -12,7 +12,8 @@ increment when
 2. the briefed topic owns it, or has it as adjacent, by the evidence papers are judged by (the
    note's declared topic, owner and exclusion statements, its own entries' vocabulary);
 3. the knowledge document's body does not hold it as of the cutoff (a name match).
-Every entry naming it, in this window and earlier ones, is counted.
+Every entry naming it, in this window and earlier ones, is counted. A reader's `not-new` verdict on
+its key makes it confirmatory (`tasks.judge.reader`).
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.briefing.judge import clean_title, origins, sources_by_path, split_points, stars
 from tasks.briefing.naming_index import MergeIndex, NamingIndex
 from tasks.briefing.novelty import entry_signals, external_links, signal_score, versions
+from tasks.common.item_keys import engineering_key
 from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_items, entry_key_points
+from tasks.judge.reader import reader_not_new
 from tasks.judge.relevance import Verdict
 from tasks.model.briefing import EntryRef, Evidence, Paper, Reason
 from tasks.model.window import NOTE_KINDS, EntryView, SourceView, WindowData
@@ -206,6 +209,12 @@ def engineering_increments(
             Reason("signals", (("score", f"{score:g}"), ("kinds", kinds))),)
         paper.evidence, paper.owner = (*ownership.evidence, *signals), ownership.owner
         paper.decision, paper.scores = decision_text(ownership.verdict, topic.name), ownership.scores
+        # Keyed by its name; a verdict holds on the keys of every name it goes by, earlier windows'
+        # entries about it included, so a verdict on it holds on a later evening too.
+        paper.item_key = engineering_key(cand.title)
+        paper.item_keys = tuple(dict.fromkeys(engineering_key(n) for n in (*names, *(
+            clean_title(e.title or e.heading, topic.judgment) for e in earlier))))
+        reader_not_new(paper, data.verdicts, topic.name)
         out.append(paper)
     return out
 

@@ -10,9 +10,10 @@ import re
 import string
 from collections.abc import Mapping, Sequence
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tasks.config.wording import label_tables
-from tasks.model.briefing import Reason
+from tasks.model.briefing import ReaderNote, Reason
 
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
 
@@ -88,3 +89,12 @@ def short_title(title: str) -> str:
         return head
     cut = head[:32]
     return (cut.rsplit(" ", 1)[0] if " " in cut else cut) + "…"
+
+
+def reader_notes_text(notes: Sequence[ReaderNote], L: Mapping[str, str], timezone: str) -> str:
+    """Section 五's line naming every reader verdict the briefing applied: what, who and when."""
+    tz = ZoneInfo(timezone)
+    items = [L["reader_note_unknown" if n.verdict == "unknown" else "reader_note"].format(
+        title=short_title(n.title), item=n.item, verdict=L[f"verdict_{n.verdict.replace('-', '_')}"], by=n.by,
+        date=n.at.astimezone(tz).date().isoformat(), path=n.path, line=n.line) for n in notes]
+    return L["reader_notes"].format(n=len(notes), items=L["sep"].join(items))

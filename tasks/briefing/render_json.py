@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import LABELS, feed_problem_text, reason_text, rule_text
+from tasks.briefing.labels import LABELS, feed_problem_text, reader_notes_text, reason_text, rule_text
 from tasks.briefing.merge_plan import knowledge_merge, merge_placement
 from tasks.briefing.sources import credibility_rule
 from tasks.common.jsontext import json_text
@@ -27,6 +27,7 @@ def _increment(p: Paper, rank: int, L: dict[str, str]) -> dict[str, Any]:
     return {
         "rank": rank,
         "arxiv_id": p.arxiv_id,
+        "item_key": p.arxiv_id or p.item_key,
         "title": p.title,
         "status": p.status,
         "sources": p.sources + p.mentioned_in,
@@ -82,7 +83,8 @@ def _verification(v: StatusAsOf) -> dict[str, Any]:
         "age_days": v.age_days, "sources": list(v.sources), "resolved_on": _day(v.resolved_on),
         "evidence": v.evidence, "resolved_by": v.resolved_by, "advice": v.advice or None, "risk": v.risk or None,
         "seen_in_window": v.seen_in_window, "keys": list(v.keys or (v.key,)),
-        "kinds": list(v.kinds or (v.kind,)),
+        "kinds": list(v.kinds or (v.kind,)), "item_key": v.item_key,
+        "confirmed_by": v.confirmed_by or None, "confirmed_on": v.confirmed_on or None,
     }
 
 
@@ -151,6 +153,12 @@ def briefing_dict(content: BriefingContent, lang: str = "zh") -> dict[str, Any]:
         # Only when a feed snapshot is marked: a briefing without one keeps its bytes.
         **({"feed_problems": [{**p, "text": feed_problem_text(p, L)} for p in report.feed_problems]}
            if report and report.feed_problems else {}),
+        # Likewise only when a reader's verdict overruled the tool on an item.
+        **({"reader_verdicts": [n.as_dict() for n in content.reader_notes],
+            "reader_verdicts_text": reader_notes_text(content.reader_notes, L, tz),
+            "confirmatory": [{"item_key": p.item_key, "title": p.title, "sources": p.sources, **_judged(p, L)}
+                             for p in content.papers if p.status == "confirmatory"]}
+           if content.reader_notes else {}),
         # Likewise only when a folder could not be listed.
         **({"unlistable": [{"path": path, "error": error} for path, error in content.unlistable]}
            if content.unlistable else {}),

@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import DENSITY, LABELS, feed_problems_text, reason_text, rule_text, short_title
+from tasks.briefing.labels import (
+    DENSITY,
+    LABELS,
+    feed_problems_text,
+    reader_notes_text,
+    reason_text,
+    rule_text,
+    short_title,
+)
 from tasks.briefing.render_json import briefing_view
 from tasks.briefing.shown import SHOWN, first, source_rows
 from tasks.briefing.sources import credibility_rule
@@ -102,6 +110,8 @@ def _verification(i: int, v: StatusAsOf, c: BriefingContent, L: dict[str, str]) 
     lines.append(L["v_claim"].format(claim=_cell(v.claim)))
     if v.risk:
         lines.append(L["v_risk"].format(risk=_cell(v.risk)))
+    if v.confirmed_by and v.confirmed_on:
+        lines.append(L["v_confirmed"].format(by=_cell(v.confirmed_by), date=v.confirmed_on))
     if v.status == "resolved" and v.evidence:
         lines.append(L["v_evidence"].format(evidence=_cell(v.evidence), source=v.resolved_by or ""))
     elif v.advice:
@@ -166,6 +176,8 @@ def _summary(c: BriefingContent, L: dict[str, str], view: Mapping[str, Any]) -> 
     if off:
         others = [p.arxiv_id or p.title for p in off]
         out.append(L["off_topic"].format(n=len(off), ids=_listed(others, SHOWN.off_topic, L["list_sep"], L)))
+    if c.reader_notes:
+        out.append(reader_notes_text(c.reader_notes, L, c.timezone))
     if c.malformed:
         bad = [f"`{raw}`" + L["paren"].format(text=path) for raw, path in c.malformed]
         out.append(L["malformed"].format(items=_listed(bad, SHOWN.malformed, L["sep"], L)))

@@ -21,7 +21,7 @@ from tasks.model.window import EntryView, SourceView, WindowData
 from tasks.verify.markers import found, markers_of
 from tasks.verify.names import names_of
 
-TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only")
+TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only", "confirmatory")
 Labels = dict[str, str]
 
 
@@ -128,7 +128,7 @@ def _outcome(source: SourceView, papers: list[Paper], has_relevance: bool) -> st
     counts = Counter(p.status for p in papers)
     if counts["net_new"] or counts["engineering"] or counts["adjacent"]:
         return "increments"
-    if counts["already_anchored"] or counts["reference_list_only"] or has_relevance:
+    if counts["already_anchored"] or counts["reference_list_only"] or counts["confirmatory"] or has_relevance:
         return "confirmatory"
     return "off_topic"
 
@@ -145,7 +145,7 @@ def _conclusion(source: SourceView, mine: list[Paper], outcome: str, has_relevan
         return L["sep"].join(parts)
     if counts["already_anchored"] or counts["reference_list_only"]:
         return L["c_confirm_anchored"]
-    if has_relevance:
+    if has_relevance or counts["confirmatory"]:
         return L["c_confirm"]
     return L["c_off_topic_papers"] if counts["off_topic"] else L["c_off_topic"]
 

@@ -25,18 +25,20 @@ def reader_verdicts(session: Session, in_force: Any, topic: str, window: Window)
     """`topic`'s verdicts recorded by the cutoff about briefings up to its date, by paper, oldest
     first; `in_force` selects the source versions the briefing reads (`collect.Versions.condition`)."""
     rows = session.execute(
-        select(Source.path, Item.extra)
+        select(Source.path, Item.extra, Item.label)
         .join(Source, Source.id == Item.source_id)
         .where(in_force, Source.kind == FEEDBACK, Source.path == feedback_path(topic),
                Item.observed_at.is_not(None), Item.observed_at <= window.end)
         .order_by(Item.observed_at, Item.ordinal)
     ).all()
     out: dict[str, list[ReaderVerdict]] = {}
-    for path, extra in rows:
+    for path, extra, label in rows:
         v = (extra or {}).get(FEEDBACK) or {}
         day = dt.date.fromisoformat(v["date"])
         if day > window.date:
             continue
+        line = int(label.removeprefix("line ")) if (label or "").removeprefix("line ").isdigit() else 0
         out.setdefault(v["item"], []).append(ReaderVerdict(path, day, v["item"], v["verdict"], v["by"],
-                                                           dt.datetime.fromisoformat(v["at"]), v.get("reason") or ""))
+                                                           dt.datetime.fromisoformat(v["at"]), v.get("reason") or "",
+                                                           line))
     return out

@@ -4,9 +4,12 @@ A verdict line (README, "Give feedback"; `predigest feedback` writes them):
 
     - date: 2026-11-01 · item: 2611.00010 · verdict: not-ours · by: jay · at: 2026-11-02T09:30:00+08:00 · reason: …
 
-`date` is the briefing it answers, `item` an arXiv id, `verdict` `ours` or `not-ours`, `by` who
-gave it, `at` when it was recorded (ISO, with its UTC offset), `reason` optional and last (it may
-hold anything, `·` too). Fields are read by key, in any order before `reason`. Only list items are
+`date` is the briefing it answers, `item` what it is about: an arXiv id (verdicts `ours`,
+`not-ours`), a pending item's key `p-…` (`settled`, which needs a reason or link, and
+`not-a-contradiction`) or an engineering increment's key `e-…` (`not-new`; `tasks.common.item_keys`);
+`by` who gave it, `at` when it was recorded (ISO, with its UTC offset), `reason` optional and last
+(it may hold anything, `·` too). A line without a readable `at` is undated: named, never applied
+(a verdict counts from when it was recorded). Fields are read by key, in any order before `reason`. Only list items are
 verdicts (read as CommonMark, `tasks.inbox.document`): a heading or a paragraph is left to the reader.
 A list item that is not a verdict is an error naming its line; it never stops the run, and the
 other lines count.
@@ -19,10 +22,15 @@ import re
 from dataclasses import dataclass
 
 from tasks.common.arxiv_ids import canonicalize
+from tasks.common.item_keys import ENGINEERING, PENDING, key_prefix
 from tasks.inbox.document import read_document
 
 FEEDBACK_DIR = ("organized", "feedback")
-VERDICTS = ("ours", "not-ours")
+# Each verdict and the items it can be about: an arXiv id ("") or an item key's prefix.
+ITEMS_OF = {"ours": "", "not-ours": "", "settled": PENDING, "not-a-contradiction": PENDING, "not-new": ENGINEERING}
+VERDICTS = tuple(ITEMS_OF)
+NEEDS_REASON = ("settled",)
+_ITEM_NAMES = {"": "a paper (arXiv id)", PENDING: "a pending item (p-…)", ENGINEERING: "an engineering increment (e-…)"}
 FIELDS = ("date", "item", "verdict", "by", "at", "reason")
 REQUIRED = ("date", "item", "verdict", "by", "at")
 _KEY = re.compile(r"(?:^|\s·\s)\s*(" + "|".join(FIELDS) + r")\s*[:：]\s*")
@@ -32,11 +40,11 @@ _SPACE = re.compile(r"\s+")
 
 @dataclass(frozen=True)
 class FeedbackLine:
-    """One verdict as written: the briefing date it answers, the paper, ours or not, who, when, why."""
+    """One verdict as written: the briefing date it answers, the item, the verdict, who, when, why."""
 
     line: int  # 1-based
     date: dt.date
-    arxiv_id: str
+    item: str  # a canonical arXiv id or an item key
     verdict: str
     by: str
     at: dt.datetime  # aware
@@ -44,7 +52,7 @@ class FeedbackLine:
 
     def as_extra(self) -> dict[str, str]:
         """What the item's `extra` stores (`tasks.briefing.collect` reads it back)."""
-        return {"date": self.date.isoformat(), "item": self.arxiv_id, "verdict": self.verdict, "by": self.by,
+        return {"date": self.date.isoformat(), "item": self.item, "verdict": self.verdict, "by": self.by,
                 "at": self.at.isoformat(), "reason": self.reason}
 
 
@@ -60,9 +68,9 @@ def feedback_path(topic: str) -> str:
     return "/".join((*FEEDBACK_DIR, f"{topic}.md"))
 
 
-def format_line(day: dt.date, arxiv_id: str, verdict: str, by: str, at: dt.datetime, reason: str = "") -> str:
+def format_line(day: dt.date, item: str, verdict: str, by: str, at: dt.datetime, reason: str = "") -> str:
     """One verdict as a list item line (no newline); what `parse_feedback` reads back."""
-    parts = [f"date: {day.isoformat()}", f"item: {arxiv_id}", f"verdict: {verdict}", f"by: {_one_line(by)}",
+    parts = [f"date: {day.isoformat()}", f"item: {item}", f"verdict: {verdict}", f"by: {_one_line(by)}",
              f"at: {at.isoformat(timespec='seconds')}"]
     if reason.strip():
         parts.append(f"reason: {_one_line(reason)}")
@@ -88,31 +96,57 @@ def _fields(text: str) -> dict[str, str]:
     return out
 
 
+def canonical_item(raw: str) -> str | None:
+    """`raw` as a canonical arXiv id or a lower-case item key; None when it is neither."""
+    token = raw.strip()
+    if key_prefix(token):
+        return token.lower()
+    found = canonicalize(token[6:] if token.lower().startswith("arxiv:") else token)
+    return found[0] if found else None
+
+
+def verdict_problem(item: str, verdict: str, reason: str) -> str | None:
+    """Why `verdict` cannot be given about `item` (canonical), or None."""
+    if verdict not in ITEMS_OF:
+        return f"verdict {verdict!r} is not one of {', '.join(VERDICTS)}"
+    wanted = ITEMS_OF[verdict]
+    if (key_prefix(item) or "") != wanted:
+        return f"verdict {verdict} is about {_ITEM_NAMES[wanted]}, not {item!r}"
+    if verdict in NEEDS_REASON and not reason.strip():
+        return f"verdict {verdict} needs a reason or a link"
+    return None
+
+
 def parse_line(text: str, line: int) -> tuple[FeedbackLine | None, str | None, dt.datetime | None]:
     """(the verdict, None, its time) or (None, why it is not one, its time if it gives one)."""
     fields = _fields(_one_line(_MARKER.sub("", text, count=1)))
     at = None
     try:
         at = dt.datetime.fromisoformat(fields["at"]) if fields.get("at") else None
-        if at is not None and at.utcoffset() is None:
-            return None, f"line {line}: time {fields['at']!r} has no UTC offset", None
+        undated = None if at is None or at.utcoffset() is not None else f"time {fields['at']!r} has no UTC offset"
     except ValueError:
-        return None, f"line {line}: time {fields['at']!r} is not an ISO time", None
+        undated = f"time {fields['at']!r} is not an ISO time"
+    if undated is not None:
+        at = None
     missing = [k for k in REQUIRED if not fields.get(k)]
-    if missing:
+    if missing == ["at"]:
+        undated = "no time"
+    elif missing:
         return None, f"line {line}: not a verdict (missing {', '.join(missing)})", at
     try:
         day = dt.date.fromisoformat(fields["date"])
     except ValueError:
         return None, f"line {line}: date {fields['date']!r} is not YYYY-MM-DD", at
-    found = canonicalize(fields["item"].removeprefix("arXiv:").removeprefix("arxiv:"))
-    if found is None:
-        return None, f"line {line}: item {fields['item']!r} is not an arXiv id", at
-    verdict = fields["verdict"].lower()
-    if verdict not in VERDICTS:
-        return None, f"line {line}: verdict {fields['verdict']!r} is not one of {', '.join(VERDICTS)}", at
-    assert at is not None
-    return FeedbackLine(line, day, found[0], verdict, fields["by"], at, fields.get("reason", "")), None, at
+    item = canonical_item(fields["item"])
+    if item is None:
+        return None, f"line {line}: item {fields['item']!r} is not an arXiv id or an item key (p-…, e-…)", at
+    verdict, reason = fields["verdict"].lower(), fields.get("reason", "")
+    problem = verdict_problem(item, verdict, reason)
+    if problem is not None:
+        return None, f"line {line}: {problem}", at
+    if at is None:  # a verdict counts from when it was recorded: without that time it is named, not applied
+        return None, f"line {line}: undated verdict ({undated}), not applied", None
+    return FeedbackLine(line, day, item, verdict, fields["by"], at, reason), None, at
 
 
 def parse_feedback(text: str) -> ParsedFeedback:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tasks.common.guard import describe, guarded
 from tasks.common.text import display_name
-from tasks.config.topics import is_safe_topic_name
+from tasks.config.topics import KNOWLEDGE_DIR, is_safe_topic_name
 
 NOTE_SUFFIXES = (".md", ".markdown", ".txt")
 # How the error of a folder that cannot be listed starts: the briefing names such folders apart
@@ -162,6 +162,9 @@ def _check(root: Path, where: str, rel: str, kind: str, author: str | None) -> W
                    "starting with a letter or digit); quarantined")
     if problem is None and kind == "feedback" and not is_safe_topic_name(Path(rel).stem):
         problem = "feedback file name is not a safe topic name; skipped"
+    if problem is None and kind == "feedback" and not root.joinpath(*KNOWLEDGE_DIR, Path(rel).name).is_file():
+        # Feedback answers a topic's briefings, and a topic is briefed only with its knowledge document.
+        problem = f"feedback for no topic: {'/'.join(KNOWLEDGE_DIR)}/{Path(rel).name} does not exist; skipped"
     if problem is None and kind == "other":
         if rel.count("/") == 1 and rel.lower().endswith(NOTE_SUFFIXES):
             problem = "note outside an author folder (expected inbox/<author>/); skipped"

@@ -125,7 +125,7 @@ def feedback_items(parsed: ParsedFeedback) -> Iterator[ExtractedItem]:
     """One item per verdict, timed when it was recorded, its fields in `extra["feedback"]`."""
     for v in parsed.lines:
         yield ExtractedItem(label=f"line {v.line}", heading="feedback", title=None,
-                            text=format_line(v.date, v.arxiv_id, v.verdict, v.by, v.at, v.reason),
+                            text=format_line(v.date, v.item, v.verdict, v.by, v.at, v.reason),
                             observed_at=v.at.astimezone(dt.UTC), extra={"feedback": v.as_extra()})
 
 

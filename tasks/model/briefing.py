@@ -6,6 +6,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from tasks.common.item_keys import pending_key
 from tasks.config.judgment import Judgment, default_judgment
 
 # Statuses whose ids a briefing lists as citable, whichever rendering.
@@ -61,6 +62,19 @@ class StatusAsOf:
     seen_in_window: bool = True
     keys: tuple[str, ...] = ()  # every stored verification this item stands for (one per subject)
     kinds: tuple[str, ...] = ()  # and their kinds (a hedge and a contradiction on one paper are one item)
+    # A reader who settled it (`tasks.briefing.reader_items`): who, and the day they recorded it (ISO).
+    confirmed_by: str = ""
+    confirmed_on: str = ""
+
+    @property
+    def item_key(self) -> str:
+        """The key a reader types to give a verdict on it (`tasks.common.item_keys`)."""
+        return pending_key(self.key)
+
+    @property
+    def item_keys(self) -> tuple[str, ...]:
+        """Its key and those of every stored verification it stands for: a verdict on any holds."""
+        return tuple(dict.fromkeys(pending_key(k) for k in (self.key, *self.keys)))
 
 
 @dataclass(frozen=True)
@@ -138,6 +152,9 @@ class Paper:
     owner: str | None = None
     decision: str = ""  # the decision for this briefing's topic: "T's", "adjacent to T", "not T's"
     scores: dict[str, float] = field(default_factory=dict)  # every topic's evidence total
+    # An engineering increment's key (`tasks.common.item_keys`), and those of each name it goes by.
+    item_key: str | None = None
+    item_keys: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -204,6 +221,24 @@ class SourceCheck:
         return found or SourceTexts(self.credibility, self.summary, self.relevance, self.conclusion)
 
 
+@dataclass(frozen=True)
+class ReaderNote:
+    """A reader's verdict the briefing applied to an item: settled, not-a-contradiction, not-new."""
+
+    item: str  # the item key
+    title: str
+    verdict: str
+    by: str
+    at: dt.datetime
+    reason: str
+    path: str
+    line: int
+
+    def as_dict(self) -> dict[str, object]:
+        return {"item": self.item, "title": self.title, "verdict": self.verdict, "by": self.by,
+                "at": self.at.isoformat(), "reason": self.reason, "path": self.path, "line": self.line}
+
+
 @dataclass
 class BriefingContent:
     topic: str
@@ -235,6 +270,8 @@ class BriefingContent:
     undated_count: int = 0
     # Folders that could not be listed (path, error) as of the cutoff: their files are in no window.
     unlistable: list[tuple[str, str]] = field(default_factory=list)
+    # Readers' verdicts on items applied to this briefing (settled, dropped, not new), in item order.
+    reader_notes: list[ReaderNote] = field(default_factory=list)
     # The run's judgment (the topic's): the numbers the renderers state, e.g. the credibility rule.
     judgment: Judgment = field(default_factory=default_judgment, compare=False, repr=False)
 

@@ -126,15 +126,16 @@ class CardView:
 
 @dataclass(frozen=True)
 class ReaderVerdict:
-    """A reader's verdict on a paper for the briefed topic, recorded by the cutoff (`tasks.inbox.feedback_file`)."""
+    """A reader's verdict on an item for the briefed topic, recorded by the cutoff (`tasks.inbox.feedback_file`)."""
 
     path: str
     date: dt.date  # the briefing it answers: it holds from that date on
-    arxiv_id: str
-    verdict: str  # ours, not-ours
+    item: str  # an arXiv id or an item key (`tasks.common.item_keys`)
+    verdict: str  # ours, not-ours, settled, not-a-contradiction, not-new
     by: str
     at: dt.datetime  # when it was recorded
     reason: str = ""
+    line: int = 0  # its line in the file (explain shows it)
 
 
 @dataclass

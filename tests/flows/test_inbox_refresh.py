@@ -5,7 +5,10 @@ ephemeral Prefect API and the real clock (each topic's daily cutoff is set hours
   date, with the note's paper in it; a topic whose window containing the note is still open (its
   cutoff is later in the day) is not briefed, and none of its objects changes;
 - a note dated into the window still open publishes nothing and changes no object, and neither do
-  an undated note or a changed knowledge document.
+  an undated note or a changed knowledge document;
+- a reader's feedback file (organized/feedback/<topic>.md) is picked up like a note: a verdict
+  recorded by a closed window's cutoff republishes that briefing, its page and its feed; one
+  recorded after it waits for the next evening and changes nothing now.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.inbox.feedback_file import feedback_path, format_line
 from tasks.model.windows import latest_closed_date
 from tests.generate.documents import knowledge_document
 from tests.helpers import point_flows_at
@@ -94,3 +98,32 @@ def test_a_late_note_republishes_its_closed_window_and_an_open_one_waits(
         "inbox/alice/undated-alice-serving.md", "organized/knowledge/inference.md"]))
     assert quiet.status == "new" and quiet.refreshed == ()
     assert _snapshot(out) == after
+
+    # A reader's verdict, recorded before inference's cutoff: the closed briefing is republished.
+    feedback = ws / feedback_path("inference")
+    feedback.parent.mkdir(parents=True)
+    verdict = format_line(closed, "2611.01002", "not-ours", "jay", now - dt.timedelta(hours=4))
+    feedback.write_text(f"# Feedback\n\n{verdict}\n", encoding="utf-8")
+    judged = asyncio.run(ingest_inbox_file(path=feedback_path("inference"), workspace=str(ws)))
+    assert judged.status == "new"
+    assert [(r.topic, r.date, r.written) for r in judged.refreshed] == [("inference", closed, True)]
+    brief = json.loads((out / "briefings" / "inference" / f"{closed.isoformat()}.json").read_text(encoding="utf-8"))
+    assert [p["arxiv_id"] for p in brief["off_topic"] if "jay" in p["reason"]] == ["2611.01002"]
+    refreshed = _snapshot(out)
+    changed = {key for key in refreshed if after.get(key) != refreshed[key]}
+    assert {f"briefings/inference/{closed.isoformat()}.{ext}" for ext in ("md", "json", "html")} | {
+        "briefings/inference/atom.xml"} <= changed, sorted(changed)
+    # Recorded now, after the cutoff: the closed briefing does not apply it (the next evening does). Its
+    # one change: both versions of the file were first seen after that cutoff, and the file's row says so.
+    later = format_line(closed, "2611.01001", "not-ours", "jay", now)
+    feedback.write_text(f"# Feedback\n\n{verdict}\n{later}\n", encoding="utf-8")
+    waiting = asyncio.run(ingest_inbox_file(path=feedback_path("inference"), workspace=str(ws)))
+    assert waiting.status == "new"
+    twin = f"briefings/inference/{closed.isoformat()}.json"
+
+    def without_feedback_row(raw: bytes) -> dict[str, object]:
+        doc = json.loads(raw)
+        doc["sources"] = [r for r in doc["sources"] if r["path"] != feedback_path("inference")]
+        return doc
+
+    assert without_feedback_row((out / twin).read_bytes()) == without_feedback_row(refreshed[twin][0])

@@ -90,3 +90,23 @@ def write_conflict(root: Path, day: dt.date, paper: str = "2611.00030") -> tuple
     write_file(root, second, f"# Bench 复测\n\n## 增量 1 · FastGap 复测（arXiv:{paper}）\n\n"
                "- 同一对比复测：SGLang 与 vLLM 吞吐差距只有 1–4%。\n")
     return first, second
+
+
+# One engineering release written up in English on day 1 and in Chinese, under another name, on day 2.
+KESTREL_EN = ("# Links\n\n## Kestrel 2.0: disaggregated prefill goes GA\n"
+              "- Official announcement: https://kestrel-serve.dev/blog/kestrel-2-0\n"
+              "- Prefill and decode pools split across nodes, KV blocks over RDMA; TTFT p99 down 38% at 256 "
+              "concurrent requests.\n")
+KESTREL_ZH = ("# 下午阅读\n\n### Kestrel 2.0 正式发布\n"
+              "- 官方工程博客：prefill 与 decode 拆成两个池（PD 分离），KV cache 走 RDMA；70B 模型 TTFT p99 降 38%。\n")
+
+
+def write_items_days(root: Path) -> Path:
+    """Days 1 to 3, a contradiction on day 1, and the Kestrel release on days 1 (en) and 2 (zh): a
+    pending item, a contradiction and an engineering increment for readers to give verdicts on."""
+    for index in (1, 2, 3):
+        write_day(root, index)
+    write_conflict(root, day_of(1))
+    write_file(root, f"inbox/olu/{day_of(1).isoformat()}T1400-olu-links.md", KESTREL_EN)
+    write_file(root, f"inbox/mara/{day_of(2).isoformat()}T1600-mara-reading-zh.md", KESTREL_ZH)
+    return root

@@ -72,6 +72,17 @@ def test_notes_under_inbox_are_kept(workspace: Path) -> None:
     assert watch.inbox_relative_path(workspace, loose) == "inbox/loose.md"
 
 
+def test_a_feedback_file_is_kept_like_a_note(workspace: Path) -> None:
+    feedback = workspace / "organized" / "feedback" / "inference.md"
+    feedback.parent.mkdir(parents=True)
+    feedback.write_text("# Feedback\n")
+    assert watch.inbox_relative_path(workspace, feedback) == "organized/feedback/inference.md"
+    deeper = workspace / "organized" / "feedback" / "old" / "inference.md"
+    deeper.parent.mkdir()
+    deeper.write_text("# Feedback\n")
+    assert watch.inbox_relative_path(workspace, deeper) is None  # only organized/feedback/<topic>.md
+
+
 def test_outside_inbox_directories_and_missing_files_are_ignored(workspace: Path, tmp_path: Path) -> None:
     knowledge = workspace / "organized" / "knowledge" / "inference.md"
     knowledge.write_text("# k\n")

@@ -19,6 +19,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 from tasks.briefing.labels import LABELS
+from tasks.common.item_keys import engineering_key
 from tasks.model.briefing import BriefingContent, Highlight, Paper
 from tasks.publish.pages import render_page
 from tasks.publish.rendered import rendered
@@ -99,21 +100,43 @@ def test_every_list_item_of_the_markdown_is_on_the_page(lang: str) -> None:
     assert L["points_more"].format(n=4) in page[" ".join(L["s2"].format(n=len(out.view["increments"])).lstrip("# ").split())]
 
 
+def _keyed(lang: str) -> BriefingContent:
+    """`_content` with an engineering increment keyed, a contradiction and an earlier open item."""
+    base = _content(lang)
+    papers = [dataclasses.replace(p, item_key=engineering_key(p.title)) if p.arxiv_id is None else p for p in base.papers]
+    (pending,) = base.verifications
+    conflict = dataclasses.replace(pending, key="conflict:fooserve|%", kind="conflict", kinds=("conflict",))
+    earlier = dataclasses.replace(pending, key="hedge:older", seen_in_window=False, raised_on=DAY - dt.timedelta(days=3))
+    return dataclasses.replace(base, papers=papers, increments=[p for p in papers if p.status != "off_topic"],
+                               verifications=[pending, conflict], earlier_verifications=[earlier])
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_each_increment_with_an_id_offers_the_feedback_command_that_parses(lang: str) -> None:
+def test_each_item_offers_its_key_and_feedback_commands_that_parse(lang: str) -> None:
     import html as html_lib
     import shlex
 
     from predigest.cli import build_parser
 
-    out = rendered(_content(lang), lang)
+    content = _keyed(lang)
+    out = rendered(content, lang)
     page = render_page(out.view, lang).decode("utf-8")
     commands = [html_lib.unescape(c) for c in re.findall(r'<p class="muted feedback">[^<]*<code>([^<]+)</code>', page)]
-    with_id = [p["arxiv_id"] for p in out.view["increments"] if p["arxiv_id"]]
-    assert len(commands) == len(with_id) and with_id
-    for command, arxiv_id in zip(commands, with_id, strict=True):
+    pending, conflict = content.verifications
+    (earlier,) = content.earlier_verifications
+    (eng,) = [p for p in content.increments if p.arxiv_id is None]
+    wanted = [*((p.arxiv_id, "not-ours") for p in content.increments if p.arxiv_id), (eng.item_key, "not-new"),
+              (pending.item_key, "settled"), (conflict.item_key, "settled"), (conflict.item_key, "not-a-contradiction"),
+              (earlier.item_key, "settled")]
+    assert len({k for k, _ in wanted}) == len(wanted) - 1  # every item its own key; the conflict offers two verdicts
+    parsed = []
+    for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "predigest"
         args = build_parser().parse_args(argv[1:])
-        assert (args.topic, args.date.isoformat(), args.item, args.verdict) == (
-            "inference", DAY.isoformat(), arxiv_id, "not-ours")
+        assert (args.topic, args.date.isoformat()) == ("inference", DAY.isoformat())
+        assert (args.reason != "") == (args.verdict in ("not-ours", "settled"))  # the page asks for a reason
+        parsed.append((args.item, args.verdict))
+    assert parsed == wanted
+    for key, _ in wanted[-5:]:  # item keys (not arXiv ids) are shown beside their item
+        assert f"<code>{key}</code>" in page

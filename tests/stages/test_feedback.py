@@ -15,7 +15,6 @@ Workspaces are generated (tests/generate/replay.py).
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 from typing import Any
 
@@ -26,13 +25,11 @@ from predigest.cli import main
 from predigest.explain import evidence_text, explanations
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line, parse_feedback
-from tasks.model.keys import briefing_keys
-from tasks.stages.briefings import BriefingResult, brief
+from tasks.stages.briefings import BriefingResult
 from tasks.stages.feedback import record_feedback
-from tasks.stages.topics import topics_for
 from tests.generate.files import local, write_file
 from tests.generate.replay import PAPER, TOPIC, day_of, write_day
-from tests.helpers import ingest_all, point_flows_at, published_store
+from tests.helpers import brief_day, point_flows_at, published_briefing
 
 D1, D2 = day_of(1), day_of(2)
 OTHER = "2611.00040"  # named on D2 by a note that says it is not inference's
@@ -48,15 +45,12 @@ def _workspace(root: Path) -> Path:
 
 
 def _brief(settings: Settings, root: Path, day: dt.date) -> BriefingResult:
-    ref = ingest_all(settings, root)
-    (topic,) = topics_for(settings, root, [TOPIC])
-    return brief(settings, ref, topic, day)
+    return brief_day(settings, root, TOPIC, day)
 
 
 def _published(settings: Settings, day: dt.date) -> tuple[bytes, dict[str, Any]]:
-    md, twin = briefing_keys(TOPIC, day, settings.lang)
-    store = published_store(settings)
-    return store.get(md) or b"", json.loads(store.get(twin) or b"{}")
+    md, twin = published_briefing(settings, TOPIC, day)
+    return md, twin
 
 
 def _status(twin: dict[str, Any], arxiv_id: str) -> str:
@@ -125,7 +119,7 @@ def test_a_malformed_line_is_named_in_the_next_briefings_sources(
     assert _brief(settings, root, D2).written
     twin = _published(settings, D2)[1]
     (row,) = [s for s in twin["sources"] if s["path"] == feedback_path(TOPIC)]
-    assert row["error"] == ("malformed feedback: line 4: verdict 'maybe' is not one of ours, not-ours; "
+    assert row["error"] == ("malformed feedback: line 4: verdict 'maybe' is not one of ours, not-ours, settled, not-a-contradiction, not-new; "
                             "line 5: not a verdict (missing date, item, verdict, by, at)")
     assert _status(twin, PAPER) == "off_topic"  # the well-formed line counts
 
@@ -135,7 +129,7 @@ def test_feedback_lines_read_back_as_written() -> None:
     line = format_line(D1, PAPER, "ours", "jay  lee", at, "see https://example.org/a · b")
     parsed = parse_feedback(f"# Feedback\n\n{line}\n  continued\n\nnot a list item: verdict: ours\n")
     (v,) = parsed.lines
-    assert (v.date, v.arxiv_id, v.verdict, v.by, v.at, v.reason, v.line) == (
+    assert (v.date, v.item, v.verdict, v.by, v.at, v.reason, v.line) == (
         D1, PAPER, "ours", "jay lee", at, "see https://example.org/a · b continued", 3)
     assert parsed.errors == () and parsed.latest == at
     no_offset = parse_feedback(line.replace("+08:00", "") + "\n")
@@ -164,5 +158,5 @@ def test_the_command_refuses_in_one_line(
     assert main([*base, "--topic", TOPIC, "--date", D1.isoformat(), PAPER, "not-ours", "--reason", "not serving"]) == 0
     (line,) = [x for x in (root / feedback_path(TOPIC)).read_text(encoding="utf-8").splitlines() if x.startswith("- ")]
     (v,) = parse_feedback(line + "\n").lines
-    assert (v.date, v.arxiv_id, v.verdict, v.by, v.reason, v.at.utcoffset()) == (
+    assert (v.date, v.item, v.verdict, v.by, v.reason, v.at.utcoffset()) == (
         D1, PAPER, "not-ours", "jay", "not serving", dt.timedelta(hours=8))

@@ -1,0 +1,82 @@
+"""Readers' verdicts on the pending items a briefing lists (`tasks.briefing.verdicts` gives those
+recorded by the cutoff, about briefings up to its date).
+
+- `settled` resolves the item: the evening whose window holds the verdict lists it as resolved,
+  confirmed by the reader on the day they recorded it, with their reason or link as the evidence;
+  later evenings no longer list it, as an item resolved by a source.
+- `not-a-contradiction` drops an item that holds a contradiction of the numbers check (`conflict`).
+- A verdict on a pending item's key that no verification of the topic has (a typo, another topic's
+  key) is named by the evening whose window holds it, with its file and line, and applied nowhere.
+The latest verdict on any of the item's keys decides (`tasks.judge.reader.latest_verdict`). Every
+verdict applied is a `ReaderNote` of the briefing, so it says a person overruled the tool.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+from tasks.common.item_keys import PENDING, key_prefix, pending_key
+from tasks.judge.reader import latest_verdict
+from tasks.model.briefing import Paper, ReaderNote, StatusAsOf
+from tasks.model.window import ReaderVerdict
+from tasks.model.windows import Window
+
+CONFLICT = "conflict"
+UNKNOWN = "unknown"  # a note's verdict for a key that names no item
+
+
+def _note(key: str, title: str, v: ReaderVerdict) -> ReaderNote:
+    return ReaderNote(key, title, v.verdict, v.by, v.at, v.reason, v.path, v.line)
+
+
+def apply_to_items(items: Sequence[StatusAsOf], verdicts: Mapping[str, Sequence[ReaderVerdict]],
+                   window: Window) -> tuple[list[StatusAsOf], list[ReaderNote]]:
+    """`items` (one per subject, in order) with the readers' verdicts applied, and the notes of the
+    verdicts this window's briefing applied."""
+    if not any(key_prefix(item) == PENDING for item in verdicts):
+        return list(items), []
+    out: list[StatusAsOf] = []
+    notes: list[ReaderNote] = []
+    for item in items:
+        v = latest_verdict(verdicts, item.item_keys)
+        if v is None or v.verdict not in ("settled", "not-a-contradiction") or item.status == "resolved":
+            out.append(item)
+            continue
+        in_window = v.at > window.start
+        if v.verdict == "not-a-contradiction":
+            if CONFLICT not in (item.kinds or (item.kind,)):
+                out.append(item)  # nothing here is a contradiction: the verdict says nothing about it
+            elif in_window:
+                notes.append(_note(item.item_key, item.title, v))
+            continue
+        if not in_window:
+            continue  # settled on an earlier evening, which listed it so
+        on = v.at.astimezone(window.tz).date()
+        out.append(dataclasses.replace(item, status="resolved", resolved_on=on, evidence=v.reason,
+                                       resolved_by=v.path, confirmed_by=v.by, confirmed_on=on.isoformat(),
+                                       seen_in_window=True))
+        notes.append(_note(item.item_key, item.title, v))
+    return out, notes
+
+
+def not_new_notes(papers: Sequence[Paper], verdicts: Mapping[str, Sequence[ReaderVerdict]]) -> list[ReaderNote]:
+    """A note for each engineering increment a reader called not new (`tasks.judge.reader.reader_not_new`)."""
+    out = []
+    for p in papers:
+        v = latest_verdict(verdicts, p.item_keys) if p.status == "confirmatory" and p.item_key else None
+        if v is not None and p.item_key is not None:
+            out.append(_note(p.item_key, p.title, v))
+    return out
+
+
+def unknown_keys(verdicts: Mapping[str, Sequence[ReaderVerdict]], known: Sequence[str],
+                 window: Window) -> list[ReaderNote]:
+    """A note for each verdict recorded in this window on a pending item's key that none of the
+    topic's stored verifications (`known`, their stored keys) has."""
+    if not any(key_prefix(item) == PENDING for item in verdicts):
+        return []
+    keys = {pending_key(k) for k in known}
+    return [ReaderNote(item, "", UNKNOWN, v.by, v.at, v.reason, v.path, v.line)
+            for item, said in sorted(verdicts.items()) if key_prefix(item) == PENDING and item not in keys
+            for v in said if v.at > window.start]
