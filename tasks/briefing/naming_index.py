@@ -40,8 +40,8 @@ class NamingIndex:
         self._built = False
 
     def _build(self) -> None:
-        """Index the pool, on the first question: most windows have no increment to look for, and a
-        backfill built two indexes of every window's entries and lookback for nothing (6% of a year)."""
+        """Index the pool, on the first question: most windows have no increment to look for, and
+        building it eagerly would index every window's entries and lookback for nothing."""
         nm = self._nm
         titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not nm.is_generic(e.title)]
         self._titles = NameIndex(nm, (title for _, title in titled))

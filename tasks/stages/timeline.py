@@ -25,7 +25,7 @@ from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
 
 # Bump when the derivation's code changes what it records: every stored window is then derived again.
-DERIVATION = "2026-12-05.1"  # bumped: the caps a window's checks meet are stored with it (issue 23)
+DERIVATION = "2026-12-05.1"
 
 
 @dataclass(frozen=True)
