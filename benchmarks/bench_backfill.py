@@ -1,20 +1,12 @@
 """Backfill of consecutive dates for one topic: `flows.backfill.backfill_briefings` with
-`max_concurrency=1` (one worker) and `max_concurrency=2` (two), on an ephemeral Prefect API.
+`max_concurrency=1` and `max_concurrency=2`, on an ephemeral Prefect API.
 
-Setup (not timed): a generated workspace of `notes` notes over 365 days is ingested into a template
-database; each run gets its own copy (so verifications and briefings start empty) and its own
-published folder. The backfill ingests nothing new; the copy has no verifications yet, so every
-window of the year is derived: per date, oldest first, it collects and judges the window once,
-records its verifications and publishes its briefing and page (`tasks.backfill`), in one worker
-process with one worker, pipelined over two worker processes with two; then the topic's site
-(index page, feed, site index) is refreshed once. Both runs must publish the same content hashes.
-
-`dates` is how many dates end at `end` (`--backfill-dates`; 365 is the whole year, which the
-targets are about); for fewer, the 365-date figure is extrapolated from the time per date, which
-overstates it: every window before the range is derived too (record only), so a 60-date run holds
-all 365 derivations and 60 of the 365 publishes. The
-same jobs called directly in one lane, then the site refresh (no Prefect, no flow), show what the
-flow adds.
+Setup (not timed): a generated workspace of `notes` notes over 365 days in a template database;
+each run gets its own copy (no verifications yet, so every window is derived) and published folder.
+Both runs must publish the same content hashes. The same jobs called directly in one lane show
+what the flow adds.
+`dates` (`--backfill-dates`) is how many dates end at `end`; below 365 the year's figure is extrapolated per
+date, which overstates it, since every window before the range is derived too.
 """
 
 from __future__ import annotations

@@ -1,21 +1,13 @@
 """The evening of one date under Prefect against the same stage functions called directly.
 
-Setup (not timed): a generated workspace of `base_notes` notes is ingested into a template
-database and its verifications derived through the day before `day` (the evenings before were
-run); then `new_notes` notes dated `day` are added. Each variant gets its own database copied
-from the template (CREATE DATABASE … TEMPLATE) and its own published folder, so both start from the
-same rows. The evening is: poll the two feeds (HF Daily JSON and one arXiv RSS category, answered by
-`ReplayHttpClient` from bodies generated for `day`), then the daily briefing of topic `inference`
-(ingest what changed, derive verifications through the date, assemble and publish).
-
-- Prefect: `flows.feeds.poll_feeds(...)` then `flows.daily.daily_briefing(...)` on an ephemeral API
-  that a warm-up flow has already started (server start-up is excluded);
-- direct: `tasks.feeds.stage.fetch_feed`/`store_feed` and the `tasks.stages` functions the flows
-  call, in the same order (one `ingest_batch` per 100 changed files, as the flow's one task per batch).
-Each evening is timed in two parts, the feeds and the daily flow; direct and Prefect evenings
-alternate, `REPEATS` of each, and the figures are medians. Targets: the daily flow (what the issue
-names) and the whole evening, each <= 1.3x its direct calls. Every evening must publish the same
-bytes.
+Setup (not timed): a generated workspace ingested into a template database, derived through the day
+before `day`, plus `new_notes` notes dated `day`; each variant gets its own database copy and
+published folder. The evening polls the two feeds (replayed) and runs the daily briefing of
+`inference`: through `flows.feeds.poll_feeds` and `flows.daily.daily_briefing` on a warm ephemeral
+API, or through the `tasks` functions the flows call, in the same order.
+The feeds and the daily flow are timed apart; variants alternate, `REPEATS` each, medians reported.
+Targets: the daily flow and the whole evening each <= 1.3x direct. Every evening must publish the
+same bytes.
 """
 
 from __future__ import annotations

@@ -1,18 +1,14 @@
 """Sampling profiles of the timed parts, with py-spy (thread- and process-aware), and their summaries.
 
-`python -m benchmarks --profile DIR` records each timed variant into `DIR/<benchmark>-<variant>.txt`
-(py-spy's raw format: one collapsed stack a line, `thread (id): frame;frame;... samples`), this
-process and every process it starts (worker processes, the ephemeral Prefect API) together. Only
-samples of running threads are kept (what was on a CPU, not what waited) unless `--profile-wall`
-asks for every thread at every sample. py-spy is not a dependency
-(`.venv/bin/pip install py-spy`); without it `--profile` stops before anything runs.
+`python -m benchmarks --profile DIR` records each timed variant, with every process it starts, into
+`DIR/<benchmark>-<variant>.txt` (py-spy's collapsed stacks); only running threads unless
+`--profile-wall`. py-spy is not a dependency (`.venv/bin/pip install py-spy`).
 
     python -m benchmarks.profile DIR/backfill-1-worker.txt               # where the CPU went
     python -m benchmarks.profile FILE --under run_job --top 30           # only stacks through run_job
 
-The summary gives, per thread kind (the main thread, task worker threads, other processes) the
-share of samples, then the frames with the most inclusive samples: in this project's code
-(`tasks/`, `flows/`, `predigest/`, `db/`), in Prefect, and everything by self time.
+The summary gives the share of samples per thread kind, then the frames with the most inclusive
+samples: in this project's code, in Prefect, and everything by self time.
 """
 
 from __future__ import annotations

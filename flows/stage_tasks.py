@@ -60,8 +60,8 @@ def ingest_source(settings: Settings, ref: WorkspaceRef, wf: WorkspaceFile) -> I
     return ingest_one(settings, ref, wf)
 
 
-# Files per ingest task: each is one transaction and one bulk write (`ingest_batch`); a task costs
-# ~25 ms of orchestration, which one task per file would pay for every note of the day.
+# Files per ingest task: each is one transaction and one bulk write (`ingest_batch`); a task has a
+# fixed orchestration cost, which one task per file would pay for every note of the day.
 INGEST_TASK_FILES = 100
 
 
@@ -97,7 +97,7 @@ def _failed_topic(error: str, settings: Settings, ref: WorkspaceRef, topic: Topi
 
 
 # One task per topic, not three (window, verifications, briefing): each task run costs the API
-# ~70 ms of CPU recording its events, on the cores the evening's work runs on.
+# CPU recording its events, on the cores the evening's work runs on.
 @task(name="brief-topic", task_run_name="brief {topic.name} {day}")
 @isolated(_failed_topic)  # one topic's failure leaves the others to publish
 @reconnecting

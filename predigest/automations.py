@@ -1,29 +1,15 @@
 """Prefect automations `predigest up` registers: tell the notification destinations when the evening goes wrong.
 
-- "predigest: daily briefing failed": a `daily-briefing` flow run enters Failed, Crashed or TimedOut,
-  or turns Late (no worker started it on time).
-- "predigest: no <topic> briefing by 23:00": per topic, once a `daily-briefing` run is Running,
-  expect that topic's `predigest.briefing.published` (or `.unchanged`) event before 23:00 in the
-  topic's timezone (`within` = 23:00 minus the topic's cutoff); the event is emitted by
-  `tasks.publish.artifacts.announce` for every briefing of a daily run.
-- "predigest: crash unresponsive flow runs": a flow run of a deployment emits
-  `prefect.flow-run.heartbeat` every PREFECT_FLOWS_HEARTBEAT_FREQUENCY seconds while it runs (the
-  environment `up` gives the workers and this registration alike). A run that turned Pending (a
-  worker took it), turned Running or beat, and then for `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` periods neither
-  beats, nor turns Running, nor leaves Pending/Running, is set Crashed. Its process died with its
-  worker or machine (SIGKILL, power loss): nothing else would ever move it on, so it would stay in
-  limbo and hold up a backfill waiting on it. That covers a run killed before its first heartbeat
-  too: one Pending on the dead worker (taken, its process not started or not yet Running), or
-  killed in its first seconds of Running. Registered with or without notification destinations (it
-  notifies nobody); not when heartbeats are off.
-The actions send through Prefect notification blocks made from the same `Settings` as the briefing
-notifications: a CustomWebhook block per `notify_webhooks` URL (JSON `{"subject", "body"}`) and an
-Apprise-URL block (Prefect's SlackWebhook block, which hands any Apprise URL to Apprise) per
-`notify_urls` entry. E-mail is not available to automations (Prefect ships no SMTP block).
-
-`register(env)` runs `python -m predigest.automations` with the stack's environment, so the settings
-and PREFECT_API_URL are the ones the workers get. Registering again replaces the automations and
-blocks of the same names, never duplicates them.
+- "predigest: daily briefing failed": a `daily-briefing` run fails, crashes, times out or turns Late.
+- "predigest: no <topic> briefing by 23:00": once a `daily-briefing` run is Running, expect the
+  topic's `predigest.briefing.published` (or `.unchanged`) event by 23:00 in its timezone.
+- "predigest: crash unresponsive flow runs": a run whose heartbeats stop for
+  `PREDIGEST_ZOMBIE_MISSED_HEARTBEATS` periods is set Crashed (docs/faults.md); notifies nobody,
+  not registered when heartbeats are off.
+Actions send through Prefect blocks made from `Settings`: a CustomWebhook per `notify_webhooks` URL
+and an Apprise-URL block per `notify_urls` entry (no e-mail: Prefect ships no SMTP block).
+`register(env)` runs `python -m predigest.automations` with the stack's environment; registering
+again replaces the automations and blocks of the same names.
 """
 
 from __future__ import annotations

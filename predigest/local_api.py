@@ -1,19 +1,13 @@
 """The local Prefect API kept between one-off commands, the way the embedded PostgreSQL is kept.
 
-Contract:
-- `claim(home)` finds this home's Prefect server (`<home>/run/server.pid` and `api_url`, the files
-  `predigest up` uses too) or starts `prefect server start` on a free 127.0.0.1 port with
-  PREFECT_HOME=<home>/prefect, in its own session, output to `<home>/run/server.log`.
-  `LocalApi.ready()` waits until it answers /api/health and returns its API URL. Starting does not
-  wait: the caller does its own start-up (the database) while the server starts.
-- A pid file whose process is gone or is no longer Prefect, a recorded URL nobody answers, or a
-  server of ours that stays unhealthy for `UNHEALTHY_GRACE_S` is stale: it is stopped if alive,
-  its files are removed and a new server is started.
-- Concurrent first commands start exactly one server: from finding to healthy, the caller holds an
-  exclusive `fcntl` lock on `<home>/run/server.lock`; the others wait for it and then reuse.
+- `claim(home)` finds this home's Prefect server (the pid and URL files `predigest up` uses too) or
+  starts one on a free 127.0.0.1 port without waiting; `LocalApi.ready()` waits for /api/health
+  and returns the API URL.
+- A dead, foreign, silent or long-unhealthy server is stale: stopped if alive, its files removed,
+  and a new one started.
+- Concurrent first commands start exactly one server (an `fcntl` lock on `<home>/run/server.lock`).
 - `describe(home)` reports without starting anything; `orchestrate.down` stops the server.
-Runs recorded there stay in its database (Prefect's SQLite under PREFECT_HOME), so one-off runs
-show in the UI's run history.
+docs/layout.md ("The local Prefect server") has the rest.
 """
 
 from __future__ import annotations

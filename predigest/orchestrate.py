@@ -1,21 +1,14 @@
 """`predigest up` / `predigest down`: a local Prefect server, the deployments, workers and the watcher.
 
-Contract:
-- `up` starts `prefect server start` on 127.0.0.1:<port> with PREFECT_HOME=<home>/prefect (Prefect's
-  own database is SQLite there unless PREFECT_API_DATABASE_CONNECTION_URL says otherwise), waits for
-  /api/health, creates the process work pool `predigest`, registers every deployment in
-  prefect.yaml (`prefect --no-prompt deploy --all`; deployments whose entrypoint file is missing
-  are skipped and named), starts `workers` process workers and, when a workspace is configured,
-  `predigest watch`. Each process gets its own session (process group); its pid goes to
-  `<home>/run/<name>.pid` and its output to `<home>/run/<name>.log`. It returns the UI address.
-- A server, worker or watcher already running from this home is reused (and `up` says so); `up`
-  twice does not start a second one; the server a one-off command keeps (`predigest.local_api`) is the
-  same server, found by the same pid file. Its last line is `export PREFECT_API_URL=…` on its own. `up` lists the deployments the server then holds as
-  `flow/deployment` (what `prefect deployment run` takes), and reports the watcher started only
-  once it says it watches: a watcher that exits at once is a RuntimeError naming its last log line.
-- `down` stops what `up` started, newest first, by the pid files (SIGTERM to each process group,
-  SIGKILL after a grace period) and removes the pid files. A pid file whose process is gone, or
-  whose pid now belongs to a program that is not ours, is only removed.
+- `up` starts (or reuses) the Prefect server of this home, creates the process work pool
+  `predigest`, deploys prefect.yaml (skipping and naming deployments whose entrypoint is missing),
+  starts `workers` workers and, with a workspace, `predigest watch`. Each process runs in its own
+  session, with `<home>/run/<name>.pid` and `<name>.log`. Running twice starts nothing twice.
+  It prints the deployments as `flow/deployment` and ends with `export PREFECT_API_URL=…`; a watcher
+  that exits at once is a RuntimeError naming its last log line.
+- `down` stops what `up` started, newest first, by the pid files (SIGTERM, then SIGKILL), and
+  removes them; a pid file whose process is gone or not ours is only removed.
+docs/layout.md ("One machine") has the details.
 """
 
 from __future__ import annotations

@@ -44,10 +44,9 @@ def plain_http_ca_file(home: Path) -> Path:
     """A CA file of one certificate, for Prefect clients of a plain-HTTP API.
 
     Every Prefect client builds a verifying TLS context when it is made, whatever the API's scheme,
-    from certifi's whole bundle unless PREFECT_API_SSL_CERT_FILE names another file: 30-75 ms of
-    CPU each, and a run makes several clients (8 in a one-off `predigest run`: 0.6 CPU s). The
-    local API is `http://`, so no connection ever uses the context; a file of one certificate
-    (certifi's first) makes it in a few milliseconds (0.06-0.10 CPU s for those 8)."""
+    from certifi's whole bundle unless PREFECT_API_SSL_CERT_FILE names another file, and a run
+    makes several clients. The local API is `http://`, so no connection ever uses the context; a
+    file of one certificate (certifi's first) makes it far cheaper (figures: docs/dependencies.md)."""
     import certifi
 
     path = run_dir(home) / "plain-http-api-ca.pem"

@@ -1,26 +1,17 @@
 """`predigest watch`: turn changes in a workspace's inbox into Prefect events.
 
-Contract:
-- Inbox files are every file under `inbox/` and a reader's feedback file, `organized/feedback/<topic>.md`
-  (a verdict is a file like a note: `tasks/inbox/feedback_file.py`).
-- One event per created or changed inbox file: `inbox.file.created` when the file is new (on start:
-  no stored source for its path), `inbox.file.updated` when it changed. Deletions emit nothing.
-- The event's resource id is `predigest.inbox.<sha1 of the workspace-relative path>`, with labels
-  `predigest.path` (that path) and `predigest.workspace` (the workspace root); the payload carries
-  `path` (workspace-relative, POSIX) and `workspace`. The `ingest-inbox-file` deployment's trigger passes
-  them to `flows/inbox.py:ingest_inbox_file`.
-- Ignored: editor and download droppings (`*.swp`, `*.swx`, `*~`, `.#*`, `~$*`, `.DS_Store`, `*.tmp`,
-  `*.part`, `*.crdownload`, vim's `4913` probe), directories, anything else outside `inbox/`, symlinks
-  whose target leaves the workspace, and paths that pass through a symlinked directory.
-- On start it rescans: every inbox file whose current bytes are not stored yet
-  (`tasks.stages.workspace.find_changed_files`) gets an event, so nothing dropped while it was down is missed.
-- Throttle: the trigger fires at most once per file per `TRIGGER_WITHIN_SECONDS` and swallows the
-  rest of that window (Prefect reactive triggers are leading-edge). So a second change of the same
-  file inside the window is held here and emitted when the window has passed: the last edit is
-  never lost.
-
-Everything except `watch_inbox` and `emit` is a plain function or class, testable without Prefect
-or a filesystem watcher.
+- Inbox files are every file under `inbox/` and a reader's feedback file,
+  `organized/feedback/<topic>.md` (read like a note: `tasks/inbox/feedback_file.py`).
+- One event per created or changed inbox file (`inbox.file.created` / `inbox.file.updated`);
+  deletions emit nothing. Its payload and labels carry the workspace-relative path and the
+  workspace, which the `ingest-inbox-file` deployment passes to `flows/inbox.py:ingest_inbox_file`.
+- Editor and download droppings, directories, anything else outside `inbox/` and symlinks leaving the
+  workspace are ignored (`is_temp_name`, `inbox_relative_path`).
+- On start it rescans, so nothing dropped while it was down is missed.
+- The trigger fires once per file per `TRIGGER_WITHIN_SECONDS`, so a second change inside that
+  window is held and emitted when the window has passed: the last edit is never lost.
+Everything except `watch_inbox` and `emit` is testable without Prefect or a filesystem watcher.
+docs/layout.md ("Inbox events") has the rest.
 """
 
 from __future__ import annotations

@@ -1,32 +1,15 @@
 """Backfill stage: each date's verifications and briefings from one collected window per topic, in
-date order, in this process or pipelined over worker processes.
+date order, in this process or pipelined over worker processes (`tasks.lanes.DateLanes`).
 
-Contract:
-- `plan_derivation` finds, per topic, the windows whose stored verifications are missing or no
-  longer match what is stored (`tasks.stages.derive`), through the last date, and drops them;
-  `plan_jobs` turns them and a range of dates into jobs, one per date, oldest first: first the
-  windows before the range that must be derived (record only), then each date of the range
-  (derive if it must be, then publish). A job covers every topic scheduled that date, in the
-  topics' order.
-- `run_job` collects and judges each topic's window once, records what it observes
-  (`tasks.stages.derive.record_window`) when the window must be derived, then assembles and
-  publishes the briefing from the same window (`tasks.stages.briefings.assemble_and_publish` with
-  `collected_content`): the bytes of `tasks.stages.briefings.render_briefing` of that date on any database.
-  It publishes the markdown, JSON twin, index.json entry and the date's page, not its topic's
-  site (index page, feed, site.json, site index), which covers every date: rewriting it per date
-  made a backfill O(dates²).
-- `refresh_sites` refreshes each topic's site once for the dates of the range, from their stored
-  JSON twins (`tasks.stages.briefings.refresh_sites`, under the index lock): the caller calls it once the jobs
-  are done, also when one failed, and the site is then byte for byte what publishing the dates one
-  by one with their site would have left.
-- `tasks.lanes.DateLanes.run` runs the next jobs of the plan, in order, in `workers` worker processes
-  (forked from a forkserver; CPU-bound Python: threads would share one core), a whole job per lane,
-  one after another with one worker. With more, windows are collected and
-  judged and briefings rendered in parallel, while recording goes strictly in job order (`Turns`:
-  job i records after job i-1 has committed), because a window is observed against the state the
-  windows before it left, and a briefing is rendered only after its own date is derived.
-- A failure stops the lanes: queued jobs and jobs waiting for their turn raise `BackfillAborted`
-  instead of waiting for a date that will never be recorded.
+- `plan_derivation` finds per topic the windows that must be derived again (`tasks.stages.derive`);
+  `plan_jobs` makes one job per date, oldest first: windows before the range (record only), then
+  each date of the range. A job covers every topic scheduled that date.
+- `run_job` collects and judges each topic's window once, records it when it must be derived
+  (strictly in job order, `Turns`), then publishes that date's briefing without its topic's site.
+- `refresh_sites` refreshes each topic's site once for the range, also after a failure, to the bytes
+  publishing the dates one by one would have left.
+- A failure stops the lanes: jobs not yet run raise `BackfillAborted`.
+docs/layout.md ("Backfill") describes the command around it.
 """
 
 from __future__ import annotations
@@ -178,7 +161,12 @@ def plan_jobs(
 
 
 def run_job(ctx: BackfillContext, job: DateJob, turns: Turns | None = None) -> JobOutcome:
-    """Collect and judge, record (in turn), then publish one date; see the module docstring."""
+    """Collect and judge each topic's window once; record what it observes
+    (`tasks.stages.derive.record_window`) when it must be derived, in turn (`Turns`: job i records
+    after job i-1 has committed, since a window is observed against the state the earlier windows
+    left); then publish from the same window (`assemble_and_publish` with `collected_content`): the
+    markdown, JSON twin, index.json entry and page, not the topic's site, which covers every date
+    (rewriting it per date would make a backfill O(dates²); `refresh_sites` writes it once)."""
     settings, ref = ctx.settings, ctx.ref
     steps = dict(job.derive)
     try:

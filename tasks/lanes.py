@@ -40,7 +40,7 @@ def _ready() -> None:
 def _lane_context() -> multiprocessing.context.BaseContext:
     """Lanes are forked from a forkserver: a process that runs no threads (never fork one that does,
     as this one does) and has imported the backfill once, so a lane starts without importing it
-    again (~1 CPU s a lane when each was spawned). The server starts with the first lane of this
+    again. The server starts with the first lane of this
     process and serves every backfill it runs after that."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
@@ -103,7 +103,7 @@ class DateLanes:
         for lane in self._lanes:  # after a failure, a date still running finishes before the caller goes on
             lane.join()
         for pool in self._pools:
-            # Every job is done: the idle processes may finish exiting (~1 s) on their own.
+            # Every job is done: the idle processes may finish exiting on their own.
             pool.shutdown(wait=kind is not None, cancel_futures=True)
 
     def abort(self) -> None:

@@ -1,18 +1,11 @@
 """How far each checked source can be trusted, by one rule the briefing states under section 一.
 
-1. A note that rates itself (⭐ after a credibility word, `[markers] credibility`, or a rating in its
-   front matter, `[credibility] front_matter_keys`: ⭐ marks or a number of stars) keeps its rating;
-   ratings that differ from entry to entry are shown as a range.
-2. Otherwise its base is what the note is: official / paper, firsthand measurement, digest, repost
-   (`[credibility.words]`, several languages). The note's own description (its file name and
-   preamble) decides first; else the kind named by most of its entries, where an entry naming a
-   well-formed arXiv id counts as a paper, a summary or to-do section not at all. Ties go to the lower base; nothing found is `unknown`.
-3. Checks lower the base (never below one star): a malformed id, an id arXiv does not know, more
-   than `hedge_share` of its entries pending verification.
-4. Paper cards, the queue and HF Daily are reference (参考); the knowledge document is the baseline
-   (基线); an unreadable or empty source is unrated, with the reason.
-Numbers and words are data: tasks/config/judgment.toml `[credibility]`, as the run's judgment gives
-them (`CredibilityRule.of(judgment)`; the words are read from the judgment passed in).
+A note that rates itself keeps its rating (a range when entries differ); otherwise its base is what
+the note is (official / paper, firsthand, digest, repost), lowered by its checks (malformed or
+unknown ids, too many pending items), never below one star. Cards, the queue and HF Daily are
+reference, the knowledge document the baseline, an unreadable source unrated with the reason.
+Numbers and words are data: `judgment.toml [credibility]`, read from the judgment passed in
+(`CredibilityRule.of(judgment)`). docs/judgment.md ("Credibility per source") gives the rule whole.
 """
 
 from __future__ import annotations

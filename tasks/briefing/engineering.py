@@ -1,19 +1,13 @@
 """Engineering increments: named systems, releases, measured comparisons and non-arXiv preprints
 that a window source presents as new.
 
-Candidates are each note's (published briefings aside) eligible entries and recommendations
-(tasks.briefing.eng_candidates: not about a paper, not a summary, not confirmatory; a source's
-recommendation for E1 is one signal, the others are read from the entry's shape and words,
-tasks.briefing.novelty). Candidates of several sources that name the same thing (a fuzzy name
-match that is more than a shared platform, the same coined head word and version, or a link to
-the same page: tasks.briefing.identity) become one; two of one note never do. A candidate is an
-increment when
-1. its signals, each further source included, reach `eng_threshold`;
-2. the briefed topic owns it, or has it as adjacent, by the evidence papers are judged by (the
-   note's declared topic, owner and exclusion statements, its own entries' vocabulary);
-3. the knowledge document's body does not hold it as of the cutoff (a name match).
-Every entry naming it, in this window and earlier ones, is counted. A reader's `not-new` verdict on
-its key makes it confirmatory (`tasks.judge.reader`).
+Candidates are the notes' eligible entries and recommendations (tasks.briefing.eng_candidates),
+scored by signals (tasks.briefing.novelty); candidates of several sources naming the same thing
+become one (tasks.briefing.identity), two of one note never do. A candidate is an increment when
+its signals reach `eng_threshold`, the briefed topic owns it or has it as adjacent (the papers'
+evidence), and the knowledge document's body does not hold it as of the cutoff. Every entry naming
+it, in this window and earlier ones, is counted. A reader's `not-new` verdict on its key makes it
+confirmatory (`tasks.judge.reader`).
 """
 
 from __future__ import annotations

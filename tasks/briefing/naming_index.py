@@ -1,26 +1,10 @@
 """Which entries name an engineering increment, found through an index built once per window
-rather than by trying every entry for every increment (quadratic in a source of hundreds of
-increments).
+rather than by trying every entry for every increment (quadratic in a large source).
 
-`names_it` is the rule; `NamingIndex.naming` gives exactly the entries of its pool that
-`names_it` accepts, in pool order, but runs it only on the entries that could pass. Why each
-entry it skips cannot pass, rule by rule of `names_it` (tasks.verify.names):
-
-1. The title matches a name (`same_name(title, n, common, nm)`: `names_match`, and more than a shared
-   platform; title not generic): `NameIndex` of the titles (tasks.verify.name_index, which argues
-   each way `names_match` can be true: a shared token other than the last of either side, one side
-   a single shared token, or a near-identical string found by a scan in C), ordered by how many of
-   the pool's titles hold a token.
-2. The same coined head word (`head_token(title) == head_token(names[0])`, not one of the topic's
-   common words): the entry is in the list of that head word (`_heads`, keyed by `head_token`
-   itself: a capitalised stop word, "Without", is a head word that `distinctive` leaves out).
-3. The text mentions the first name (`mentions_name(text, names[0])`): the text's words
-   (`text_words`) hold the run `mention_run(names[0])` in order, so they hold every word of it;
-   the entry is in the list (`_words`) of each, and the shortest list is taken.
-
-Lists a word common to the pool (the only word of a name, every word of a name's run) can still
-hold most entries; `names_it` then runs on those, and entries that all name one another make an
-output that large anyway.
+`names_it` (tasks.verify.names) is the rule. `NamingIndex.naming` returns exactly the entries of its
+pool that `names_it` accepts, in pool order, but runs it only on entries that could pass: those a
+title index (`tasks.verify.name_index.NameIndex`), the head-word lists or the word lists of the
+first name put forward. `_could_name` says why each skipped entry cannot pass.
 """
 
 from __future__ import annotations
@@ -56,8 +40,8 @@ class NamingIndex:
         self._built = False
 
     def _build(self) -> None:
-        """Index the pool, on the first question: most windows have no increment to look for, and a
-        backfill built two indexes of every window's entries and lookback for nothing (6% of a year)."""
+        """Index the pool, on the first question: most windows have no increment to look for, and
+        building it eagerly would index every window's entries and lookback for nothing."""
         nm = self._nm
         titled = [(at, e.title) for at, e in enumerate(self.pool) if e.title and not nm.is_generic(e.title)]
         self._titles = NameIndex(nm, (title for _, title in titled))
@@ -74,6 +58,13 @@ class NamingIndex:
         self._built = True
 
     def _could_name(self, names: Sequence[str], common: frozenset[str]) -> set[int]:
+        """The entries that could pass `names_it`; any other fails each of its rules:
+        1. the title matches a name (`same_name`): the titles' `NameIndex`;
+        2. the same coined head word as the first name: the list of that head word (`_heads`, keyed
+           by `head_token` itself, so a capitalised stop word counts);
+        3. the text mentions the first name: its words hold every word of `mention_run(names[0])`,
+           so the entry is in the list (`_words`) of each; the shortest list is taken.
+        A word common to the pool can still list most entries; `names_it` then runs on those."""
         if not self._built:
             self._build()
         found: set[int] = set()

@@ -1,20 +1,11 @@
 """Whether note entries without an arXiv id present something new: the signals of an engineering increment.
 
 No one phrasing decides. Each signal is read from the shape of the entry or from a word list in
-`judgment.toml [engineering]`, and adds its weight (`[weights] eng_*`) once per candidate:
-- eng_named: the entry's own heading names one thing (a coined token such as "vLLM" or "H100x",
-  or two or more distinctive words);
-- eng_release: a release or version word, or a version number (v1.2, 2.0), in the heading;
-  eng_release_text: a release word in the entry's first lines;
-- eng_novelty: a word presenting it as new anywhere in the entry;
-- eng_official: a link to a host that is not a paper site (a blog, a GitHub release, docs), or
-  words naming an official or first-hand source;
-- eng_preprint: a link to a preprint host (OpenReview, ACL Anthology, SSRN …) or to a PDF off
-  arXiv, or a preprint word;
-- eng_measurement: a number with a unit whose clause compares two named systems;
-- eng_background (opinion, tutorial, re-read), eng_confirming ("consistent with what we have")
-  and eng_hedged (the entry doubts its own claim): negative.
-The caller adds eng_recommended (the source recommends it for E1) and eng_more_sources.
+`judgment.toml [engineering]` and adds its weight (`[weights] eng_*`) once per candidate: a named
+thing in the heading (eng_named), a release or version (eng_release, eng_release_text), a novelty
+word (eng_novelty), an official or preprint link or word (eng_official, eng_preprint), a measured
+comparison of two named systems (eng_measurement); eng_background, eng_confirming and eng_hedged
+count against. The caller adds eng_recommended and eng_more_sources.
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Source text made safe to show anywhere: in markdown, on a terminal, in a log line.
 
-Nothing from a workspace is trusted (DESIGN.md, "Edges of the system"). Two things make text
-unsafe to show, whatever renders it:
-
-- invisible controls: bidirectional embeddings, overrides, isolates and marks (U+202A..U+202E,
-  U+2066..U+2069, U+200E, U+200F, U+061C) make a name or a claim read backwards ("Trojan
-  Source"); C0 and C1 control characters (ESC starts terminal escape sequences) and U+2028/U+2029
-  break lines. `visible` shows each as a visible escape (`\\u202e`, `\\x1b`), so what a reader
-  sees is what is there. Tab and newline are kept only where the caller says so (`keep`).
-- markup: `<`, `>` and `&` are HTML to any renderer that allows raw HTML, and `[text](url)`,
-  `![alt](src)`, `[label]: url` and `<scheme:…>` are links and images in markdown. `markdown_text`
-  escapes them: `&lt;`, `&gt;`, `&amp;`, and a backslash that keeps link and image syntax literal.
-
-Markdown output passes `markdown_text` (the briefing, `tasks.briefing.render_md`, whose own template
-holds none of these characters); CLI lines that carry names or errors from a workspace pass
-`visible`, and `show_controls_in_logs` (installed by the CLI) applies it to every log record.
-The HTML page has its own sanitiser (`tasks.publish.safety`), which removes these controls.
+Nothing from a workspace is trusted (docs/faults.md, "Hostile inputs"). Two things make text unsafe:
+- invisible controls (bidirectional marks, C0/C1 controls, U+2028/U+2029): `visible` shows each as a
+  visible escape (`\\u202e`, `\\x1b`); tab and newline only where the caller says (`keep`);
+- markup (`<`, `>`, `&`, markdown links and images): `markdown_text` escapes it.
+Markdown output passes `markdown_text`; CLI lines carrying workspace names or errors pass `visible`,
+and `show_controls_in_logs` applies it to every log record. The HTML page has its own sanitiser
+(`tasks.publish.safety`).
 """
 
 from __future__ import annotations

@@ -1,21 +1,12 @@
 """Sentences of a source's text, Chinese and English: the one segmenter every quoting module uses.
 
-A sentence ends after 。！？． (and any closing quotes, brackets or further end marks right after
-them), or after an ASCII `.`, `!` or `?` that is followed by the end of the text, a CJK character,
-or whitespace and then anything but a lowercase letter. It never ends:
-- inside brackets or quotes (「…。…」, (see Sec. 4.2), "…");
-- inside a URL;
-- at a `.` directly followed by a letter or digit (v0.6.3, 1.5×, arXiv:2609.39334, a.B);
-- after an abbreviation (`abbreviations` in sentences.toml beside this module: e.g., vs., Fig.) or an initial;
-- at `;`/`；` at all: a semicolon joins clauses of one sentence, and "TL;DR" is one word.
-Line breaks inside the text are read as wraps: the pieces of a wrapped line are joined back
-(`unwrap`). A caller that has separate lines or list items segments each on its own.
-
-Kept libraries were measured first: pysbd takes ~15 s per MB and cuts inside URLs; sentencex is
-fast (~60 ms per MB) but cuts "a9.A" and "Dr. Who", and cuts its own sentences again when they
-hold an unbalanced quote or bracket, so segmenting would not be idempotent. This function is
-small, linear, and idempotent by construction: it cuts only where no bracket is open, so each
-sentence starts in the state the text started in.
+A sentence ends after 。！？． or after `.`, `!`, `?` followed by the end, a CJK character, or
+whitespace and anything but a lowercase letter. It never ends inside brackets, quotes or a URL, at a
+`.` followed by a letter or digit (v0.6.3), after an abbreviation (`abbreviations` in sentences.toml)
+or an initial, or at a semicolon. Line breaks are read as wraps (`unwrap`); a caller with separate
+lines or list items segments each on its own.
+Segmenting is linear and idempotent: it cuts only where no bracket is open, so each sentence starts
+in the state the text started in. docs/dependencies.md says why no library is used.
 """
 
 from __future__ import annotations

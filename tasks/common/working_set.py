@@ -3,8 +3,8 @@
 Consecutive windows of a derivation or a backfill read mostly the same 30 days of items. A cache
 of a fixed size serves a small workspace whole and a large one not at all: once one window's
 items outnumber its slots, reading them in the same order every window evicts each item just
-before it is asked for again, so the work per window grows with the workspace twice over (the
-whole run of 96 MB decoded every lookback row again for every window: benchmarks/README.md). Here a
+before it is asked for again, so the work per window grows with the workspace twice over (every
+lookback row decoded again for every window: benchmarks/README.md). Here a
 caller says how many items one pass reads (`fit`), and the map keeps at least `factor` times
 that: its memory grows with what one window holds, which that window holds in memory anyway.
 

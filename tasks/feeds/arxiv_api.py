@@ -1,19 +1,12 @@
 """arXiv API metadata through the design card's `arxiv` package: read answers, look ids up in polite batches.
 
-Contract:
-- `parse_arxiv_api` reads current and legacy (2016) responses with the arxiv package's parser,
-  after a strict well-formedness check (`tasks.feeds.arxiv_client.read_feed`). arXiv reports errors
-  as an Atom entry whose id is under `arxiv.org/api/errors` (with HTTP 400): that becomes `error`.
-  An empty result (totalResults 0) is no error; an id missing from a batch is simply absent.
-- `ArxivLookup.lookup` asks once for every canonical id not already `known` (unless `refresh`):
-  one `arxiv.Search(id_list=batch)` per `batch_size` ids (the client's page size, 100), through
-  `PoliteClient` (an arxiv.Client: `delay_seconds` 3 s apart, arXiv's rule; `num_retries` with
-  growing backoff on 429/5xx/transport failures). Asked-for ids absent from a successful answer are
-  `unknown`; ids in a batch that failed are in neither set, so a later run asks again. Malformed ids
-  are never sent (one would make arXiv reject the whole batch); an id arXiv rejects anyway is set
-  aside and the rest asked again.
-- Tests and benchmarks pass an `HttpClient` double (recorded responses); it answers the client's
-  requests session through `replay_session`, so nothing touches the network.
+- `parse_arxiv_api` reads current and legacy responses with the package's parser after a strict
+  well-formedness check; arXiv's error entry becomes `error`, an empty result is no error.
+- `ArxivLookup.lookup` asks once for every canonical id not already `known` (unless `refresh`), in
+  batches of `batch_size` through `PoliteClient`. Ids absent from a successful answer are `unknown`;
+  ids of a failed batch are in neither set, so a later run asks again. Malformed ids are never
+  sent, and an id arXiv rejects anyway is set aside and the rest asked again.
+- Tests and benchmarks pass an `HttpClient` double (`replay_session`): no network.
 - `title_matches` compares a note's title with arXiv's (rapidfuzz token_set_ratio).
 """
 

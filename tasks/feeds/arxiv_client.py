@@ -1,25 +1,14 @@
 """The design card's `arxiv` package (arxiv.Client), made as polite and as testable as predigest measures it.
 
-Contract:
-- `PoliteClient` is an `arxiv.Client`: its URL building (`id_list`, `start`, `max_results` =
-  `page_size`), its paging through `results()`, its `delay_seconds` and `num_retries` all stand.
-  It overrides only `_parse_feed`, the package's one fetch step, because as shipped (arxiv 4.x) it
-  * retries a 429/503 after `delay_seconds` (3 s) only, with no growing backoff and no regard for
-    Retry-After;
-  * retries final answers too (arXiv's HTTP 400 for an id it cannot parse), and drops the
-    explanation arXiv puts in that body;
-  * parses with lxml's `recover=True`, so a truncated 200 reads as a shorter feed and the ids cut
-    off would be recorded as unknown to arXiv;
-  * sends no timeout and spaces requests on the wall clock (time.sleep), untestable without waiting;
-  * pages on while fewer results than `totalResults` have come, so an `id_list` batch whose answer
-    counts more than it lists costs a second request for ids the first page already answered.
-  Here: an `id_list` search of at most `page_size` ids is one page (one request, plus retries); spacing of `delay_seconds` on an injectable clock, backoff `backoff_base * 2**n` (capped at
-  `max_backoff`, at least Retry-After) on 429/5xx/transport failures and on bodies that are not a
-  well-formed Atom feed; a non-retryable status or an arXiv error entry raises `ArxivRejected` at
-  once, with arXiv's message; retries exhausted raise `ArxivUnavailable`. `requests` counts every
-  request sent. tests/feeds/test_feed_arxiv_api.py shows each shortfall of the stock client.
+- `PoliteClient` is an `arxiv.Client` (its URLs, paging, `delay_seconds` and `num_retries` stand)
+  that overrides only `_parse_feed`, the one fetch step, where the stock client falls short
+  (docs/judgment.md, "arXiv metadata"). Here an `id_list` search of at most `page_size` ids is one
+  page; requests are spaced on an injectable clock, with backoff `backoff_base * 2**n` (capped at
+  `max_backoff`, at least Retry-After) on 429/5xx, transport failures and malformed feeds. A
+  non-retryable status or an arXiv error entry raises `ArxivRejected` with arXiv's message;
+  retries exhausted raise `ArxivUnavailable`. `requests` counts every request sent.
 - `replay_session(http)` is a `requests.Session` answering from an `HttpClient` double
-  (`tasks.feeds.http.ReplayHttpClient`: recorded responses) through a transport adapter: no network.
+  (`tasks.feeds.http.ReplayHttpClient`): no network.
 """
 
 from __future__ import annotations

@@ -1,29 +1,13 @@
 """Feed health: is a snapshot empty, stale or truncated against that feed's own history?
 
-A feed that answers 200 with an empty or old listing reads like a quiet day. A snapshot S is judged
-from its own facts (`Facts`: entry count, the listing's date, the day it was fetched for) and the
-facts of the same feed's snapshots counted on days before S's, never from the order they were
-stored in:
-- **empty**: no entries, while the feed's snapshots of the same weekday usually have some; or no
-  entries and no earlier snapshot of the feed at all (nothing says a quiet day is usual for it);
-- **stale**: the listing's own date is more than `stale_days[kind]` days before the day it was
-  fetched for (`is_stale`: a fact of the snapshot alone, so it may decide how S is stored);
-- **truncated**: fewer entries than `truncated_ratio` × the median of the feed's last `history`
-  healthy snapshots of the same weekday (within `history + 1` weeks), when it has `min_history`.
-A weekday with too little history is not judged on its count (arXiv announces nothing on
-Friday and Saturday evenings, US/Eastern), so a quiet day never reads as a broken feed.
-Thresholds are data: tasks/config/judgment.toml `[feed_health]`.
-
-Why the history is judged in date order (`judge_feed`) rather than each snapshot against marks
-stored when the earlier ones were written: "a snapshot that was a problem is no measure of usual"
-then means the problem the same rules give that snapshot from *its* earlier days, a function of
-the stored set alone, so a backfill storing a later day first, or a late snapshot of an earlier
-day, ends with the marks of a date-order run (and with them the density statement, its content
-hash, and so one notification). In date order this is exactly the rule as first written, so marks
-made in date order do not move. Excluding only intrinsically bad snapshots (empty, stale) from a
-median would also be order-free, but would change the numbers briefings already print.
-Of two snapshots counted on the same day (a re-fetch with new bytes), the day's measure is the one
-fetched for the latest day, then the fuller, then by identity: not the last stored.
+A feed that answers 200 with an empty or old listing reads like a quiet day. Each snapshot is
+judged from its own facts (`Facts`: entry count, listing date, the day it was fetched for) and the
+same feed's snapshots of earlier days, never from the order they were stored in (`judge_feed`):
+- **empty**: no entries while that weekday usually has some, or no earlier snapshot at all;
+- **stale**: the listing is more than `stale_days[kind]` days older than its day (`is_stale`);
+- **truncated**: under `truncated_ratio` × the median of recent healthy snapshots of that weekday.
+A weekday with too little history is not judged on its count, so a quiet day never reads as a
+broken feed. Thresholds are data: tasks/config/judgment.toml `[feed_health]`.
 """
 
 from __future__ import annotations
@@ -129,7 +113,15 @@ def _measure_order(f: Facts) -> tuple[dt.date, dt.date, int, str]:
 def judge_feed(kind: str, feed: str, snapshots: Iterable[Facts],
                rule: FeedHealthRule) -> dict[int, dict[str, Any] | None]:
     """Every snapshot of one feed -> its feed problem (with the numbers behind it) or None, judged
-    day by day from the days before it."""
+    day by day from the days before it.
+
+    Judged in date order, not against marks stored when earlier snapshots were written, so "a
+    snapshot that was a problem is no measure of usual" is a function of the stored set alone: a
+    backfill storing a later day first ends with the marks of a date-order run (and so the same
+    density statement and one notification). Truncation compares with the last `history` healthy
+    snapshots of the same weekday (within `history + 1` weeks), once there are `min_history`.
+    Of two snapshots counted on the same day, the day's measure is the one fetched for the latest
+    day, then the fuller, then by identity: not the last stored."""
     ordered = sorted(snapshots, key=_measure_order)
     marks: dict[int, dict[str, Any] | None] = {}
     measure: dict[dt.date, Facts] = {}  # per day counted on, the snapshot that measures it

@@ -1,18 +1,14 @@
 """Reader feedback files: `organized/feedback/<topic>.md`, one list item per verdict.
 
-A verdict line (README, "Give feedback"; `predigest feedback` writes them):
+A verdict line (`predigest feedback` writes them; docs/feedback.md has the format):
 
     - date: 2026-11-01 · item: 2611.00010 · verdict: not-ours · by: jay · at: 2026-11-02T09:30:00+08:00 · reason: …
 
-`date` is the briefing it answers, `item` what it is about: an arXiv id (verdicts `ours`,
-`not-ours`), a pending item's key `p-…` (`settled`, which needs a reason or link, and
-`not-a-contradiction`) or an engineering increment's key `e-…` (`not-new`; `tasks.common.item_keys`);
-`by` who gave it, `at` when it was recorded (ISO, with its UTC offset), `reason` optional and last
-(it may hold anything, `·` too). A line without a readable `at` is undated: named, never applied
-(a verdict counts from when it was recorded). Fields are read by key, in any order before `reason`. Only list items are
-verdicts (read as CommonMark, `tasks.inbox.document`): a heading or a paragraph is left to the reader.
-A list item that is not a verdict is an error naming its line; it never stops the run, and the
-other lines count.
+`item` is an arXiv id (`ours`, `not-ours`), a pending item's key `p-…` (`settled`, with a reason
+or link; `not-a-contradiction`) or an engineering increment's key `e-…` (`not-new`). Fields are
+read by key, `reason` last. A line without a readable `at` is undated: named, never applied. Only
+list items are verdicts (the file's one parse, `tasks.inbox.document`); one that is not a verdict
+is an error naming its line, and never stops the run.
 """
 
 from __future__ import annotations

@@ -1,28 +1,13 @@
 """Lines that head entries without being `#` headings: the same structure in another heading style.
 
-A note without `#`–`####` headings below its title is read in whichever style it uses:
-- 「一、」 chapters and bold "A." lines (level 2), 「（一）」 sub-chapters (level 3);
-- marked lines, an entry word and a number or capital ("条目#1 · …", "增量 2：…", "Increment 3 -
-  …", "信号 A · …"; the words are `[markers] entry_words`), level 3, one deeper for each entry word
-  first used after another (条目#1 › 信号 A);
-- whole-line bold ("**Foo**", "**Foo:**", "**Foo**：", "**Foo** (arXiv:…)"), level 4; bold written
-  around one of the other forms is that form;
-- numbered lines at the left margin ("1. Foo", "2) Bar", "(3) Baz", "1.2 Foo" one deeper), level 4,
-  when they count up by one and text at the margin stands between them: then they are headings
-  whose bodies run to the next one (a bullet under "1. Foo" is Foo's), not a list whose items end
-  at their first unindented line (that is tasks.inbox.segment's `_items`). Bold lines that could
-  head entries between them win: then the numbers are a list inside a bold entry.
-A bold line that is only a label word (`[notes] lead_in_labels`, the labels of `[markers]`) or
-whose text the note repeats is a lead-in ("**核心论点**"), never a heading. When the note numbers
-its entries (marked lines, bold numbered lines, numbered headings, or chapters with nothing bold
-between them) an unnumbered bold line between two of them is a lead-in too, unless it is laid out
-like them (the numbered headings and it have a blank line after them: "**口径问题（重要）**" is a
-section, "**核心论点**\n- …" a lead-in); one before or after them all heads a section beside
-them (their sibling), and one right after a `---` always does.
-In a note with `#` headings, marked lines (bold or not), and bold lines that name a paper, carry a
-number ("**1. Foo**", "**1.2 Foo**" under "## 1. Bar") or stand after a `---` with no `#` heading since
-(closing sections: "**给 Tom**", "**明天计划**"), head entries beside them, at level 5.
-A bold phrase inside a line of text is never a heading.
+A note without `#`–`####` headings below its title is read in whichever style it uses: 「一、」
+chapters and bold "A." lines (level 2), 「（一）」 sub-chapters (level 3), marked entry lines
+("条目#1 · …", "Increment 3 - …"; `[markers] entry_words`, level 3 and deeper), whole-line bold
+(level 4) and numbered lines at the margin with text between them (level 4).
+A bold line that is only a label, repeats the note's text, or sits between numbered entries without
+their layout is a lead-in, never a heading. In a note with `#` headings, marked lines and bold
+lines that name a paper, carry a number or follow a `---` head entries at level 5.
+A bold phrase inside a line of text is never a heading. `pseudo_heads` gives the rules in full.
 """
 
 from __future__ import annotations
@@ -170,8 +155,22 @@ def _closing(hr: list[bool], heads: set[int]) -> list[bool]:
 
 def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], skip: range,
                  heads: set[int], words: HeadingWords) -> list[Event]:
-    """The entry headings of a note that are not `#` headings (see the module docstring), ascending.
-    `heads`: the lines of the note's `#` headings below its title; `words`: the run's (`heading_words`)."""
+    """The entry headings of a note that are not `#` headings, ascending.
+    `heads`: the lines of the note's `#` headings below its title; `words`: the run's (`heading_words`).
+    - Marked lines: an entry word and a number or capital ("信号 A · …"), level 3, one deeper for
+      each entry word first used after another (条目#1 › 信号 A).
+    - Whole-line bold ("**Foo**", "**Foo:**", "**Foo** (arXiv:…)"), level 4; bold written around
+      another form is that form.
+    - Numbered lines at the margin ("1. Foo", "2) Bar", "(3) Baz", "1.2 Foo" one deeper), level 4,
+      when they count up by one with text at the margin between them: headings whose bodies run to
+      the next one, not a list (that is tasks.inbox.segment's `_items`). Bold lines that could
+      head entries between them win: the numbers are then a list inside a bold entry.
+    - A bold line that is only a label word or whose text the note repeats is a lead-in. When the
+      note numbers its entries, an unnumbered bold line between two of them is a lead-in too,
+      unless laid out like them (a blank line after it); one before or after them all heads a
+      sibling section, and one right after a `---` always does.
+    - With `#` headings: marked lines, and bold lines that name a paper, carry a number or stand
+      after a `---` with no `#` heading since ("**明天计划**"), head entries at level 5."""
     found = _lines(lines, body, code, skip, bool(heads), words)
     if heads:
         closing = _closing(hr, heads) if any(x.bold for x in found) else []

@@ -1,18 +1,12 @@
 """Split a free-form inbox note into entries and pull out what each entry claims.
 
-Segmentation: every `##`–`####` heading (ATX or setext; `#` headings after the title too) starts an
-entry. A heading with no text of its own whose next heading is deeper only names a section: it
-becomes part of its children's `heading_path`. A thematic break (`---`) closes open sections, so a
-summary after `---` is never filed under the entry above it. Text before the first heading is the
-"preamble" entry when it has content, or one entry per item when it holds a numbered list. Notes
-without headings are read in the heading style they use (tasks.inbox.headings: 「一、」/「（一）」,
-"条目#1 ·"/"Increment 1 -", whole-line bold, numbered lines with text between them), so the same
-structure gives the same entries in every style; then top-level list items. A heading's label
-("条目#1", "1", "（一）") is split off its title. Fenced code never starts anything. Never raises; linear time, so garbage in gives fewer entries.
-
-Structure lives in tasks.inbox.segment, numbers in tasks.inbox.numbers, the rest of what an entry
-claims in tasks.inbox.claims. They scan whole texts with regexes written so the engine can skip
-ahead, rather than looping over lines in Python: that is where a parse's time used to go.
+Every `##`–`####` heading starts an entry; a heading with no text whose next heading is deeper only
+names a section (part of its children's `heading_path`), and `---` closes open sections. Text before
+the first heading is the "preamble" entry (or one entry per numbered item). Notes without headings
+are read in their own heading style (tasks.inbox.headings), then by top-level list items. Fenced
+code never starts anything. Never raises; linear time, so garbage in gives fewer entries.
+Structure lives in tasks.inbox.segment, numbers in tasks.inbox.numbers, the rest of an entry's
+claims in tasks.inbox.claims.
 """
 
 from __future__ import annotations

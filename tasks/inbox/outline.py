@@ -1,21 +1,14 @@
 """An entry's text as an outline of points, read from its structure alone (no words of any language).
 
-- A point is a list item at the entry's top indent (or one space deeper), or a line of a labelled
-  run ("R1 …", "(2) …", see segment.sequence_starts), with its wrapped continuation lines joined
-  back (no space between two CJK characters). Deeper items are nested under the point above them:
-  they follow it in it, never points of their own.
-- A short line (a bold line, a line ending in a colon, a sub-heading) directly above a list is the
-  list's lead-in: its items are one group. When they are fragments (three or more, short, no
-  sentence ending but the last: a path "Orca；vLLM；…"), the group is one point, the lead-in then
-  its items; otherwise each item is a point that remembers its lead-in.
-- Pieces are put together as the source wrote them (`joined`): whole sentences one after another,
-  the source's own "；" kept, a fragment with no mark of its own followed by "、" (", " in English)
-  as in an enumeration; never a "；" the source did not write. A row's cells are joined by " · ". An item that only leads
-  into something else ("各引擎最优配置：" above a table) is no point.
-- An entry without any list: each paragraph is a point.
-- Table rows are not read here (a row is read whole by `row_point`); fenced code is skipped.
-- `units` cuts a text into the same top-level units (an item with everything nested under it, a
-  labelled line, a paragraph, a table row), so a digest's entry can be read one paper at a time.
+- A point is a top-level list item or a labelled line ("R1 …", "(2) …"), wrapped lines joined back;
+  deeper items nest under the point above them.
+- A short line directly above a list is its lead-in: a group of short fragments is one point,
+  otherwise each item is a point that remembers its lead-in.
+- Pieces are joined as the source wrote them (`joined`), never with a "；" it did not write.
+- An entry without any list: each paragraph is a point. Table rows are read whole by `row_point`;
+  fenced code is skipped.
+- `units` cuts a text into the same top-level units, so a digest's entry can be read one paper at
+  a time.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """The parts of a note entry that are one paper's own text, chosen by one implementation at ingest,
-which stores their outlines (`paper_outlines`, `items.paper_outlines`), and at judging, which reads
-them (`tasks.judge.points`) and parses no text.
+which stores their outlines (`items.paper_outlines`), and at judging (`tasks.judge.points`).
 
-- An entry that is the paper's own (it names only the paper, or its heading names it) reads with
-  the sub-sections under its heading that name no other paper (`subsection_offsets`): the
-  following entries of its note whose heading path starts with its own, each under its own
-  heading (`with_subsections`).
-- An entry about several papers reads, for each, the units that name it (`own_units`: an item
-  with everything nested under it, a labelled line, a paragraph; table rows aside), joined.
-
-The outline of the joined text is not the outlines of its parts put together (a sub-section's
-heading becomes a lead-in, the top indent is measured over the whole), so ingest parses each
-distinct joined text once and judging maps the paper to it. Which ids an entry names depends on the
-briefing's date (an id that could not exist yet is dropped, `tasks.common.arxiv_ids.issued_by`), so
-ingest stores the sub-sections of every date's reading.
+- An entry that is the paper's own reads with the sub-sections under its heading that name no other
+  paper (`subsection_offsets`, `with_subsections`).
+- An entry about several papers reads, for each, the units that name it (`own_units`).
+Ingest parses each distinct joined text once (its outline is not its parts' outlines put together),
+and, since which ids an entry names depends on the briefing's date, stores every date's reading.
 """
 
 from __future__ import annotations

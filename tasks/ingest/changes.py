@@ -1,26 +1,13 @@
 """Which scanned files changed since their current stored version: the one place that decides it.
 
-A file is unchanged without being read when a current version of its path (`superseded_at IS
-NULL`) was stored with the file's present size and mtime: `sources.size` (the size of what was
-read) against the scan's `st_size`, `sources.modified_at` (the scan's mtime, taken before the
-bytes were read; aware UTC to the microsecond, `recorded_mtime`) against the scan's `st_mtime`
-converted the same way. Every other file whose path is stored is read and hashed as the ingest
-reads it (`read_file`: non-blocking, bounded) and is unchanged only if that sha256 is a current
-version's. A path with no current version is new without being read.
-
-The assumption is the one rsync's quick check and make rely on: a file that keeps its path, size
-and mtime keeps its bytes. What it misses, and `Settings.rehash` (PREDIGEST_REHASH=1, `predigest
-run --rehash`) catches by hashing every file:
-- an edit that keeps the size and puts the old mtime back (`touch -r`, `cp -p` or `rsync -t` of
-  another version of the same size, a restore from an archive);
-- two writes of the same size within one tick of the file system's clock (nanoseconds to a few
-  milliseconds on Linux file systems, 2 s on FAT) with the ingest's read in between.
-What it never misses: a file whose size or mtime differs is read and hashed, so a `touch`ed file
-is read and writes nothing (its bytes are stored already); it is read again on every run until its
-bytes change, since an unchanged file's row is not rewritten. Links (their target may change) and
-rows without an mtime (stored before sources had one) are always read. A version stored with an
-error is trusted like any other: its size is that of what was read (0 when nothing could be), so
-an unreadable file that has bytes is read again each run, as before.
+A file whose current version (`superseded_at IS NULL`) was stored with its present size and mtime
+(`sources.size`, `sources.modified_at`) is unchanged without being read. Any
+other stored path is read and hashed as ingest reads it (`read_file`) and is unchanged only if that
+sha256 is a current version's; a path with no current version is new without being read. Links and
+rows without an mtime are always read.
+The assumption is rsync's and make's: same path, size and mtime, same bytes. What it misses, and
+`Settings.rehash` (PREDIGEST_REHASH=1, `--rehash`) catches, is in docs/judgment.md ("Change
+detection").
 """
 
 from __future__ import annotations

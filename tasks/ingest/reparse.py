@@ -1,18 +1,11 @@
 """What ingest stores of an item's text for judging, brought up to date for rows stored before.
 
-Judging reads an entry's outline (`items.outline`, since migration 0011), a queue row's cells
-that can name its paper (`items.cells`, since 0012) and the outlines of a note entry's papers' own
-joined texts (`items.paper_outlines`, since 0014), and parses no text itself. The first two are a
-function of the row's stored text alone, the third of its source's stored rows (an entry's text,
-heading and ids, and the sub-sections after it): the functions ingest applies to every new version
-(`tasks.ingest.sources`).
-A migration cannot parse, so rows stored before a change to what ingest stores keep what was
-stored then (SQL NULL for a column added since). `STORED_PARSE` numbers what ingest stores; a
-workspace records the number its rows all carry (`workspaces.stored_parse`, set for a new
-workspace as it is created). A run that finds its workspace behind recomputes every row from its
-stored text once, superseded versions too (a backfill of an earlier date still reads them), and
-records the number; every other run checks one column of one row, so an unchanged re-ingest pays
-nothing for it.
+Judging reads what ingest parsed (`items.outline`, `items.cells`, `items.paper_outlines`) and parses
+no text itself. A migration cannot parse, so rows stored before a change to what ingest stores
+keep what was stored then. `STORED_PARSE` numbers what ingest stores and each workspace records
+the number its rows carry (`workspaces.stored_parse`): a run that finds its workspace behind
+recomputes every row once (superseded versions too) and records the number; any other run checks
+one column of one row.
 """
 
 from __future__ import annotations

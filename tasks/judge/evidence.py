@@ -1,40 +1,13 @@
 """Is a paper the briefed topic's, adjacent to it, or not its: evidence per topic, decided per topic.
 
-Evidence (kind, weight from `judgment.toml [weights]`), gathered for every known topic:
-- card_primary / card_secondary, queue_primary / queue_secondary: declared categories;
-- note_for_topic / note_names_topic: the topic a note is written for (its file name);
-- owner_statement, handoff_statement, missing_statement: a source says where the paper should go
-  ("归属 rag", "交给 inference", "inference.md 还没有"): each speaks for the topic it names;
-- taken_statement: "已在 evaluation.md 锚定": that topic has anchored it (its evidence, and never
-  evidence against another topic: topics share papers);
-- stated_primary / stated_secondary, exclusion: "主分类 llm-infra", "不进 inference";
-- vocabulary: distinct terms of a topic's vocabulary in the paper's own text only (its card, its
-  row, or the lines and clauses of an entry written next to it), never a neighbour's;
-- tagged_category: a digest line tags the paper ("arXiv:… · [mm]", "[other]"): a declared category;
-- adjacency: the source registers the paper as adjacent to a topic (🟡, held back; no weight);
-- background: the source files the paper as background reading (no weight).
-Statements are read in the paper's own text (`tasks.judge.own_text`), so in an entry about several
-papers each binds to the paper it is written next to.
-
-For the briefed topic T (`decide`), from T's evidence and what the sources say about T, never by
-comparing totals across topics (a paper can be T's and X's on the same evening):
-0. a reader's verdict for T recorded by the cutoff (reader_verdict, `tasks.judge.reader`) decides:
-   `not-ours` not T's, `ours` T's, whatever else the sources say;
-1. a source speaks for T and another excludes T: undecided, adjacent (the reason says so);
-2. a source excludes T: not T's;
-3. a source speaks for T, or a card, the queue, a digest tag or a source declares T primary: T's;
-Declared evidence beats inferred evidence (vocabulary): a declared category that is no topic
-("[other]", "engineering") holds the paper for no topic, and still says it is not T's.
-4. another topic X holds it as primary (card, queue, statement or X's own prep note) and has
-   anchored it: T needs a source speaking for T. With only a secondary category or an adjacency
-   registration for T it is adjacent, the reason naming X; with neither, X's and not T's;
-5. another topic is declared primary (not anchored there): T's when T is a declared secondary
-   (主分类邻接), adjacent when a source registers it as adjacent to T, else not T's (T's vocabulary
-   alone does not outweigh a declared category);
-6. T is a declared secondary (the primary undecided, or a category that is no topic): T's;
-7. T's own evidence reaches `min_owner`: T's (adjacent when a source registers it so, or files it
-   as background reading);
-8. a source registers it as adjacent to T: adjacent; otherwise not T's.
+Evidence (a kind with a weight from `judgment.toml [weights]`) is gathered for every known topic:
+declared categories (cards, queue, digest tags), the topic a note is written for, statements in the
+paper's own text (`tasks.judge.own_text`: owner, handoff, missing, taken, primary, secondary,
+exclusion; each binds to the paper it is written next to), and topic vocabulary in that own text
+only. Adjacency and background registrations carry no weight.
+`decide` rules for one topic T from T's evidence and what the sources say about T, never by
+comparing totals across topics, so a paper can be T's and X's on the same evening. Its docstring
+lists the rules in order; docs/judgment.md ("Topics of a paper") explains them for readers.
 """
 
 from __future__ import annotations
@@ -344,7 +317,23 @@ def _first(evidence: Sequence[Evidence], kinds: Sequence[str], topic: str) -> st
 
 
 def decide(evidence: Sequence[Evidence], topic: Topic) -> Ownership:
-    """The decision for `topic` (see the module docstring), with a reason naming what decided it."""
+    """The decision for `topic` T, with a reason naming what decided it. The rules, in order:
+    0. a reader's verdict for T recorded by the cutoff (`tasks.judge.reader`) decides: `not-ours`
+       not T's, `ours` T's, whatever else the sources say;
+    1. a source speaks for T and another excludes T: undecided, adjacent (the reason says so);
+    2. a source excludes T: not T's;
+    3. a source speaks for T, or a card, the queue, a digest tag or a source declares T primary: T's.
+       Declared evidence beats vocabulary: a declared category that is no topic ("[other]",
+       "engineering") holds the paper for no topic, and still says it is not T's;
+    4. another topic X holds it as primary and has anchored it: T needs a source speaking for T;
+       with only a secondary category or an adjacency registration for T it is adjacent (the
+       reason names X); with neither, X's and not T's;
+    5. another topic is declared primary (not anchored there): T's when T is a declared secondary
+       (主分类邻接), adjacent when a source registers it as adjacent to T, else not T's;
+    6. T is a declared secondary (the primary undecided, or no topic): T's;
+    7. T's own evidence reaches `min_owner`: T's (adjacent when a source registers it so, or files
+       it as background reading);
+    8. a source registers it as adjacent to T: adjacent; otherwise not T's."""
     j, me = topic.judgment, topic.name
     scores = scores_of(evidence, j)
     kinds = {e.kind for e in evidence if e.topic == me}

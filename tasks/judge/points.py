@@ -1,19 +1,12 @@
 """A paper's key points and relation lines, from its own text only; the cut, its thesis and headline.
 
-Own text (as in tasks.judge.own_text): a card's TL;DR; a queue or table row alone; an entry headed
-by the paper or naming only it, whole (its tables aside), with the sub-sections under its heading
-that name no other paper; in an entry about several papers, the
-units that name it (an item with everything nested under it, a labelled "R3 …" line, a paragraph).
-The best of these that gives any points gives them: an entry of its own first, then its card,
-then a digest's line, then a table row, then a queue row; more points first. Nothing comes from a neighbouring
-row, line or entry.
-
-Relation lines are the points that name a document section (§) or the topic's document, and the
-whole group of a lead-in whose first point does ("和现有脉络的关系"). When more than `[points] max` points remain, the
-cut keeps the thesis (a lead-in or opening from `[points] thesis`) and the points carrying a
-number with a unit first, then the fullest of the rest, in the entry's order, and counts what it
-left out. The first point kept from a lead-in's group carries the lead-in ("核心论点：…"), so no
-item stands without its parent.
+Points come from the paper's own text (as in tasks.judge.own_text): the first that gives any, of
+an entry of its own, its card, a digest's line, a table row, a queue row. Nothing comes from a neighbouring row,
+line or entry.
+Relation lines are the points that name a document section (§) or the topic's document. Past
+`[points] max`, the cut keeps the thesis (`[points] thesis`) and points with a number and unit
+first, then the fullest, in the entry's order, and counts what it left out. A point kept from a
+lead-in's group carries the lead-in, so no item stands without its parent.
 """
 
 from __future__ import annotations

@@ -1,26 +1,13 @@
 """Which vocabulary terms a text uses: the answer of one case-insensitive alternation, found fast.
 
-The reference is `reference_hits`: one `re.I` alternation over the whole vocabulary, scanned with
-`finditer` (leftmost match wins, the lowest term index among matches starting there, and the scan
-resumes at that match's end). Python's `re` tries every alternative at every position, so that
-scan cost ~2 ms an entry and was the largest part of judging a window's relevance.
-
-`Vocabulary.hits` gives the same answer (the one term matcher: ownership, relevance and vocabulary
-evidence all use it). It folds the text to lower case once and works out which terms *could* occur:
-- a term with ASCII word boundaries and no space (`vLLM`, `tok/s`, `TensorRT-LLM`) can only match
-  where an ASCII alphanumeric run of the text starts, and that run must equal the term's first
-  run: one `[a-z0-9]+` pass gives the runs, a dict the terms;
-- any other term (CJK, or with a space, which the pattern turns into `\\s*`) needs each of its
-  space-separated chunks in the folded text (a substring test);
-- a term with a cased non-ASCII character (whose `re.I` equals `str.lower()` does not always find)
-  needs each of its runs between spaces and such characters in the folded text ("mesur" of
-  "mesuré"); one made of nothing else is always a candidate.
-`could_occur` gives those candidates, so that a caller with another pattern over the same terms
-(one that checks each match, say) can skip a text none of them can occur in.
-Then it replays the alternation over the candidates only, each found with its own pattern. Terms
-that cannot occur never match anywhere, so leaving them out changes no match of `finditer`.
-Folding is exact: under `re.I` the only non-ASCII characters equal to ASCII letters are ı İ ſ and
-the Kelvin sign; `_FOLD` maps them to their letters before `str.lower()` (tests check the table).
+`reference_hits` is the reference: one `re.I` alternation over the whole vocabulary, scanned with
+`finditer` (leftmost match wins, then the lowest term index). It tries every term at every position.
+`Vocabulary.hits` gives the same answer, and is the one term matcher (ownership, relevance and
+vocabulary evidence all use it): it folds the text once, keeps only the terms that could occur
+(`could_occur`, also for callers with their own pattern over the same terms), and replays the
+alternation over those. Leaving out terms that cannot occur changes no match.
+Folding is exact: `_FOLD` maps the non-ASCII characters `re.I` equates with ASCII letters
+(ı İ ſ and the Kelvin sign) before `str.lower()`; tests check the table.
 """
 
 from __future__ import annotations
@@ -169,7 +156,13 @@ class Vocabulary:
         return frozenset(self.kept[i] for i in self._candidates(folded(text)))
 
     def _candidates(self, low: str) -> list[int]:
-        """Indices of the terms that could occur in the folded text `low`, in order."""
+        """Indices of the terms that could occur in the folded text `low`, in order:
+        - a term with ASCII word boundaries and no space (`vLLM`, `tok/s`) only where an ASCII
+          alphanumeric run of the text equals the term's first run (`by_run`);
+        - any other term (CJK, or with a space, which the pattern turns into `\\s*`) when each of
+          its space-separated chunks is in the folded text;
+        - a term with a cased non-ASCII character (where `re.I` and `str.lower()` differ) when each
+          of its runs between spaces and such characters is in it; one made of nothing else always."""
         candidates = list(self.always)
         if self.by_run:
             for run in self.by_run.keys() & _runs(low):

@@ -1,21 +1,15 @@
 """The noon merge: a briefing's increments written into the knowledge document as it is now.
 
-Contract: `propose(text, increments, merge_at, ...)` returns the whole proposed document and a
-unified diff (difflib) against `text`, and says per increment where it went and why.
-- A NET-new paper or an engineering increment becomes one entry at the end of the section the
-  briefing suggests (matched by label, number, heading text or last heading part), written in the
-  style of that section's first anchored entry (`EntryStyle`), marked `[anchored <merge date>]`;
-  an id that was only in References leaves that list. No such section: the entry goes under a
-  marked section at the end of the file, and the proposal says why.
-- An adjacent paper becomes a References entry `(cited <merge date>)`.
-- An id the document already anchors in its body (or, for an adjacent paper, already cites), or
-  an engineering increment whose bold name is already an entry, is left out as already merged.
-- When anything is merged: the header's version goes up by one, `updated:` becomes the merge
-  time, the citation count is recounted (when it equals the distinct ids the document names, it is
-  recounted that way; else it grows by the new citations: new ids and engineering entries), and a
-  row goes on top of the change log, which keeps at most the number of rows its heading promises
-  (`近 6 次`, `last 6`). Every other line keeps its bytes (BOM, line endings, spacing, order).
-Proposing on the proposed document merges nothing: applying twice equals applying once.
+`propose(text, increments, merge_at, ...)` returns the whole proposed document and a unified diff
+against `text`, and says per increment where it went and why:
+- a NET-new paper or engineering increment becomes an entry at the end of the section the briefing
+  suggests, in that section's style, marked `[anchored <merge date>]` (no such section: a marked
+  section at the end of the file);
+- an adjacent paper becomes a References entry `(cited <merge date>)`;
+- what the document already anchors or cites is left out as already merged.
+When anything merges, the header's version, `updated:` and citation count change and a change-log
+row is added; every other line keeps its bytes. Applying twice equals applying once.
+docs/noon-merge.md describes the whole merge.
 """
 
 from __future__ import annotations

@@ -1,18 +1,11 @@
 """Parse a topic's living knowledge document (`organized/knowledge/<topic>.md`).
 
-Contract: `parse_knowledge(text, tz)` reads the header line (`version · updated · citations`,
-fields also separated by `|` , `,` or `;`), the change-log table (columns found by name:
-午间更新/update, 合入内容/summary, 引用数/citations, e.g. `459 → 471` or `448`), every heading as
-a `Section`, and one `ParsedAnchor` per valid arXiv id per entry. A body entry is a bullet
-(or plain paragraph) outside `## References`; it carries its own `[anchored YYYY-MM-DD]`
-date (a nested bullet without one inherits its parent's). An entry naming ids without any
-date yields anchors with `anchored_on=None` plus a warning; such ids count as not anchored.
-Entries under the heading line `## References` (only a line *starting* with it: the same text
-inside header prose is not the heading) are reference-only, dated by `(cited YYYY-MM-DD)`.
-Tables, block quotes and fenced code never produce anchors. Times are wall clock in `tz`,
-returned as aware UTC. Malformed ids are ignored for anchors and listed in `warnings`.
-It never raises on drift; `ParseError` only for non-empty text with no header, no numbered
-section, no change log and no anchor at all.
+`parse_knowledge(text, tz)` reads the header line (version · updated · citations), the change-log
+table (columns found by name), every heading as a `Section`, and one `ParsedAnchor` per valid arXiv
+id per entry: body entries carry `[anchored YYYY-MM-DD]` (nested bullets inherit it), entries under
+`## References` carry `(cited YYYY-MM-DD)`. Tables, quotes and fenced code give no anchors; times
+are wall clock in `tz`, returned as aware UTC. Drift (undated entries, malformed ids) becomes
+`warnings`; `ParseError` only for non-empty text with none of header, section, change log or anchor.
 """
 
 from __future__ import annotations

@@ -114,7 +114,7 @@ def _deliver_once(destination: Destination, message: Message) -> bool:
     if url.startswith(("json://", "jsons://")):  # the facts as fields of the JSON body
         # Apprise decodes the query without turning "+" back into spaces: spaces go as %20.
         url += ("&" if "?" in url else "?") + urlencode({f":{k}": v for k, v in message.facts.items()}, quote_via=quote)
-    import apprise  # ~0.1 s to import: only when a notification is sent
+    import apprise  # slow to import: only when a notification is sent
 
     client = apprise.Apprise()
     if not client.add(url):

@@ -1,31 +1,14 @@
 """Publish a briefing with its static site: its page, its topic's index page and Atom feed, and the site index.
 
-Keys (all under the same store as the markdown and JSON):
-- `briefings/<topic>/<date>.html`   the briefing's page
-- `briefings/<topic>/index.html`    every date with its density, NET-new count and a density chart
-- `briefings/<topic>/atom.xml`      one entry per published date
-- `briefings/<topic>/site.json`     what the index page and feed need of each date (rebuilt from the
-                                    JSON twins whenever it is missing or unreadable)
-- `briefings/index.html`            every topic with its latest briefing
-These are the default language's; each other language has its own site beside it, its keys with
-the language before the suffix (`<date>.en.html`, `atom.en.xml`, `index.en.html`): every key is built
-by `tasks.model.keys`.
-
-`publish_with_site` writes a briefing (`tasks.publish.rendered.RenderedBriefing`: its markdown, its
-JSON twin, and the view and summary the twin is written from) and its page, then (unless
-`site=False`) refreshes its topic's site with that date's summary (`publish_site`). Everything this
-briefing's objects say comes from its rendering; the twin just stored is never read back.
-The topic's site covers every date, most published by earlier runs: their summaries come from
-site.json, or from their stored JSON twins when it is missing or unreadable (`stored_summary`, the
-one reader of published briefings, with `read_summaries` over it). Refreshing the site costs
-O(dates), so a backfill refreshing it per date would cost O(dates²): a backfill publishes its
-dates with `site=False` (its lanes may be other processes), then calls `refresh_site` once for all
-of them, which takes each date's summary from its stored twin (`stored_summary`: the summary of
-the very view it was written from) and so writes the same bytes as refreshing date by date. Both
-go through one refresh (`_write_site`).
-Each object is written only when its bytes change (`put_if_changed`), so republishing unchanged
-content rewrites nothing. Callers serialise publishing across workers (the advisory index lock of
-tasks.stages.briefings; `_SITE_LOCK` only serialises the threads of one process).
+Keys (all built by `tasks.model.keys`, under the same store as the markdown and JSON; each other
+language has its own site beside the default one): `briefings/<topic>/<date>.html`,
+`briefings/<topic>/index.html`, `briefings/<topic>/atom.xml`, `briefings/<topic>/site.json` (what
+the index and feed need of each date) and `briefings/index.html`.
+`publish_with_site` writes a briefing and its page from its rendering, then (unless `site=False`)
+refreshes its topic's site; a backfill publishes with `site=False` and calls `refresh_site` once,
+which writes the same bytes. Earlier dates' summaries come from site.json, or from their stored
+JSON twins (`stored_summary`, the one reader of published briefings). Each object is written only
+when its bytes change; callers serialise publishing across workers (the index lock).
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
 """Verifications as one derivation over the stored sources, shared by daily runs, backfill and the
 staleness check.
 
-Contract:
-- The lifecycle of a topic's verifications (raised, seen again, promised dates, resolved, stale)
-  is the fold of its scheduled windows, oldest first (`tasks.stages.timeline`): each window is
-  collected as of its cutoff, judged, and observed against the state the windows before it left
-  (`tasks.verify.observe.observe_window`), and what it observes is stored (`tasks.verify.store`).
-  The state as of a date therefore depends only on what is stored with times up to its cutoff,
-  never on which dates were run before, in what order, or how old the database is.
-- Stored rows are a cache of that fold: `verification_windows` holds each derived window with its
-  fingerprint, and `verification_events.window_day` the window each event came from. Before a
-  date is read, `derive_through` compares the fingerprints up to it, drops the first window that
-  no longer matches and everything after it, and derives those windows again, in order. Deriving
-  what is already derived writes nothing.
+- A topic's verifications are the fold of its scheduled windows, oldest first
+  (`tasks.stages.timeline`): each collected as of its cutoff, judged, observed against the state the
+  earlier windows left (`tasks.verify.observe.observe_window`) and stored (`tasks.verify.store`).
+  The state as of a date never depends on which dates were run before, or in what order.
+- Stored rows are a cache of that fold, each derived window kept with its fingerprint.
+  `derive_through` drops the first window that no longer matches and all after it, and derives
+  them again in order; deriving what is derived writes nothing.
 - Deriving is serialised per (workspace, topic) by an advisory lock.
 """
 

@@ -1,23 +1,12 @@
 """The windows a topic's verifications are derived over, each with the fingerprint of what the
 derivation up to it reads.
 
-The derivation (`tasks.stages.derive`) folds every scheduled window of the topic, oldest first,
-from the first one that holds anything, over the state the earlier windows left. A window reads
-only what is dated by its cutoff (sources and their entries, arXiv lookups), so the state as of a
-date is a function of what is stored with times up to that date's cutoff, and the fingerprint of a
-date is a running hash of exactly that, in time order. When the fingerprint stored with a derived
-window differs from today's, something it read has changed (a note added or edited, a lookup made,
-a topic's vocabulary changed, this code changed): that window and every later one are derived again.
-
-Each stored version enters the hash at the earliest time it can matter to a window:
-- the first version of a path (by first-seen time) from its dated time (its own, or its earliest
-  entry's), since a window reads it from then whenever no later version was seen by its cutoff;
-- a later version from its first-seen time (from then on it can be in force), or from its dated
-  time when the first version was first seen after that (the briefing then flags the path);
-- a topic's oldest knowledge document always (`knowledge_in_force` falls back to it), the others
-  from their header's time;
-- an arXiv lookup from the time it was made.
-Entering earlier than needed only costs a recomputation, never a wrong answer.
+A window reads only what is dated by its cutoff, so the fingerprint of a date is a running hash, in
+time order, of what is stored with times up to that date's cutoff. When a derived window's stored
+fingerprint differs from today's, something it read changed (a note, a lookup, a topic's
+vocabulary, this code): that window and every later one are derived again (`tasks.stages.derive`).
+Each stored version enters the hash at the earliest time it can matter to a window (see
+`_entries`); entering earlier than needed only costs a recomputation, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -36,7 +25,7 @@ from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
 
 # Bump when the derivation's code changes what it records: every stored window is then derived again.
-DERIVATION = "2026-12-05.1"  # bumped: the caps a window's checks meet are stored with it (issue 23)
+DERIVATION = "2026-12-05.1"
 
 
 @dataclass(frozen=True)
@@ -56,7 +45,12 @@ def _scheduled(topic: Topic, day: dt.date) -> Window | None:
 
 
 def _entries(session: Session, workspace_id: int, topic: str) -> tuple[list[tuple[dt.datetime, str]], list[str]]:
-    """(time it enters the hash, what enters) for every stored version and lookup, and what always enters."""
+    """(time it enters the hash, what enters) for every stored version and lookup, and what always enters.
+    The earliest time each can matter to a window: a path's first version (by first-seen time) from
+    its dated time (its own, or its earliest entry's); a later version from its first-seen time, or
+    its dated time when the first version was first seen after that; a topic's oldest knowledge
+    document always (`knowledge_in_force` falls back to it), the others from their header's time;
+    an arXiv lookup from when it was made."""
     own_times = (
         select(Item.source_id, func.min(Item.observed_at).label("first"))
         .where(Item.observed_at.is_not(None)).group_by(Item.source_id).subquery()

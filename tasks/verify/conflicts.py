@@ -1,22 +1,12 @@
 """The numbers check's contradictions of one window, summed up per (subject, unit, metric) without
 listing every conflicting pair of sources.
 
-What the check reports of the pairs `conflicts(by_path[pa], by_path[pb])` gives, for every two paths
-pa < pb of which one is in the window: per (subject, unit, metric of the pair), the paths in some
-pair, the least pair by (pa, pb, its values) and where its earliest pair comes in the order of all
-pairs (pa, pb, then each path's readings in order), which is the order the check hands out keys in.
-
-A paper given numbers by w sources of a window and k of its lookback has w x k pairs of sources. Most
-sources hold one reading about it per metric (a "simple" path here): two such readings conflict
-exactly when their intervals are disjoint (and they are under the same conditions: a metric whose
-simple readings state different conditions is paired as below), so which simple paths have a
-partner, and the least pair, are found from the readings sorted by path with running extremes of
-their intervals, in k log k.
-A path holding several comparable readings, a reading of several metrics or one whose value cannot
-be read is paired with the others one by one (`conflicts`), and that costs w x k pairs: each window
-path is paired so with at most `max_compared` others of its (subject, unit), the window's first, then
-the lookback's, each in path order. A path the cap cut is listed (`Capped`) for its source's row
-to say so; within the cap the pairs are every such pair, as if there were none.
+For every two paths of which one is in the window, per (subject, unit, metric): the paths in some
+conflicting pair, the least pair, and where its earliest pair comes in the order the check hands
+out keys in: what listing every pair `conflicts` gives would report, within the cap below.
+Paths with one reading per metric ("simple") are compared by sorted intervals, in k log k; any
+other path is paired one by one, at most `max_compared` others per (subject, unit), and a path the
+cap cut is listed (`Capped`) so its source's row can say so.
 """
 
 from __future__ import annotations

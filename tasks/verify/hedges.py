@@ -1,19 +1,11 @@
 """Verifications raised by hedges in notes and queue rows, and resolved by later settling statements.
 
-A hedge's subject is the thing in doubt (`tasks.verify.subjects`): the topical arXiv id the hedged
-line names (by id, or by the paper's coined name), else the id its entry's heading gives, else the
-name the line leads with ("FooKernel「…」", "InferenceBench 的 vLLM baseline：…", "`--flag` 在
-vLLM …" -> "vLLM --flag"; the heading instead when it names the same thing more fully), else the
-entry's single topical id, else the heading when it names a thing, else by climbing the note's
-tree (`_climbed`): the list items the line is nested in, the headings above the entry's, the
-line's first coined name, the note's title. A sibling line is never read for the subject. A heading that is a section label, a source's
-name, template words, an appendix heading or only markers is never a subject, and entry markers
-never reach one; a hedge with no subject raises nothing. A line with its own id, even a malformed
-one, is about what it names, not about its entry's papers. Hedges about other topics' papers, or
-already settled in the same sentence, raise nothing; a published briefing in the inbox (an echo)
-does not raise again what the knowledge document has anchored, an item already resolved, or what
-a note of the window or the lookback settled. A settling sentence resolves an item only when it
-is about the same subject (`_about`). What an entry hedges is `tasks.verify.hedged`; each raised
+A hedge's subject is the thing in doubt (`tasks.verify.subjects`): the topical id the line names,
+else its entry's id, else the name the line leads with, else by climbing the note's tree
+(`_climbed`); never a sibling line, and a hedge with no subject raises nothing.
+Hedges about other topics' papers, settled in the same sentence, or (in an echo) already anchored,
+resolved or settled in the window or lookback, raise nothing. A settling sentence resolves an item only when it
+is about the same subject (`_about`). What an entry hedges is `tasks.verify.hedged`; each
 observation carries 现象/风险/建议 from the hedge's passage (`tasks.verify.passage`).
 """
 

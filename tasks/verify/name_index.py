@@ -1,22 +1,9 @@
 """Which names could match a name (`names_match`), through an index rather than by trying each.
 
-`names_match(a, b)` is false when either side has no distinctive token; otherwise it is true in
-three ways, and `NameIndex.matching` returns a superset of the owners of the names true for each:
-a. Two or more shared distinctive tokens. Put all tokens in one order and drop from each side its
-   last token: the first of the shared tokens is not the last of either side (another shared one
-   comes after it), so it is in both what is left. So the name is in the list (`_prefix`) of one of
-   the query's tokens but its last; ordered by how many names hold a token, a word most names hold
-   ("release") is not what finds them.
-b. One shared token where one side has only that token: the query is that one token, and the name
-   is in its full list (`_containing`); or the name is, and it is in the list of one-token names
-   (`_singles`) of a token of the query.
-c. `fuzz.ratio(normalise(a), normalise(b)) >= FUZZY_SAME`: nearly the same string implies no shared
-   token (each word of one may differ by a letter from the other's). This rule keeps its scan over
-   the normalised names, done by `rapidfuzz.process.extract` in C with the same scorer and a cutoff
-   a little below the rule's, so it costs one call per query, not Python work per name. A caller
-   that looks for nearly the same string only among names sharing a block with it (`blocks`: the
-   pending items' grouping blocks on words cut to their first letters) gets one scan per block.
-The caller then runs `names_match` itself on what is returned.
+`NameIndex.matching` returns a superset of the owners of the names `names_match` accepts, through
+lists keyed by distinctive tokens (for two or more shared tokens, or one side of one token) and
+one `rapidfuzz.process.extract` scan for nearly identical strings (a `blocks` function limits it to a block).
+The caller then runs `names_match` itself on what is returned. `matching` argues each way.
 """
 
 from __future__ import annotations
@@ -92,7 +79,15 @@ class NameIndex:
             self._block_normal[block].append(normalise(name))
 
     def matching(self, name: str) -> set[int]:
-        """The owners of a name that could match `name`."""
+        """The owners of a name that could match `name`: a superset of those `names_match` accepts.
+        `names_match` is false when either side has no distinctive token; otherwise it is true when
+        a. two or more distinctive tokens are shared: in one token order, the first shared token is
+           not the last of either side, so the name is in the list (`_prefix`) of a token of the
+           query but its last (ordered by how many names hold a token, so "release" finds little);
+        b. one side is that one shared token: the query's full list (`_containing`), or the list of
+           one-token names (`_singles`) of a token of the query;
+        c. `fuzz.ratio` of the normalised names reaches `FUZZY_SAME` (no shared token needed): one
+           `rapidfuzz.process.extract` call with a cutoff a little below it (`_nearly_same`)."""
         tokens = self._distinctive(name)
         if not tokens:
             return set()

@@ -1,19 +1,12 @@
 """What a hedge says, in its source's own sentences: 现象 (what is claimed, what is missing), 风险, 建议.
 
-A hedge's passage is its hedged text (a sentence, list item or row), the lines of its entry right
-after the hedged line (up to a blank line or a heading), and the line just before it when the
-hedged sentence states no claim of its own (no number, no name). Every sentence loses the note's
-labels (`markers.strip_labels`). Lines are read as the source's units: a line that is no list item,
-table row or labelled line continues the one above it (a wrapped line), and each unit is cut into
-whole sentences by the shared segmenter (`tasks.common.sentences`), so "TL;DR" or "v0.6.3" is never
-cut and pieces of different lines are never stitched with a "；" of our own.
-
-A line opening with a risk or advice label ("风险：", "Next step:") is that part whole. Otherwise a
-sentence that advises an action (judgment.toml `[markers] advice`: "先不要…", "不引用", "跟踪",
-"needs a re-check", "wait for") is 建议, one that warns what could go wrong (`risk`) is 风险, and
-the rest are 现象, each part its sentences in the source's order. The hedged sentence is 现象 when
-no other sentence is. Each part is cut at a sentence end, marked "…". Nothing is invented: a part
-the source does not give stays empty.
+A hedge's passage is its hedged text, the lines of its entry right after it (to a blank line or a
+heading), and the line before it when the hedged sentence states no claim of its own. Lines are read
+as the source's units and cut into whole sentences by `tasks.common.sentences`, labels stripped.
+A line opening with a risk or advice label is that part whole; otherwise a sentence that advises
+(`[markers] advice`) is 建议, one that warns (`risk`) 风险, the rest 现象, in the source's order.
+Each part is cut at a sentence end, marked "…". Nothing is invented: a part the source does not give
+stays empty.
 """
 
 from __future__ import annotations

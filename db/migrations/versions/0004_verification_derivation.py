@@ -1,17 +1,11 @@
 """Verifications become a cache of one derivation over the scheduled windows, in date order.
 
-- `sources.modified_at`: the file's mtime when this version was read. A version's first-seen time
-  is the earlier of it and `ingested_at`; a briefing uses, per path, the version in force at its
-  cutoff by that time.
-- `verification_windows`: one row per (workspace, topic, date) whose window has been derived, with
-  the fingerprint of everything the derivation up to that date read (see `tasks.stages.derive`).
-- `verification_events.window_day`: the window that produced an event, so that a window whose
-  fingerprint no longer matches can be dropped with everything after it.
-- `paper_lookups`: every arXiv lookup as it was made (a trigger on `papers`, which keeps only the
-  latest), so a window derived again reads the lookups made by its cutoff.
-
-Rows recorded before this revision came from whichever windows happened to be run; they are
-cleared and derived again on the next run that needs them.
+- `sources.modified_at`: the file's mtime when this version was read (its first-seen time is the
+  earlier of it and `ingested_at`).
+- `verification_windows`: one row per derived (workspace, topic, date), with its fingerprint.
+- `verification_events.window_day`: the window that produced an event.
+- `paper_lookups`: every arXiv lookup as it was made (a trigger on `papers`, which keeps the latest).
+Rows recorded before this revision are cleared and derived again on the next run that needs them.
 
 Revision ID: 0004
 Revises: 0003
