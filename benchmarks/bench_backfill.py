@@ -36,8 +36,9 @@ def _direct_run(dbs: Databases, template: str, tmp: Any, root: Any, days: list[d
     """Seconds for the same dates' jobs called directly in one lane (no Prefect, no ingest step; the
     lane is a worker process, as under the flow):
     the work the one-worker flow sequences, on its own copy of the template."""
-    from tasks import backfill, lanes
-    from tasks.stages.topics import topics_for
+    from tasks.backfill import jobs as backfill
+    from tasks.backfill import lanes
+    from tasks.stages.briefed_topics import topics_for
     from tasks.stages.workspace import register_workspace
 
     with fresh_database(dbs, "backfill_direct", template=template) as url:
@@ -88,7 +89,7 @@ def bench_backfill(
     result.add("2 workers (max_concurrency=2)", two, "s", f"{two / dates:.2f} s per date")
     result.add("2 workers / 1 worker", two / one, "x")
     result.add("the same jobs called directly, one lane", direct, "s",
-               f"{direct / dates:.2f} s per date; tasks.lanes.DateLanes without Prefect")
+               f"{direct / dates:.2f} s per date; tasks.backfill.jobs.lanes.DateLanes without Prefect")
     result.add("1 worker under Prefect / direct", one / direct, "x")
     if dates != FULL_YEAR:
         result.add("365 dates on 1 worker (extrapolated)", one / dates * FULL_YEAR, "s",

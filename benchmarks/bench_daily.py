@@ -72,8 +72,8 @@ def feeds_direct(settings: Any, root: Path, day: dt.date) -> None:
 def daily_direct(settings: Any, root: Path, day: dt.date) -> list[Any]:
     """What daily_briefing does, without Prefect."""
     from flows.stage_tasks import batches_of  # a plain function: the same batches as the flow's tasks
+    from tasks.stages.briefed_topics import topics_for
     from tasks.stages.briefings import brief
-    from tasks.stages.topics import topics_for
     from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     ref = register_workspace(settings, root)
@@ -184,7 +184,7 @@ def bench_daily(
 
 
 def _derive_before(template: str, root: Path, tmp: Path, day: dt.date) -> float:
-    from tasks.stages.topics import topics_for
+    from tasks.stages.briefed_topics import topics_for
     from tasks.stages.verifications import derive_verifications
     from tasks.stages.workspace import register_workspace
 

@@ -30,8 +30,8 @@ def _own_cpu() -> float:
 
 def whole_run(dbs: Databases, notes: int, seed: int) -> dict[str, Any]:
     """Generate a workspace of `notes` notes, run it whole once on a fresh database; its figures."""
+    from tasks.stages.briefed_topics import topics_for
     from tasks.stages.briefings import brief
-    from tasks.stages.topics import topics_for
     from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
     with temp_dir(f"wholerun-{notes}") as root, fresh_database(dbs, f"bench_wholerun_{notes}") as url:

@@ -114,7 +114,7 @@ class Item(Base):
     # queue row. A row stored before 0011 gets it from the next ingest run (tasks.ingest.reparse).
     outline: Mapped[dict[str, Any] | None] = mapped_column(JSONB, nullable=True)
     # A queue row without a recognised title column: its cells that can name the paper, in order
-    # (tasks.inbox.outline.naming_cells), read by judging for its title; NULL for every other row.
+    # (tasks.inbox.outline_reader.naming_cells), read by judging for its title; NULL for every other row.
     cells: Mapped[list[str] | None] = mapped_column(JSONB, nullable=True)
     # A note entry's papers' own joined texts, their outlines parsed once at ingest (tasks.inbox.own_parts,
     # tasks.model.outline.PaperOutlines); NULL when none differs from the entry's own outline.

@@ -1,6 +1,6 @@
 """Backfill: publish the briefings of a range of past dates, each exactly as its evening run would have.
 
-The workspace is ingested once; windows are derived strictly in date order (`tasks.backfill`), and
+The workspace is ingested once; windows are derived strictly in date order (`tasks.backfill.jobs`), and
 the dates run as tasks of `DATES_PER_TASK` dates handed to `max_concurrency` worker processes, or,
 with `child_deployment`, as runs of that deployment created with an idempotency key. Each topic's
 site is refreshed once after the dates. A date whose briefing would not change writes nothing; a
@@ -20,15 +20,15 @@ from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import Field
 
 from flows import stage_tasks
-from tasks.backfill import BackfillContext, JobOutcome, date_range, plan_jobs, scheduled_window
-from tasks.backfill_runs import idempotency_key, notify_progress
+from tasks.backfill.jobs import BackfillContext, JobOutcome, date_range, plan_jobs, scheduled_window
+from tasks.backfill.lanes import DateLanes, lanes_for
+from tasks.backfill.runs import idempotency_key, notify_progress
 from tasks.config.settings import Lang, Settings, resolve_workspace
 from tasks.config.topics import Topic
-from tasks.lanes import DateLanes, lanes_for
 from tasks.publish.artifacts import announce, announce_backfill
+from tasks.stages.briefed_topics import known_topic_names, topics_for
 from tasks.stages.briefings import BriefingResult, assemble_and_publish
 from tasks.stages.derive import DerivedWindow
-from tasks.stages.topics import known_topic_names, topics_for
 from tasks.stages.workspace import WorkspaceRef, register_workspace
 
 MAX_CONCURRENCY = 8  # upper bound of the parameter; each running date holds two DB connections

@@ -14,7 +14,7 @@ from flows import stage_tasks
 from flows.runners import shared_task_client
 from tasks.config.settings import Settings, resolve_workspace
 from tasks.feeds import stage
-from tasks.feeds.model import FeedSnapshot
+from tasks.feeds.results import FeedSnapshot
 from tasks.ingest.store import IngestOutcome
 from tasks.model.windows import local_date
 

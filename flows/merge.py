@@ -1,6 +1,6 @@
 """The noon update as a Prefect flow: propose (and, with `auto_apply`, apply) each topic's merge of
 a briefing's increments into its knowledge document. The stage is
-`tasks.stages.knowledge_merge.merge_knowledge`; this flow only sequences it per topic.
+`tasks.merge.merge_stage.merge_knowledge`; this flow only sequences it per topic.
 
 Scheduled at 12:00 it merges yesterday's evening briefing (the date defaults to the day before
 today in the workspace's timezone); `auto_apply` is false by default, so a scheduled run only
@@ -20,9 +20,9 @@ from prefect import flow, task
 
 from flows.runners import shared_task_client
 from tasks.config.settings import Lang, Settings, resolve_workspace
+from tasks.merge.merge_stage import merge_knowledge
 from tasks.model.windows import local_date
-from tasks.stages.knowledge_merge import merge_knowledge
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 
 
 @task(name="merge-knowledge")

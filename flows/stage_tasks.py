@@ -18,22 +18,22 @@ from prefect import task
 from prefect.cache_policies import NO_CACHE
 
 from db.reconnect import reconnecting
-from tasks import backfill
-from tasks.backfill import BackfillContext, DateJob, JobOutcome
-from tasks.backfill_runs import notify_progress, stored_results
+from tasks.backfill import jobs as backfill
+from tasks.backfill.jobs import BackfillContext, DateJob, JobOutcome
+from tasks.backfill.lanes import DateLanes
+from tasks.backfill.runs import notify_progress, stored_results
 from tasks.common.guard import isolated
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.ingest.scan import WorkspaceFile
 from tasks.ingest.store import IngestOutcome
-from tasks.lanes import DateLanes
 from tasks.publish.artifacts import announce
 from tasks.stages import workspace as workspace_stage
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import BriefingResult, brief, failed_briefing
 from tasks.stages.derive import DerivedWindow
 from tasks.stages.queries import database_now
 from tasks.stages.refresh import briefings_to_refresh, stored_times
-from tasks.stages.topics import topics_for
 from tasks.stages.workspace import WorkspaceRef, ingest_batch, ingest_one
 
 log = logging.getLogger(__name__)

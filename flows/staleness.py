@@ -15,7 +15,7 @@ from prefect import flow
 
 from tasks.config.settings import resolve_workspace
 from tasks.model.windows import local_date
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.verifications import report_staleness
 from tasks.stages.workspace import register_workspace
 

@@ -167,8 +167,8 @@ def cmd_backfill(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from flows.backfill import backfill_briefings
-    from tasks.backfill import date_range
-    from tasks.backfill_runs import report_progress
+    from tasks.backfill.jobs import date_range
+    from tasks.backfill.runs import report_progress
     from tasks.stages.briefings import BriefingResult
 
     days = date_range(args.start, args.end)

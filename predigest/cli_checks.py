@@ -61,7 +61,7 @@ def check_topics(settings: Settings, workspace: Path, requested: list[str] | Non
 
     from tasks.common.safe_text import visible
     from tasks.config.topics import is_safe_topic_name, knowledge_folder, no_document
-    from tasks.stages.topics import known_topic_names
+    from tasks.stages.briefed_topics import known_topic_names
 
     known = known_topic_names(settings, workspace)
     for name in requested or []:

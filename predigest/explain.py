@@ -72,7 +72,7 @@ def _latest_closed(topic: Any) -> dt.date:
 
 def paper_record(p: Any, lines: SourceLines, L: dict[str, str]) -> dict[str, Any]:
     """One paper as explain shows it: status, decision, every topic's total, evidence with lines."""
-    from tasks.briefing.labels import reason_text
+    from tasks.render.labels import reason_text
 
     evidence = [{**e.as_dict(), "line": lines.line_of(e, p.arxiv_id)}
                 for e in sorted(p.evidence, key=lambda e: (e.kind != "reader_verdict", -abs(e.weight), e.path, e.kind,
@@ -88,12 +88,12 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
                  since: dt.datetime | None, ids: Sequence[str]) -> list[dict[str, Any]]:
     """Per topic, the window (in the topic's timezone) and its papers' records (ingesting first)."""
     from db.engine import get_engine, session_scope
-    from tasks.briefing.collect import collect_window
-    from tasks.briefing.judge import judge_window
-    from tasks.briefing.labels import LABELS
+    from tasks.render.labels import LABELS
+    from tasks.stages.briefed_topics import topics_for, window_of
     from tasks.stages.briefings import render_briefing
-    from tasks.stages.topics import topics_for, window_of
     from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
+    from tasks.window.collect import collect_window
+    from tasks.window.papers import judge_window
 
     ref = register_workspace(settings, workspace)
     ingest_batch(settings, ref, find_changed_files(settings, ref))
@@ -125,7 +125,7 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
 def merge_placements(twin: dict[str, Any], workspace: Path, wanted: Sequence[str] = ()) -> dict[str, Any]:
     """Per increment: where the noon merge proposal puts it and why (the briefing's section match and
     neighbours), and what the proposal against the document as it is now does with it."""
-    from tasks.publish.proposal import make_proposal
+    from tasks.merge.proposal import make_proposal
 
     merge = twin.get("knowledge_merge") or {}
     if not merge.get("diff"):

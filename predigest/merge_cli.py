@@ -5,7 +5,7 @@ published briefing of (topic, date), made against the document as it is now; `--
 `--skip` choose increments by arXiv id or name; `--apply` writes the document atomically, only
 if it is still the one the proposal was made from. Exit codes: 0 shown, applied or nothing to
 do; 1 no published briefing or an unreadable document; 2 a stale proposal (file untouched) or a
-usage error. The stage is `tasks.stages.knowledge_merge`; nothing here decides anything.
+usage error. The stage is `tasks.merge.merge_stage`; nothing here decides anything.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def colour(text: str) -> str:
 def cmd_merge(args: argparse.Namespace) -> int:
     from predigest.cli_checks import check_topics
     from predigest.orchestrate import settings_for
-    from tasks.stages.knowledge_merge import merge_knowledge
+    from tasks.merge.merge_stage import merge_knowledge
 
     settings = settings_for(args.workspace)
     if settings.workspace is None:

@@ -42,8 +42,8 @@ def add_parser(sub: Any) -> None:
 
 def _briefed(settings: Any, root: Path, evenings: list[tuple[str, dt.date]]) -> dict[tuple[str, dt.date], dict[str, Any]]:
     """The JSON twin of each evening (topic, date), rendered as the evening's run would render it."""
+    from tasks.stages.briefed_topics import topics_for, window_of
     from tasks.stages.briefings import render_briefing
-    from tasks.stages.topics import topics_for, window_of
     from tasks.stages.verifications import derive_verifications
     from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
 
@@ -91,7 +91,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     from predigest.cli_checks import UsageError, check_topics, check_workspace
     from tasks.score import gate, report
     from tasks.score.compare import score_evening
-    from tasks.score.labels import LabelError, load_labels
+    from tasks.score.expected import LabelError, load_labels
     from tasks.score.overruled import feedback_lines
 
     if bool(args.workspace) == bool(args.twins):

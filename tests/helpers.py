@@ -15,8 +15,8 @@ from db.models import Base
 from tasks.config.settings import Settings, get_settings
 from tasks.model.keys import briefing_keys
 from tasks.publish.storage import ObjectStore, store_for
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import BriefingResult, brief, render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 
 ROOT = Path(__file__).resolve().parents[1]

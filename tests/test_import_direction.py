@@ -29,11 +29,16 @@ ROOMS = [
     "tasks.feeds",
     "tasks.judge",
     "tasks.verify",
-    "tasks.briefing",
+    "tasks.window",  # what a briefing reads of its window, and its papers as judged
+    "tasks.increments",  # engineering increments
+    "tasks.render",  # the briefing as markdown and JSON, and its wording
+    "tasks.briefing",  # one briefing assembled from the above
     "tasks.publish",
+    "tasks.merge",  # the noon merge: proposal, document, changelog, its stage
     "tasks.score",  # labelled evenings against briefings' JSON twins (`predigest score`)
     "tasks.stages",
-    "tasks",  # backfill, lanes: the stages in sequence
+    "tasks.backfill",  # past dates: the stages in sequence, over lanes
+    "tasks",  # the package itself
     "flows",
     "predigest",  # the face: CLI, explain, the local stack
     "benchmarks",

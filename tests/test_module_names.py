@@ -2,8 +2,6 @@
 flows/, tasks/, predigest/ and db/ share a base name, except the parallel roles in `PARALLEL`
 (the same job done for different sources, or a flow named after the idea it runs).
 
-The renames are not done yet: `KNOWN` lists today's collisions; a new one fails at once, and the
-strict xfail turns into a failure when the last of them is gone (then drop it and `KNOWN`).
 """
 
 from __future__ import annotations
@@ -11,22 +9,20 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("flows", "tasks", "predigest", "db")
 
 # Same role, parallel sources: each entry names every module allowed to hold the name.
 PARALLEL = {
     "parse": {"tasks/cards/parse.py", "tasks/knowledge/parse.py", "tasks/queue/parse.py"},  # one parser per kind
-    "backfill": {"flows/backfill.py", "tasks/backfill.py"},  # the flow, and the idea it runs
+    "store": {"tasks/feeds/store.py", "tasks/ingest/store.py"},  # the rows of feeds; the rows of workspace files
+    # A flow named after the idea it runs.
+    "backfill": {"flows/backfill.py", "tasks/backfill"},
     "feeds": {"flows/feeds.py", "tasks/feeds"},
     "inbox": {"flows/inbox.py", "tasks/inbox"},
+    "merge": {"flows/merge.py", "tasks/merge"},
 }
 
-# Collisions left to rename (issue 50, point 3).
-KNOWN = {"briefing", "judge", "knowledge", "labels", "merge", "model", "numbers", "outline", "publish",
-         "sources", "store", "topics"}
 
 
 def _by_base_name() -> dict[str, set[str]]:
@@ -55,12 +51,6 @@ def test_parallel_roles_name_modules_that_exist() -> None:
     assert not stale, f"allowed parallel roles that no longer exist: {stale}"
 
 
-def test_no_collision_beyond_the_known_ones() -> None:
-    new = {name: sorted(paths) for name, paths in _collisions().items() if name not in KNOWN}
-    assert not new, f"modules that share a base name: {new}"
-
-
-@pytest.mark.xfail(strict=True, reason=f"not renamed yet: {', '.join(sorted(KNOWN))}")
 def test_no_two_product_modules_share_a_base_name() -> None:
     collisions = {name: sorted(paths) for name, paths in _collisions().items()}
     assert not collisions, f"modules that share a base name: {collisions}"

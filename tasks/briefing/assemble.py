@@ -5,25 +5,25 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from tasks.briefing.engineering import engineering_increments
-from tasks.briefing.judge import judge_window
-from tasks.briefing.knowledge import BaselineAsOf, anchors_as_of, baseline_as_of
-from tasks.briefing.labels import LABELS
 from tasks.briefing.reader_items import apply_to_items, not_new_notes, unknown_keys
-from tasks.briefing.sources import source_checks
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
+from tasks.increments.engineering import engineering_increments
 from tasks.judge.density import DensityRule, density_report
 from tasks.judge.evidence import decision_text
 from tasks.judge.rank import highlight, rank_increments
 from tasks.judge.relevance import Verdict
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, legacy_map
-from tasks.model.briefing import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
-from tasks.model.merge import merge_time
-from tasks.model.window import WindowData
+from tasks.model.judged import BriefingContent, Paper, Rating, SourceCheck, SourceTexts
+from tasks.model.noon_merge import merge_time
+from tasks.model.window_views import WindowData
+from tasks.render.labels import LABELS
+from tasks.render.sources_table import source_checks
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import markers_of
 from tasks.verify.status import Tracked, listed
+from tasks.window.anchors import BaselineAsOf, anchors_as_of, baseline_as_of
+from tasks.window.papers import judge_window
 
 KIND_ORDER = {"note": 0, "hf_daily": 1, "arxiv_feed": 2, "paper_card": 3, "work_queue": 4, "other": 5, "knowledge": 6}
 

@@ -1,4 +1,4 @@
-"""Readers' verdicts on the pending items a briefing lists (`tasks.briefing.verdicts` gives those
+"""Readers' verdicts on the pending items a briefing lists (`tasks.window.verdicts` gives those
 recorded by the cutoff, about briefings up to its date).
 
 - `settled` resolves the item: the evening whose window holds the verdict lists it as resolved,
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 
 from tasks.common.item_keys import PENDING, key_prefix, pending_key
 from tasks.judge.reader import latest_verdict
-from tasks.model.briefing import Paper, ReaderNote, StatusAsOf
-from tasks.model.window import ReaderVerdict
+from tasks.model.judged import Paper, ReaderNote, StatusAsOf
+from tasks.model.window_views import ReaderVerdict
 from tasks.model.windows import Window
 
 CONFLICT = "conflict"

@@ -153,7 +153,7 @@ def get_settings() -> Settings:
     return Settings()
 
 
-# The briefing languages the label tables hold (tasks/briefing/labels.py); a run's `lang` parameter.
+# The briefing languages the label tables hold (tasks/render/labels.py); a run's `lang` parameter.
 Lang = Literal["zh", "en"]
 
 

@@ -1,6 +1,6 @@
-"""The briefing's fixed wording as data (`tasks/briefing/labels.toml`, [zh] and [en]), read once.
+"""The briefing's fixed wording as data (`tasks/config/labels.toml`, [zh] and [en]), read once.
 
-The renderer formats it (tasks.briefing.labels); the judge reads the same words to recognise a
+The renderer formats it (tasks.render.labels); the judge reads the same words to recognise a
 briefing pasted into a note by its shape (tasks.judge.echoes), so a change of wording changes both.
 The file stays beside its renderer; this floor only reads it, it imports nothing above.
 """
@@ -16,6 +16,6 @@ from typing import Any
 @lru_cache(maxsize=1)
 def label_tables() -> dict[str, dict[str, Any]]:
     """labels.toml's tables by language, as written (no key of [zh] filled into [en])."""
-    text = resources.files("tasks").joinpath("briefing", "labels.toml").read_text(encoding="utf-8")
+    text = resources.files("tasks.config").joinpath("labels.toml").read_text(encoding="utf-8")
     raw = tomllib.loads(text)
     return {"zh": dict(raw["zh"]), "en": dict(raw["en"])}

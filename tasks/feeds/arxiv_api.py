@@ -24,7 +24,7 @@ from rapidfuzz import fuzz, utils
 from tasks.common.arxiv_ids import canonicalize
 from tasks.feeds.arxiv_client import ARXIV_API_URL, PoliteClient, read_feed, replay_session
 from tasks.feeds.http import HttpClient
-from tasks.feeds.model import clean_text, parse_arxiv_ref
+from tasks.feeds.results import clean_text, parse_arxiv_ref
 
 __all__ = ["ARXIV_API_URL", "ApiResult", "ArxivLookup", "ArxivMetadata", "LookupResult", "parse_arxiv_api",
            "title_matches"]

@@ -28,7 +28,7 @@ from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 
 from tasks.feeds.http import HttpClient, TransportError, user_agent
-from tasks.feeds.model import clean_text
+from tasks.feeds.results import clean_text
 
 ARXIV_API_URL = "https://export.arxiv.org/api/query"
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})

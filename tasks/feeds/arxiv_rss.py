@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 import feedparser
 
 from tasks.feeds.http import HttpClient, TransportError
-from tasks.feeds.model import (
+from tasks.feeds.results import (
     FeedItem,
     FeedSnapshot,
     body_sha256,

@@ -20,7 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.config.judgment import Judgment
-from tasks.feeds.model import FeedSnapshot, body_sha256
+from tasks.feeds.results import FeedSnapshot, body_sha256
 
 # The day a snapshot belongs to starts at midnight where the feed publishes it: HF Daily dates are
 # UTC days; arXiv announcement days are US/Eastern. Both land inside that date's evening window.

@@ -17,7 +17,7 @@ from typing import Any
 from tasks.common.guard import guarded
 from tasks.common.limits import count_or_none
 from tasks.feeds.http import HttpClient, TransportError, full_url
-from tasks.feeds.model import (
+from tasks.feeds.results import (
     FeedItem,
     FeedSnapshot,
     body_sha256,

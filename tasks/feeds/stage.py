@@ -14,7 +14,7 @@ from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.arxiv_rss import arxiv_feed_uri, fetch_arxiv_category
 from tasks.feeds.health import FeedHealthRule
 from tasks.feeds.hf_daily import fetch_hf_daily, hf_daily_uri
-from tasks.feeds.model import FeedSnapshot, failed_snapshot
+from tasks.feeds.results import FeedSnapshot, failed_snapshot
 from tasks.feeds.store import known_paper_ids, mentioned_ids, store_papers, store_snapshot
 from tasks.ingest.store import IngestOutcome
 

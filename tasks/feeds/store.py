@@ -14,8 +14,8 @@ from db.models import Item, Mention, Paper, Source
 from tasks.feeds.arxiv_api import ArxivMetadata
 from tasks.feeds.health import FeedHealthRule, day_start, is_stale, snapshot_facts, stale_identity
 from tasks.feeds.marks import lock_feed, rejudge_feed
-from tasks.feeds.model import FeedItem, FeedSnapshot
-from tasks.inbox.outline import stored_outline
+from tasks.feeds.results import FeedItem, FeedSnapshot
+from tasks.inbox.outline_reader import stored_outline
 from tasks.inbox.own_parts import paper_outlines
 from tasks.ingest.sources import entry_text
 from tasks.ingest.store import IngestOutcome
@@ -66,7 +66,7 @@ def store_snapshot(session: Session, workspace_id: int, snapshot: FeedSnapshot, 
     if stale and snapshot.items:
         warnings.append(f"{len(snapshot.items)} entries of the listing dated {snapshot.day} not counted: stale")
     entries = () if stale else snapshot.items
-    # A feed's entries are read like a note's (`tasks.model.window.NOTE_KINDS`): their papers' own texts too.
+    # A feed's entries are read like a note's (`tasks.model.window_views.NOTE_KINDS`): their papers' own texts too.
     papers = paper_outlines([entry_text(e.title, e.summary, [e.arxiv_id]) for e in entries], warnings)
     source_id = session.execute(
         insert(Source)

@@ -1,5 +1,5 @@
 """What an entry claims besides its numbers: its cleaned title, hedges and links (its points are
-its outline's, tasks.inbox.outline).
+its outline's, tasks.inbox.outline_reader).
 
 An entry is its rows (its heading, then its body lines) and `scanned`, the rows joined by "\\n". The
 regexes here run once over `scanned` (or the body) rather than once per row; none of their matches

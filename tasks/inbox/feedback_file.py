@@ -47,7 +47,7 @@ class FeedbackLine:
     reason: str = ""
 
     def as_extra(self) -> dict[str, str]:
-        """What the item's `extra` stores (`tasks.briefing.collect` reads it back)."""
+        """What the item's `extra` stores (`tasks.window.collect` reads it back)."""
         return {"date": self.date.isoformat(), "item": self.item, "verdict": self.verdict, "by": self.by,
                 "at": self.at.isoformat(), "reason": self.reason}
 

@@ -44,7 +44,7 @@ def _strip_author(rest: str, author_dir: str | None) -> str:
 
 
 # The first year a note can be dated in: before it a date is no date (year 0001 overflows UTC). A date
-# after the briefing's cutoff (year 9999) is judged against that cutoff (`tasks.briefing.collect`).
+# after the briefing's cutoff (year 9999) is judged against that cutoff (`tasks.window.collect`).
 MIN_YEAR = 1990
 _DATED = re.compile(r"^(?P<y>\d{4})[-_ .](?P<mo>\d{1,2})[-_ .](?P<d>\d{1,2})(?!\d)")
 # Separators a hand-named file may start with before its date.

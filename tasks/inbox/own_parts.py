@@ -17,7 +17,7 @@ from functools import cached_property, lru_cache
 
 from tasks.common.arxiv_ids import id_month
 from tasks.common.limits import CAPPED
-from tasks.inbox.outline import parse_outline, units
+from tasks.inbox.outline_reader import parse_outline, units
 from tasks.inbox.segment import PATH_SEP, is_table
 from tasks.model.outline import OWN_OUTLINE, Outline, PaperOutlines
 

@@ -7,7 +7,7 @@ after any separators it starts with), else the front matter (`date`, `created`, 
 date decides. A date that cannot exist (Feb 30, month 13), before MIN_YEAR or without a UTC
 equivalent makes the note *undated*: it is stored with `time_basis` "undated" and a warning, placed
 in no window, and listed in the briefings as undated. A date after a briefing's cutoff is judged
-there (`tasks.briefing.collect`), where the cutoff is known.
+there (`tasks.window.collect`), where the cutoff is known.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Source, Workspace
 from tasks.common.limits import CAPPED
-from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.inbox.outline_reader import naming_cells, stored_outline
 from tasks.inbox.own_parts import paper_outlines
 from tasks.ingest.sources import WHOLE_ITEMS, entry_text
 

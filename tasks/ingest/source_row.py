@@ -90,7 +90,7 @@ MTIME_DATED = ("knowledge",)
 
 def _dating(wf: WorkspaceFile, text_: str | None, tz: ZoneInfo, modified_at: dt.datetime) -> tuple[dt.datetime, str, str | None]:
     """(observed_at, time_basis, warning) of a new version. An undated one is stored with its mtime,
-    which no window reads (`tasks.briefing.collect` places no "undated" source)."""
+    which no window reads (`tasks.window.collect` places no "undated" source)."""
     if wf.kind in MTIME_DATED:
         return modified_at, "mtime", None
     if wf.kind not in NOTE_DATED:

@@ -12,7 +12,7 @@ from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.feedback_file import ParsedFeedback, format_line
 from tasks.inbox.notes import NoteWords, parse_note
-from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.inbox.outline_reader import naming_cells, stored_outline
 from tasks.inbox.own_parts import EntryText, paper_outlines
 from tasks.model.note_facts import note_facts
 from tasks.model.outline import Outline, PaperOutlines

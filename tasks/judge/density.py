@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from tasks.config.judgment import Judgment
-from tasks.model.briefing import DensityReport
+from tasks.model.judged import DensityReport
 
 LEVELS = ("high", "medium", "medium-low", "low")
 

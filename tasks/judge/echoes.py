@@ -2,7 +2,7 @@
 
 A briefing has a summary block of labelled fields ("增量条数：…", "最高价值条目：…", "Most valuable: …")
 and numbered sections ("一、检查过的来源清单" … "五、摘要", "## 1. Sources checked" …). Both are
-worded by the renderer (`tasks/briefing/labels.toml`, read through tasks.config.wording), so the
+worded by the renderer (`tasks/config/labels.toml`, read through tasks.config.wording), so the
 field names and section titles here are derived from that wording, never listed again.
 
 - A block (consecutive non-blank lines: one paragraph, or one list) naming two or more summary
@@ -24,7 +24,7 @@ from tasks.config.wording import label_tables
 from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
 from tasks.model.outline import Outline
-from tasks.model.window import EntryView
+from tasks.model.window_views import EntryView
 
 MIN_FIELDS = 2  # summary fields in one block that make it a pasted summary
 MIN_SECTIONS = 3  # briefing section titles among a note's headings that make it laid out as one

@@ -25,8 +25,8 @@ from tasks.judge.reader import reader_decision, reader_evidence
 from tasks.judge.relevance import Verdict
 from tasks.judge.statements import found_word, topic_statements
 from tasks.judge.terms import vocabulary
-from tasks.model.briefing import Evidence, Reason
-from tasks.model.window import EntryView, MentionView, WindowData
+from tasks.model.judged import Evidence, Reason
+from tasks.model.window_views import EntryView, MentionView, WindowData
 
 
 @dataclass

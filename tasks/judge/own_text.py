@@ -25,7 +25,7 @@ from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
 from tasks.judge.echoes import laid_out
 from tasks.judge.statements import found_word
-from tasks.model.window import EntryView, MentionView
+from tasks.model.window_views import EntryView, MentionView
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from tasks.common.sentences import clip_text, sentence_at
 from tasks.config.judgment import Judgment
-from tasks.inbox.outline import (
+from tasks.inbox.outline_reader import (
     Point,
     has_number,
     joined,
@@ -31,7 +31,7 @@ from tasks.inbox.own_parts import is_own_entry, subsection_offsets
 from tasks.inbox.segment import is_table
 from tasks.judge.statements import found_word
 from tasks.model.outline import OWN_OUTLINE, Outline
-from tasks.model.window import EntryView, MentionView
+from tasks.model.window_views import EntryView, MentionView
 
 THESIS_OPENING = 16  # a thesis word must open a point within this many characters
 REASON_CHARS = 120  # a thesis or headline quoted in a one-line reason is cut here
@@ -69,7 +69,7 @@ def _candidates(arxiv_id: str, title: str, mentions: Sequence[MentionView],
             out.append(_Candidate(0 if m.kind == "work_queue" else 1, (Point(point),) if point else ()))
         elif m.kind == "paper_card":
             # A mention's entry is always in the window (both are read from the same items, see
-            # `tasks.briefing.collect`): a card is read from its stored outline.
+            # `tasks.window.collect`): a card is read from its stored outline.
             out.append(_Candidate(3, _stored(entry, join) if entry else ()))
         elif entry is not None:
             if is_own_entry(entry.heading, entry.ids_with(arxiv_id), arxiv_id):

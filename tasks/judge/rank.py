@@ -18,7 +18,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from tasks.model.briefing import Highlight, Paper
+from tasks.model.judged import Highlight, Paper
 
 INCREMENT_ORDER = {"net_new": 0, "engineering": 1, "adjacent": 2}
 _ENDS = "。.；;，, "

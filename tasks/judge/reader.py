@@ -1,7 +1,7 @@
 """A reader's verdict as evidence: the strongest kind, deciding before any other.
 
 `ours` counts `[weights] reader_verdict` for the topic, `not-ours` as much against it. Of one
-item's verdicts (`tasks.briefing.verdicts`: recorded by the cutoff), the latest recorded decides;
+item's verdicts (`tasks.window.verdicts`: recorded by the cutoff), the latest recorded decides;
 the earlier ones were overruled by it and are not evidence. `not-new` makes an engineering
 increment confirmatory (`reader_not_new`); the pending items' verdicts are applied where the
 briefing lists them (`tasks.briefing.reader_items`).
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from tasks.config.judgment import Judgment
 from tasks.judge.relevance import Verdict
-from tasks.model.briefing import Evidence, Paper, Reason
-from tasks.model.window import ReaderVerdict
+from tasks.model.judged import Evidence, Paper, Reason
+from tasks.model.window_views import ReaderVerdict
 
 KIND = "reader_verdict"
 MEMBERSHIP = ("ours", "not-ours")

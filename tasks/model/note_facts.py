@@ -1,6 +1,6 @@
 """What a note says about itself, kept on its first entry (`items.extra`): written by ingest
 (`tasks.ingest.sources`), read into `EntryView.front_matter` and `.note_title`
-(`tasks.briefing.window_items`). One place for the keys, so writer and reader cannot drift apart."""
+(`tasks.window.entries`). One place for the keys, so writer and reader cannot drift apart."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ NOTE_TITLE_CHARS = 2000
 
 def note_facts(front_matter: dict[str, str], title: str | None) -> dict[str, Any]:
     """`items.extra` of a note's first entry: its front matter (its own credibility rating,
-    tasks/briefing/credibility) and its title, which no entry holds (a published briefing's
+    tasks/window/credibility) and its title, which no entry holds (a published briefing's
     "# … E1 预消化简报 …" says it is one: tasks.judge.own_text.echo_paths)."""
     facts: dict[str, Any] = {}
     if front_matter:

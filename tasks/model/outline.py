@@ -3,7 +3,7 @@
 It is the structure of the text alone, before any setting of the run's judgment applies: the list
 items at the entry's top indent (each its own text, the deeper items nested under it, its lead-in
 and the lead-in's group), or, for an entry without any list, its paragraphs. Judging turns it into
-points (`tasks.inbox.outline.points_of`, which joins a group of fragments under `[points]
+points (`tasks.inbox.outline_reader.points_of`, which joins a group of fragments under `[points]
 join_below_chars`). `dedented` is the outline of the text dedented, for an entry whose every line
 is indented (a list item or a digest's labelled line: `tasks.judge.points` reads what is nested in it).
 """

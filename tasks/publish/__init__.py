@@ -1,7 +1,7 @@
 """Publishing briefings to object storage (a local folder or S3), idempotently."""
 
 from tasks.model.keys import INDEX_KEY, briefing_keys, validate_topic
-from tasks.publish.publish import (
+from tasks.publish.objects import (
     IndexEntry,
     PublishedBriefing,
     briefing_content_hash,

@@ -22,14 +22,14 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
-from tasks.briefing.labels import feed_problems_text
 from tasks.common.urls import safe_url
 from tasks.config.settings import Settings
 from tasks.model.keys import notification_key
+from tasks.publish.objects import JSON_CONTENT_TYPE
 from tasks.publish.pages import ENV, labels_for, statement
-from tasks.publish.publish import JSON_CONTENT_TYPE
 from tasks.publish.safety import clean_text
 from tasks.publish.storage import ObjectStore
+from tasks.render.labels import feed_problems_text
 
 log = logging.getLogger(__name__)
 

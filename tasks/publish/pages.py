@@ -1,6 +1,6 @@
 """HTML pages of the static site, rendered by Jinja2 (autoescape on) from a briefing's content.
 
-The content is the briefing's view (`tasks.briefing.render_json.briefing_view` of the content
+The content is the briefing's view (`tasks.render.twin.briefing_view` of the content
 model, made once per briefing by `tasks.publish.rendered`), the value its JSON twin is written from,
 so the page says exactly what the JSON says; the index pages and feed take each date's summary
 (`date_summary` of the view), which can be rebuilt from what is stored for every date. Templates are package data under `templates/`; every
@@ -15,13 +15,13 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-from tasks.briefing.labels import DENSITY, DENSITY_LEVELS, LABELS, feed_problems_text, short_title
-from tasks.briefing.shown import SHOWN, source_rows
-from tasks.briefing.summary import merge_line, summary_lines
 from tasks.common.urls import safe_url
 from tasks.model.keys import object_name, proposal_names, site_index_name, topic_names
 from tasks.publish.chart import density_chart
 from tasks.publish.safety import arxiv_url, clean_text, note_html
+from tasks.render.labels import DENSITY, DENSITY_LEVELS, LABELS, feed_problems_text, short_title
+from tasks.render.shown import SHOWN, source_rows
+from tasks.render.summary import merge_line, summary_lines
 
 
 def source_parts(path: str) -> tuple[str, str]:

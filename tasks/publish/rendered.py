@@ -1,7 +1,7 @@
 """One briefing rendered once from its content model, for every output a run publishes or announces.
 
 `rendered(content, lang)` is the one place a briefing's outputs get their input: the markdown from
-the content model itself, and the view (`tasks.briefing.render_json.briefing_view`, the value the
+the content model itself, and the view (`tasks.render.twin.briefing_view`, the value the
 JSON twin is written from) for everything else: the JSON twin, its page, the merge proposal, and
 its summary (`date_summary`) for the topic's index page, feed, the site index, the run-page artifact
 and the notifications. The twin is an output only: nothing this run publishes reads it back.
@@ -18,10 +18,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from tasks.briefing.render_json import briefing_view, twin_text
-from tasks.briefing.render_md import render_markdown
-from tasks.model.briefing import BriefingContent
+from tasks.model.judged import BriefingContent
 from tasks.publish.pages import date_summary
+from tasks.render.markdown import render_markdown
+from tasks.render.twin import briefing_view, twin_text
 
 
 @dataclass(frozen=True)

@@ -33,20 +33,20 @@ from tasks.model.keys import (
     twin_key_parts,
 )
 from tasks.publish.atom import render_feed
-from tasks.publish.pages import (
-    OPTIONAL_SUMMARY_FIELDS,
-    date_summary,
-    render_page,
-    render_root_index,
-    render_topic_index,
-)
-from tasks.publish.publish import (
+from tasks.publish.objects import (
     JSON_CONTENT_TYPE,
     PublishedBriefing,
     put_if_changed,
     read_index,
     update_index,
     write_briefing,
+)
+from tasks.publish.pages import (
+    OPTIONAL_SUMMARY_FIELDS,
+    date_summary,
+    render_page,
+    render_root_index,
+    render_topic_index,
 )
 from tasks.publish.rendered import RenderedBriefing
 from tasks.publish.storage import ObjectStore, sha256_hex

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from tasks.common.jsontext import json_text
 from tasks.config.settings import Settings, workspace_key
-from tasks.publish.publish import JSON_CONTENT_TYPE
+from tasks.publish.objects import JSON_CONTENT_TYPE
 from tasks.publish.storage import ObjectStore, store_for
 
 OWNER_KEY = "predigest-workspace.json"

@@ -22,7 +22,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from tasks.score.labels import IncrementLabel, Label, PendingLabel
+from tasks.score.expected import IncrementLabel, Label, PendingLabel
 from tasks.verify.names import normalise
 
 # Categories in report order; `density` is 1.0 or 0.0.

@@ -2,7 +2,7 @@
 
 Each verdict in `organized/feedback/<topic>.md` answers the briefing of (topic, date). That
 briefing, rendered as of its cutoff, is the tool's own answer: a verdict recorded after the cutoff
-does not exist for it (`tasks.briefing.verdicts`). A verdict overrules the tool when it says
+does not exist for it (`tasks.window.verdicts`). A verdict overrules the tool when it says
 otherwise than that briefing:
 - membership: `not-ours` on a paper the briefing counts as the topic's (an increment or a
   citation), `ours` on one it does not;

@@ -29,18 +29,17 @@ from sqlalchemy.orm import Session
 from db.engine import get_engine, session_scope
 from db.models import Briefing
 from tasks.briefing.assemble import build_content, judge_evening
-from tasks.briefing.collect import add_lookups, collect_window
 from tasks.common.guard import guarded
 from tasks.common.limits import SourceBudgets
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.judge.density import DensityRule
 from tasks.knowledge.header import document_words
-from tasks.model.briefing import BriefingContent, Paper
-from tasks.model.window import WindowData
+from tasks.merge.proposal import make_proposal, publish_proposal
+from tasks.model.judged import BriefingContent, Paper
+from tasks.model.window_views import WindowData
 from tasks.model.windows import Window
-from tasks.publish.proposal import make_proposal, publish_proposal
-from tasks.publish.publish import (
+from tasks.publish.objects import (
     JSON_CONTENT_TYPE,
     MARKDOWN_CONTENT_TYPE,
     PublishedBriefing,
@@ -50,12 +49,13 @@ from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import ObjectStore
 from tasks.publish.workspace_store import workspace_store
+from tasks.stages.briefed_topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.derive import Judged, copy_window
-from tasks.stages.topics import density_rule_for, known_topic_names, scheduled_window, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.stages.workspace import WorkspaceRef
 from tasks.verify.observe import observed
-from tasks.verify.store import load_tracked, load_window_limits, lookup_subjects
+from tasks.verify.records import load_tracked, load_window_limits, lookup_subjects
+from tasks.window.collect import add_lookups, collect_window
 
 log = logging.getLogger(__name__)
 _INDEX_LOCK = 0x70726564  # advisory lock id serialising index.json read-modify-write across workers

@@ -3,7 +3,7 @@ staleness check.
 
 - A topic's verifications are the fold of its scheduled windows, oldest first
   (`tasks.stages.timeline`): each collected as of its cutoff, judged, observed against the state the
-  earlier windows left (`tasks.verify.observe.observe_window`) and stored (`tasks.verify.store`).
+  earlier windows left (`tasks.verify.observe.observe_window`) and stored (`tasks.verify.records`).
   The state as of a date never depends on which dates were run before, or in what order.
 - Stored rows are a cache of that fold, each derived window kept with its fingerprint.
   `derive_through` drops the first window that no longer matches and all after it, and derives
@@ -24,14 +24,14 @@ from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, VerificationWindow
 from tasks.briefing.assemble import judge_evening
-from tasks.briefing.collect import add_lookups, collect_window
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
-from tasks.model.briefing import Paper
-from tasks.model.window import WindowData
+from tasks.model.judged import Paper
+from tasks.model.window_views import WindowData
 from tasks.stages.timeline import DerivedWindow, timeline
 from tasks.verify.observe import observe_window
-from tasks.verify.store import load_tracked, lookup_subjects, record
+from tasks.verify.records import load_tracked, lookup_subjects, record
+from tasks.window.collect import add_lookups, collect_window
 
 _VERIFY_LOCK = 0x76657269  # advisory lock class serialising the derivation per topic
 

@@ -22,7 +22,7 @@ from tasks.config.settings import Lang, Settings
 from tasks.inbox.feedback_file import canonical_item, feedback_path, format_line, verdict_problem
 from tasks.model.keys import briefing_keys
 from tasks.publish.workspace_store import workspace_store
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 
 
 class FeedbackRefused(ValueError):

@@ -2,7 +2,7 @@
 re-briefs after storing it, so a late note reaches the evening it is dated into.
 
 A file belongs to the windows its stored times fall in: the source's time and (paper cards,
-work queues) each entry's own time, as `tasks.briefing.collect` places them. An undated file is
+work queues) each entry's own time, as `tasks.window.collect` places them. An undated file is
 in no window, and a knowledge document is read by the next evening, so neither refreshes anything.
 Only windows whose cutoff has passed are refreshed; an open window is briefed at its cutoff.
 """
@@ -16,11 +16,11 @@ from sqlalchemy import select
 
 from db.engine import get_engine, session_scope
 from db.models import Item, Source
-from tasks.briefing.undated import UNDATED
 from tasks.common.sql import any_of
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
 from tasks.model.windows import closed_dates_containing
+from tasks.window.undated import UNDATED
 
 # Kinds no window reads by their time (the knowledge in force is looked up per cutoff).
 UNWINDOWED_KINDS = ("knowledge",)

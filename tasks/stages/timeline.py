@@ -20,9 +20,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from db.models import ArxivLookup, Item, Source
-from tasks.briefing.collect import FIRST_SEEN
 from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
+from tasks.window.collect import FIRST_SEEN
 
 # Bump when the derivation's code changes what it records: every stored window is then derived again.
 DERIVATION = "2026-12-05.1"

@@ -11,10 +11,10 @@ from typing import Any
 from db.engine import get_engine, session_scope
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
+from tasks.stages.briefed_topics import known_topic_names, topics_for
 from tasks.stages.derive import Derivation, derive_through
-from tasks.stages.topics import known_topic_names, topics_for
 from tasks.stages.workspace import WorkspaceRef
-from tasks.verify.store import staleness_report
+from tasks.verify.records import staleness_report
 
 
 def derive_verifications(
@@ -31,7 +31,7 @@ def derive_verifications(
 def report_staleness(settings: Settings, ref: WorkspaceRef, topic: Topic | str, day: dt.date) -> dict[str, Any]:
     """Derive the topic's verifications through `day`, then count how they stand as of `day`
     (pending, stale past Settings.stale_after_days, or resolved) and name those that turned stale
-    on `day` (`tasks.verify.store.staleness_report`)."""
+    on `day` (`tasks.verify.records.staleness_report`)."""
     if isinstance(topic, str):
         (topic,) = topics_for(settings, Path(ref.root), [topic])
     derive_verifications(settings, ref, topic, day)

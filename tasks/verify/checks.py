@@ -8,13 +8,13 @@ import datetime as dt
 from rapidfuzz import fuzz
 
 from tasks.common.limits import CAPPED, MAX_COMPARED_SOURCES
-from tasks.model.window import NOTE_KINDS, EntryView
+from tasks.model.window_views import NOTE_KINDS, EntryView
 from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
 from tasks.verify.names import Names, normalise
-from tasks.verify.numbers import Reading
 from tasks.verify.promises import find_promises
+from tasks.verify.readings import Reading
 from tasks.verify.status import Observation, Tracked, is_open
 from tasks.verify.subjects import heading_thing
 

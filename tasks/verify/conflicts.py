@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import NamedTuple
 
-from tasks.verify.numbers import Reading, conflicts
+from tasks.verify.readings import Reading, conflicts
 
 Position = tuple[str, str, int, int]  # (pa, pb, place of a among pa's readings, of b among pb's)
 

@@ -13,8 +13,8 @@ from tasks.common.working_set import per_window_item
 from tasks.config.topics import Topic
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.judge.sections import DocEntry
-from tasks.model.briefing import Paper
-from tasks.model.window import EntryView, WindowData
+from tasks.model.judged import Paper
+from tasks.model.window_views import EntryView, WindowData
 from tasks.verify.markers import Markers, markers_of
 from tasks.verify.name_index import CoinedIds, NameIndex
 from tasks.verify.names import Names, names_of, normalise

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from tasks.model.window import EntryView
+from tasks.model.window_views import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers, strip_labels
 from tasks.verify.names import names_of

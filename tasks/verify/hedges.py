@@ -21,7 +21,7 @@ from tasks.inbox.segment import PATH_SEP
 from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.outline import Outline
-from tasks.model.window import EntryView
+from tasks.model.window_views import EntryView
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.joined import JoinedTexts, texts_naming

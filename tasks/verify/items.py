@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from tasks.model.briefing import StatusAsOf
+from tasks.model.judged import StatusAsOf
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers
 from tasks.verify.name_index import NameIndex, TokenOrder

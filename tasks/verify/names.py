@@ -49,7 +49,7 @@ class Names:
     # `distinctive`, cached per judgment: called for the same few thousand names by every check of every window.
     distinctive: Callable[[str], frozenset[str]] = field(init=False, repr=False)
     # `distinct_words`, cached per judgment: a backfill indexes each note entry's text in the ~30
-    # windows after it (tasks.briefing.naming_index), and splitting it was a third of that.
+    # windows after it (tasks.increments.naming_index), and splitting it was a third of that.
     distinct_words: Callable[[str], tuple[str, ...]] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

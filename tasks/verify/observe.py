@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from tasks.common.limits import SourceBudgets
 from tasks.config.topics import Topic
-from tasks.model.briefing import Paper
-from tasks.model.window import WindowData
+from tasks.model.judged import Paper
+from tasks.model.window_views import WindowData
 from tasks.verify.checks import observe_conflicts, observe_lookups, observe_promises
 from tasks.verify.context import Context
 from tasks.verify.hedges import observe_hedges, observe_settlements

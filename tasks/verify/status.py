@@ -18,7 +18,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from tasks.model.briefing import StatusAsOf
+from tasks.model.judged import StatusAsOf
 
 OPEN = ("pending", "stale")
 
@@ -83,7 +83,7 @@ def detail_text(detail: dict[str, Any]) -> str:
 
 
 # The detail fields a view takes from the first event carrying them, where the rest of its detail
-# comes from its first event (`tasks.verify.store.record` keeps an event that could be that one).
+# comes from its first event (`tasks.verify.records.record` keeps an event that could be that one).
 FIRST_CARRIED = ("advice", "risk")
 
 

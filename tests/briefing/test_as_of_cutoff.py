@@ -21,8 +21,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.helpers import ingest_all
 

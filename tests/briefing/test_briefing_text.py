@@ -22,13 +22,13 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine
 
-from tasks.briefing.titles import strip_markers, without_pictographs
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.judge.rank import highlight, rank_increments
-from tasks.model.briefing import Paper
+from tasks.model.judged import Paper
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
+from tasks.window.titles import strip_markers, without_pictographs
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
 from tests.judge.digests import TARGET, TARGET_ID, digest, rows
 

@@ -16,13 +16,11 @@ from sqlalchemy.orm import Session
 from db.engine import get_engine, session_scope
 from db.models import Anchor, Item, KnowledgeSnapshot, Mention, PaperCard, QueueEntry, Source
 from db.models import Paper as PaperRow
-from tasks.briefing import collect, knowledge
-from tasks.briefing.collect import LOOKBACK_DAYS, collect_window
 from tasks.common.limits import limited
 from tasks.config.settings import Settings
 from tasks.judge.echoes import trim_summaries
 from tasks.model.outline import Outline, PaperOutlines
-from tasks.model.window import (
+from tasks.model.window_views import (
     NOTE_KINDS,
     AnchorView,
     CardView,
@@ -34,15 +32,18 @@ from tasks.model.window import (
     WindowData,
 )
 from tasks.model.windows import Window
-from tasks.stages.topics import topics_for, window_of
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.workspace import find_changed_files, ingest_batch, register_workspace
+from tasks.window import anchors as knowledge
+from tasks.window import collect
+from tasks.window.collect import LOOKBACK_DAYS, collect_window
 from tests.generate.large import generate
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables, ingest_all
 
 
 def _current(workspace_id: int) -> Any:
-    """Current versions with a date (an undated file is in no window, `tasks.briefing.undated`)."""
+    """Current versions with a date (an undated file is in no window, `tasks.window.undated`)."""
     return and_(Source.workspace_id == workspace_id, Source.superseded_at.is_(None), Source.time_basis != "undated")
 
 

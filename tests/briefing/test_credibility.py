@@ -1,4 +1,4 @@
-"""Contract of credibility per source (tasks.briefing.credibility, the rule under section 一).
+"""Contract of credibility per source (tasks.window.credibility, the rule under section 一).
 
 - A note that rates itself keeps its rating (one rating, or the range of its entries' ratings),
   whether in its text or in its front matter (⭐ marks or a number of stars); the front matter
@@ -23,15 +23,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.briefing.credibility import CredibilityRule, rate, rate_all
-from tasks.briefing.labels import LABELS
-from tasks.briefing.sources import credibility_text
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
-from tasks.model.window import EntryView, MentionView, PaperLookup, SourceView, WindowData
+from tasks.model.window_views import EntryView, MentionView, PaperLookup, SourceView, WindowData
 from tasks.model.windows import window_for
+from tasks.render.labels import LABELS
+from tasks.render.sources_table import credibility_text
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
+from tasks.window.credibility import CredibilityRule, rate, rate_all
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all

@@ -13,8 +13,8 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.stages.workspace import find_changed_files, ingest_one, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, empty_tables
@@ -104,7 +104,7 @@ def test_bytes_do_not_depend_on_hash_seeds(clean_db: Engine, settings: Settings)
         "from pathlib import Path\n"
         "from tasks.config.settings import Settings\n"
         "from tasks.stages.briefings import render_briefing\n"
-        "from tasks.stages.topics import topics_for, window_of\n"
+        "from tasks.stages.briefed_topics import topics_for, window_of\n"
         "from tasks.stages.workspace import register_workspace\n"
         f"s = Settings(_env_file=None, home=Path({str(settings.home)!r}), database_url={settings.database_url!r})\n"
         f"ref = register_workspace(s, Path({str(SAMPLE_WORKSPACE)!r}))\n"

@@ -8,7 +8,7 @@ On notes this test writes into the 2026-10-09 window of the generated ten-day wo
   in its summary, or "same item as #1" in the second entry;
 - the same system written up by two notes (one English, one Chinese, one with the announcement's
   link) is one increment naming both notes.
-And the rules underneath (tasks.briefing.identity), on names and links made up here: a shared
+And the rules underneath (tasks.increments.identity), on names and links made up here: a shared
 platform word or platform link is no identity, a shared coined name or page link is.
 """
 
@@ -20,12 +20,12 @@ from typing import Any
 
 from sqlalchemy import Engine
 
-from tasks.briefing.eng_candidates import Judged, note_candidates
-from tasks.briefing.identity import context_words, identifying_links, same_name
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.inbox.notes import parse_note
-from tasks.model.window import EntryView
+from tasks.increments.candidates import Judged, note_candidates
+from tasks.increments.identity import context_words, identifying_links, same_name
+from tasks.model.window_views import EntryView
 from tasks.verify.names import names_of
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace

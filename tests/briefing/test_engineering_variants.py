@@ -24,19 +24,19 @@ from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
-from tasks.briefing.collect import collect_window
-from tasks.briefing.engineering import engineering_increments
-from tasks.briefing.judge import judge_window
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
+from tasks.increments.engineering import engineering_increments
 from tasks.judge.evidence import decide, gather_entries
 from tasks.judge.relevance import Verdict
 from tasks.judge.sections import doc_names, doc_sections
-from tasks.model.briefing import Paper
-from tasks.model.window import WindowData
+from tasks.model.judged import Paper
+from tasks.model.window_views import WindowData
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.verify.names import normalise
+from tasks.window.collect import collect_window
+from tasks.window.papers import judge_window
 from tests.generate.files import write_file
 from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all

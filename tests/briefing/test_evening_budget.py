@@ -32,20 +32,20 @@ from sqlalchemy import Engine
 
 from db.engine import get_engine, session_scope
 from tasks.briefing.assemble import build_content, judge_evening
-from tasks.briefing.collect import collect_window
-from tasks.briefing.judge import judge_window
-from tasks.briefing.labels import LABELS
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
 from tasks.common.limits import JUDGING, VERIFYING, CutShort, SourceBudgets
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
-from tasks.model.briefing import BriefingContent
-from tasks.model.window import WindowData
+from tasks.model.judged import BriefingContent
+from tasks.model.window_views import WindowData
+from tasks.render.labels import LABELS
+from tasks.render.markdown import render_markdown
+from tasks.render.twin import render_json
 from tasks.stages import derive
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.verify.observe import observe_window, observed
+from tasks.window.collect import collect_window
+from tasks.window.papers import judge_window
 from tests.helpers import ingest_all
 from tests.ingest.hostile import DAY, published, run_evening
 
@@ -226,7 +226,7 @@ def test_a_pathological_source_is_cut_at_the_same_place_whatever_the_clock(
     (huge,) = [s for s in twin["sources"] if s["path"] == HUGE]
     # Cut while parsing (its entries past the budget never stored) and again while judging what
     # was kept (its candidates' comparisons): each stage says so once, worded in the briefing's
-    # language (zh: tasks/briefing/labels.toml), and the rest of the evening is whole.
+    # language (zh: tasks/config/labels.toml), and the rest of the evening is whole.
     parsed = LABELS["zh"]["src_cut"].format(units=BUDGET, step=LABELS["zh"]["step_entries"], at=BUDGET + 1,
                                             done_word=LABELS["zh"]["done_parsing"], done=BUDGET)
     assert parsed in huge["summary"] and md.count(parsed) == 1, huge["summary"]

@@ -1,4 +1,4 @@
-"""Contract of 下次跟进重点 (section 五, `tasks.briefing.render_json.follow_up` and its markdown line):
+"""Contract of 下次跟进重点 (section 五, `tasks.render.twin.follow_up` and its markdown line):
 
 - it lists the open items' own 建议, newest first (last seen, then raised), this window's items as
   "T<n>" and earlier ones as 此前/earlier; a resolved item's advice is not listed;
@@ -16,10 +16,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.briefing.labels import LABELS
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
-from tasks.model.briefing import BriefingContent, StatusAsOf
+from tasks.model.judged import BriefingContent, StatusAsOf
+from tasks.render.labels import LABELS
+from tasks.render.markdown import render_markdown
+from tasks.render.twin import render_json
 
 DAY = dt.date(2026, 11, 20)
 TZ = "Asia/Shanghai"

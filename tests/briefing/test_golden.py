@@ -21,8 +21,8 @@ from rapidfuzz import fuzz
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.verify.names import normalise
 from tests.briefing.twins import assert_twins

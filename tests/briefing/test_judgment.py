@@ -26,9 +26,9 @@ from tasks.config.settings import Settings
 from tasks.judge.density import DensityRule, density_of, density_report
 from tasks.judge.rank import rank_increments
 from tasks.judge.sections import SectionIndex, doc_names, doc_sections, hinted_numbers, legacy_map
-from tasks.model.briefing import Paper
+from tasks.model.judged import Paper
+from tasks.stages.briefed_topics import density_rule_for, topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import density_rule_for, topics_for, window_of
 from tests.helpers import ingest_all
 
 DENSITY = DensityRule.of(default_judgment())

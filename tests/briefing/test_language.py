@@ -19,17 +19,17 @@ import re
 import pytest
 
 from tasks.briefing.assemble import build_content, judge_evening
-from tasks.briefing.labels import EN, LABELS, ZH, rule_text
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
-from tasks.briefing.sources import credibility_rule
 from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 from tasks.judge.density import DensityRule
-from tasks.model.window import EntryView, MentionView, SourceView, WindowData
+from tasks.model.window_views import EntryView, MentionView, SourceView, WindowData
 from tasks.model.windows import window_for
+from tasks.render.labels import EN, LABELS, ZH, rule_text
+from tasks.render.markdown import render_markdown
+from tasks.render.sources_table import credibility_rule
+from tasks.render.twin import render_json
 from tasks.verify.markers import markers_of
 from tasks.verify.observe import observed
 from tests.helpers import NO_WORKSPACE
@@ -151,8 +151,8 @@ def test_the_rules_are_worded_from_their_numbers(lang: str) -> None:
 def test_every_reason_is_worded_in_both_languages() -> None:
     import string
 
-    from tasks.briefing.labels import LABELS, reason_text
-    from tasks.model.briefing import Reason
+    from tasks.model.judged import Reason
+    from tasks.render.labels import LABELS, reason_text
 
     keys = {k for k in LABELS["zh"] if k.startswith("reason_") and k != "reason_sep"}
     assert keys and keys == {k for k in LABELS["en"] if k.startswith("reason_") and k != "reason_sep"}
@@ -165,7 +165,7 @@ def test_every_reason_is_worded_in_both_languages() -> None:
 
 
 def test_every_reason_the_code_gives_has_wording() -> None:
-    from tasks.briefing.labels import LABELS
+    from tasks.render.labels import LABELS
     from tests.helpers import ROOT
 
     given = {m for path in (ROOT / "tasks").rglob("*.py")

@@ -1,4 +1,4 @@
-"""Contract: a briefing stays readable at any input size (tasks.briefing.shown).
+"""Contract: a briefing stays readable at any input size (tasks.render.shown).
 
 Every list that grows with the input (other topics' ids, malformed ids, the sources tables, the
 citable-id table, the paths named on one line) shows at most its bound from `shown.toml` in the
@@ -16,11 +16,11 @@ import re
 
 import pytest
 
-from tasks.briefing.labels import LABELS
-from tasks.briefing.shown import SHOWN, first, source_rows
-from tasks.model.briefing import BriefingContent, Paper
+from tasks.model.judged import BriefingContent, Paper
 from tasks.publish.pages import render_page
 from tasks.publish.rendered import rendered
+from tasks.render.labels import LABELS
+from tasks.render.shown import SHOWN, first, source_rows
 from tests.publish.briefing_factory import make_content
 
 DAY = dt.date(2026, 10, 9)

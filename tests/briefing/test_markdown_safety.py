@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from tasks.briefing.render_md import render_markdown
 from tasks.common.safe_text import markdown_text, visible
+from tasks.render.markdown import render_markdown
 from tests.publish.briefing_factory import make_content
 
 MARKUP = [

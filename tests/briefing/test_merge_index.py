@@ -14,10 +14,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.briefing.eng_candidates import Candidate
-from tasks.briefing.engineering import _keys, _merge, _same
 from tasks.config.judgment import default_judgment
-from tasks.model.window import EntryView
+from tasks.increments.candidates import Candidate
+from tasks.increments.engineering import _keys, _merge, _same
+from tasks.model.window_views import EntryView
 
 J = default_judgment()
 WORDS = ("Kestrel", "Kestrl", "KestrelX", "FooCache", "BarQuant", "Without", "vLLM", "Abcdefghijklmnop",

@@ -1,6 +1,6 @@
 """Contract: `NamingIndex.naming` returns exactly the entries `names_it` accepts, in pool order.
 
-The index (tasks.briefing.naming_index) lets the engineering increments find the entries naming
+The index (tasks.increments.naming_index) lets the engineering increments find the entries naming
 each increment without trying every entry of the window for every increment. On generated pools
 of entries and generated increment names, built from a vocabulary that makes every rule of
 `names_it` fire (shared distinctive tokens, near-identical names sharing no token, coined head
@@ -13,9 +13,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tasks.briefing.naming_index import NamingIndex, names_it
 from tasks.config.judgment import default_judgment
-from tasks.model.window import EntryView
+from tasks.increments.naming_index import NamingIndex, names_it
+from tasks.model.window_views import EntryView
 from tasks.verify.names import names_of
 
 N = names_of(default_judgment())

@@ -1,22 +1,22 @@
-"""Contract of tasks.briefing.novelty: the signals of an entry without an arXiv id, in zh and en.
+"""Contract of tasks.increments.novelty: the signals of an entry without an arXiv id, in zh and en.
 
 A release, a measured comparison of two named systems and an off-arXiv preprint each reach the
 threshold on their own shape (with a named heading), in either language and whatever their
 wording; a re-read, an opinion piece or a hedged claim is held under it; links to arXiv are not
 an official source. Candidates of two sources merge on a fuzzy name, a coined head word with the
-same version (or alone), or a shared link (tasks.briefing.engineering).
+same version (or alone), or a shared link (tasks.increments.engineering).
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tasks.briefing.eng_candidates import Candidate
-from tasks.briefing.engineering import _same
-from tasks.briefing.novelty import entry_signals, links, signal_score
 from tasks.config.judgment import default_judgment
 from tasks.inbox.notes import parse_note
-from tasks.model.window import EntryView
+from tasks.increments.candidates import Candidate
+from tasks.increments.engineering import _same
+from tasks.increments.novelty import entry_signals, links, signal_score
+from tasks.model.window_views import EntryView
 
 J = default_judgment()
 TERMS = ("vLLM", "SGLang", "TensorRT-LLM", "KV cache", "serving", "prefill", "decode")

@@ -1,4 +1,4 @@
-"""Contract of a paper's title (tasks.briefing.titles):
+"""Contract of a paper's title (tasks.window.titles):
 
 - it comes from the best source that gives one: card, arXiv metadata, feed, queue (its title
   column, else the row's first cell that is not a rank, an id or a category), then the cleaned
@@ -17,10 +17,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tasks.briefing.titles import clean_title, strip_markers, title_for
 from tasks.config.judgment import default_judgment
-from tasks.inbox.outline import naming_cells
-from tasks.model.window import CardView, MentionView, PaperLookup, WindowData
+from tasks.inbox.outline_reader import naming_cells
+from tasks.model.window_views import CardView, MentionView, PaperLookup, WindowData
+from tasks.window.titles import clean_title, strip_markers, title_for
 
 J = default_judgment()
 NAMES = [

@@ -15,12 +15,12 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks.briefing.knowledge import BaselineUnreadable
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys
 from tasks.publish.storage import open_store
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.topics import topics_for
+from tasks.window.anchors import BaselineUnreadable
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 DAY = dt.date(2026, 10, 9)

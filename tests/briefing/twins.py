@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tasks.briefing.labels import LABELS
+from tasks.render.labels import LABELS
 
 _PIPE = re.compile(r"(?<!\\)\|")
 

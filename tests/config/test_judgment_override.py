@@ -24,8 +24,8 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import WORKSPACE_JUDGMENT_FILE, packaged_config
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.helpers import empty_tables, ingest_all
 
 DAY = dt.date(2026, 11, 10)

@@ -21,7 +21,7 @@ from predigest.cli_checks import check_topics
 from tasks.config.settings import Settings
 from tasks.config.topics import is_safe_topic_name, knowledge_folder
 from tasks.ingest.scan import scan_workspace
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 
 KINDS = ["file", "symlink_inside", "symlink_outside", "directory", "fifo"]
 slugs = st.from_regex(r"[a-z0-9][a-z0-9_-]{0,12}", fullmatch=True)

@@ -17,11 +17,11 @@ import pytest
 from sqlalchemy import Engine
 
 from predigest.cli_checks import UsageError, check_topics
-from tasks.briefing.knowledge import NoBaseline
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys
+from tasks.stages.briefed_topics import known_topic_names, topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.topics import known_topic_names, topics_for
+from tasks.window.anchors import NoBaseline
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, day_of, write_day
 from tests.helpers import ingest_all, point_flows_at, published_store

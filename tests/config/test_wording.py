@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from tasks.briefing.labels import LABELS
 from tasks.config.judgment import DEFAULT_LANG, default_judgment, make_judgment
 from tasks.config.settings import Settings
 from tasks.config.topics import judgment_for
+from tasks.render.labels import LABELS
 from tests.config.test_judgment_override import _brief
 
 

@@ -17,7 +17,7 @@ from db.engine import make_engine, upgrade_database
 from db.models import Source
 from tasks.config.judgment import default_judgment
 from tasks.feeds.health import FeedHealthRule, day_start
-from tasks.feeds.model import FeedSnapshot
+from tasks.feeds.results import FeedSnapshot
 from tasks.feeds.store import store_snapshot
 
 URI = "https://rss.arxiv.org/rss/cs.DC"

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from db.engine import make_engine, upgrade_database
 from db.models import Item
-from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.inbox.outline_reader import naming_cells, stored_outline
 from tasks.ingest.reparse import fill_unparsed
 
 OLD = "- FooServe arXiv:2611.00001\n- 2.1× on H100\n"  # stored before 0011: no outline

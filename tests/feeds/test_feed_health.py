@@ -35,8 +35,8 @@ from tasks.feeds.http import Recorded, ReplayHttpClient
 from tasks.publish.notify import notify_published
 from tasks.publish.pages import date_summary
 from tasks.publish.storage import LocalStore
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all
 from tests.publish.hooks import serve_hooks

@@ -36,10 +36,10 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.feeds import stage
 from tasks.feeds.health import Facts, FeedHealthRule, judge_feed, local_day
-from tasks.feeds.model import FeedItem, FeedSnapshot
+from tasks.feeds.results import FeedItem, FeedSnapshot
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import WorkspaceRef, ingest_one, register_workspace
 from tests.helpers import SAMPLE_WORKSPACE
 

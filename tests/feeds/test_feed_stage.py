@@ -18,7 +18,7 @@ from tasks.config.settings import Settings
 from tasks.feeds import clients, stage
 from tasks.feeds.arxiv_api import ArxivLookup
 from tasks.feeds.http import FakeClock, Recorded, ReplayHttpClient
-from tasks.stages.topics import topics_for, window_of
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all, point_flows_at
 
@@ -103,7 +103,7 @@ def test_feed_items_need_the_topic_in_title_or_several_terms(clean_db: Engine, s
     term is below the weight a topic needs to own a paper (judgment.toml `min_owner`)."""
     from tasks.judge.evidence import judge_ownership
     from tasks.judge.relevance import Verdict
-    from tasks.model.window import MentionView, WindowData
+    from tasks.model.window_views import MentionView, WindowData
 
     (topic,) = topics_for(settings, SAMPLE_WORKSPACE, ["inference"])
     now = dt.datetime(2026, 10, 9, tzinfo=dt.UTC)

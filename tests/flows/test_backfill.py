@@ -29,8 +29,8 @@ import pytest
 from sqlalchemy import Engine, text
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import brief, render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import briefed_days, ingest_all, point_flows_at
@@ -62,8 +62,8 @@ BRIEFED = briefed_days(DAYS)  # the default schedule skips Sundays
 
 
 def test_date_range_and_keys() -> None:
-    from tasks.backfill import date_range
-    from tasks.backfill_runs import idempotency_key
+    from tasks.backfill.jobs import date_range
+    from tasks.backfill.runs import idempotency_key
 
     assert date_range(DAYS[0], DAYS[2]) == DAYS[:3]
     assert date_range(DAYS[0], DAYS[0]) == DAYS[:1]
@@ -92,7 +92,7 @@ def test_backfill_publishes_each_date_as_alone_and_rerun_changes_nothing(
     from prefect import get_client
 
     from flows.backfill import backfill_briefings
-    from tasks.backfill_runs import report_progress
+    from tasks.backfill.runs import report_progress
 
     point_flows_at(monkeypatch, settings)
     ws = (tmp_path / "ws").resolve()

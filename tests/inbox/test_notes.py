@@ -18,7 +18,7 @@ import pytest
 
 from tasks.common.decode import decode_bytes
 from tasks.inbox.notes import Entry, ParsedNote, parse_note
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 
 ROOT = Path(__file__).resolve().parents[2]
 R7 = "inbox/jay/2026-10-07-1450-jay-engineering-screening-oct07-r7.md"

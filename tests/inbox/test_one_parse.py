@@ -17,8 +17,8 @@ from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
 from tasks.inbox import document
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tests.generate.siblings import DAY, TOPIC, write_workspace
 from tests.helpers import empty_tables, ingest_all

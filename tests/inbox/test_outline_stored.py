@@ -1,6 +1,6 @@
 """The outline ingest stores (`items.outline`) gives judging the points it would parse from the text.
 
-`tasks.inbox.outline.stored_outline` is parsed once at ingest and read back from JSON by judging
+`tasks.inbox.outline_reader.stored_outline` is parsed once at ingest and read back from JSON by judging
 (`tasks.judge.points`): for every entry of the sample workspace's notes and of hand-written texts,
 the stored outline turned into points equals `outline` over the text, for any `join_below`, and its
 `dedented` part equals `outline` over the dedented text.
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import Point, parse_outline, points_of, stored_outline
+from tasks.inbox.outline_reader import Point, parse_outline, points_of, stored_outline
 from tasks.model.outline import Outline
 
 ROOT = Path(__file__).resolve().parents[2]

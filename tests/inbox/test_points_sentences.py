@@ -1,4 +1,4 @@
-"""Contract of key points as the source's own sentences (tasks.inbox.outline, tasks.inbox.claims) on
+"""Contract of key points as the source's own sentences (tasks.inbox.outline_reader, tasks.inbox.claims) on
 notes the test writes itself (zh, en, mixed; bullets, numbered items, wrapped lines, paragraphs,
 tables):
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tasks.common.sentences import sentences
 from tasks.inbox.claims import hedges, note_hedges
-from tasks.inbox.outline import MAX_POINT_CHARS, Point, parse_outline, points_of, row_point
+from tasks.inbox.outline_reader import MAX_POINT_CHARS, Point, parse_outline, points_of, row_point
 
 PIECES = {
     "zh": ["FooServe 在 H100 上吞吐 2.1×。", "卡片的 TL;DR 没有给出基线。", "版本 v0.6.3 修了调度器。",

@@ -14,8 +14,8 @@ from db.engine import session_scope
 from db.models import Item, Source
 from flows import stage_tasks
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import BriefingResult
-from tasks.stages.topics import topics_for
 from tasks.stages.workspace import WorkspaceRef, find_changed_files, ingest_batch, register_workspace
 
 DAY = dt.date(2026, 10, 9)

@@ -25,8 +25,8 @@ from hypothesis import strategies as st
 
 from tasks.config.settings import Settings
 from tasks.ingest.dating import note_date
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.helpers import ingest_all, sample_copy
 
 TZ = ZoneInfo("Asia/Shanghai")

@@ -27,7 +27,7 @@ from tasks.config.settings import Settings
 from tasks.feeds.hf_daily import parse_hf_daily_json
 from tasks.inbox.notes import parse_note
 from tasks.knowledge.parse import parse_knowledge
-from tasks.publish.publish import INDEX_KEY
+from tasks.publish.objects import INDEX_KEY
 from tests.helpers import sample_copy
 from tests.ingest.hostile import item_texts, published, run_evening, sources
 

@@ -2,7 +2,7 @@
 tasks.ingest.reparse):
 
 - a queue row whose title column is not recognised is stored with its cells that can name its
-  paper (`items.cells`, tasks.inbox.outline.naming_cells); any other row with SQL NULL there;
+  paper (`items.cells`, tasks.inbox.outline_reader.naming_cells); any other row with SQL NULL there;
 - a row stored before ingest stored outlines, cells or its papers' own outlines (SQL NULL) in a
   workspace stored by that older ingest (`workspaces.stored_parse` behind `STORED_PARSE`) gets them at the next look for
   changed files, equal to what a fresh ingest stores, superseded versions too; and the briefing
@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Source
 from tasks.config.settings import Settings
-from tasks.inbox.outline import naming_cells, stored_outline
+from tasks.inbox.outline_reader import naming_cells, stored_outline
 from tasks.ingest import reparse
 from tasks.ingest.reparse import STORED_PARSE, fill_unparsed
 from tasks.stages.workspace import find_changed_files, register_workspace

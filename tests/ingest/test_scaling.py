@@ -7,7 +7,7 @@ the words "release"/"benchmark" and their numbers), and each stage's operations 
 line of Python executed while it runs (`sys.settrace`), which is deterministic, unlike seconds. The
 count at x10 and x100 must stay within that factor (with 25% slack for the cost of a bigger set
 here and there) of the count at x1 above the same workspace without the grown source, so a stage
-that rescans what it built for every new element (the merge of `tasks.briefing.engineering`, its
+that rescans what it built for every new element (the merge of `tasks.increments.engineering`, its
 search for the entries naming each increment, the numbers check's subjects once did) fails here.
 The increments do not name one another: entries that all did would make each increment list all
 the others, an output (and work) quadratic in the source whatever the code.
@@ -28,8 +28,8 @@ from sqlalchemy import Engine
 from tasks.config.settings import Settings
 from tasks.ingest.rows import RowBuilder
 from tasks.ingest.scan import WorkspaceFile
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, coined, paper_id
 from tests.helpers import empty_tables, ingest_all

@@ -19,10 +19,10 @@ from sqlalchemy import Engine, func, select
 
 from db.engine import session_scope
 from db.models import Item, Mention, Source
-from tasks.briefing.labels import LABELS
-from tasks.briefing.sources import cut_text
 from tasks.common.limits import CAPPED, CUT_SHORT, CutShort
 from tasks.config.settings import Settings
+from tasks.render.labels import LABELS
+from tasks.render.sources_table import cut_text
 from tests.ingest.hostile import DAY, published, run_evening, sources
 
 HUGE_ENTRIES = 3000

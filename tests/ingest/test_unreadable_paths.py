@@ -28,8 +28,8 @@ from sqlalchemy import Engine, text
 
 from tasks.config.settings import Settings
 from tasks.ingest.scan import scan_workspace
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.topics import topics_for
 from tests.generate.files import local, write_file
 from tests.generate.many_small import END, many_small_notes
 from tests.helpers import ROOT, ingest_all
@@ -42,7 +42,7 @@ import datetime as dt, sys
 from pathlib import Path
 from tasks.config.settings import Settings
 from tasks.stages.briefings import brief
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 from tests.helpers import ingest_all
 url, home, storage, workspace, day = sys.argv[1:6]
 settings = Settings(_env_file=None, home=Path(home), database_url=url, storage_url=storage)

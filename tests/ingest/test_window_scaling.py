@@ -32,9 +32,9 @@ from sqlalchemy import Engine
 from tasks.briefing.assemble import judge_evening
 from tasks.config.settings import Settings
 from tasks.publish.rendered import rendered
+from tasks.stages.briefed_topics import density_rule_for, known_topic_names, topics_for
 from tasks.stages.briefings import collected_content
 from tasks.stages.derive import Derivation
-from tasks.stages.topics import density_rule_for, known_topic_names, topics_for
 from tasks.stages.verifications import derive_verifications
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, echo_count, notes

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from db.models import Item, Mention, Source
 from tasks.config.settings import Settings
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 from tasks.ingest.scan import scan_workspace
 from tasks.stages.workspace import find_changed_files, ingest_one, register_workspace
 from tests.db.counts import table_counts

@@ -11,10 +11,10 @@ from __future__ import annotations
 import datetime as dt
 
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 from tasks.inbox.own_parts import paper_outlines
 from tasks.ingest.sources import WHOLE_ITEMS, entry_text
-from tasks.model.window import EntryView, MentionView
+from tasks.model.window_views import EntryView, MentionView
 
 ROWS = 15
 WHEN = dt.datetime(2026, 11, 3, 2, 0, tzinfo=dt.UTC)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tasks.knowledge.parse import anchor_status_as_of
-from tasks.model.window import AnchorView
+from tasks.model.window_views import AnchorView
 
 D = dt.date
 

@@ -1,6 +1,6 @@
 """Contract: a pasted briefing is recognised by the renderer's own wording (tasks.judge.echoes).
 
-- The summary a briefing renders (its fields formatted from tasks/briefing/labels.toml, zh and en),
+- The summary a briefing renders (its fields formatted from tasks/config/labels.toml, zh and en),
   pasted as a list or as one paragraph, is a summary block; one field alone, or prose, is not.
 - A note is laid out as a briefing when its headings carry three of the renderer's section titles,
   numbered in any style; two, or ordinary headings, are not.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from tasks.briefing.labels import LABELS
 from tasks.judge.echoes import laid_out, summary_spans
+from tasks.render.labels import LABELS
 
 
 def _fields(lang: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""Contract of a paper's key points (tasks.judge.points, tasks.inbox.outline):
+"""Contract of a paper's key points (tasks.judge.points, tasks.inbox.outline_reader):
 
 - they come only from the paper's own entry, table row, list line or card: a paper in one row of a
   15-row digest (a table, R- or C-numbered lines, bullets, numbered lines; under any heading; zh or
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from tasks.config.judgment import default_judgment
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import Point, has_number, listed, parse_outline, points_of, row_point
+from tasks.inbox.outline_reader import Point, has_number, listed, parse_outline, points_of, row_point
 from tasks.judge.points import choose, key_points
 from tests.judge.digests import HEADINGS, OTHERS, ROWS, STYLES, TARGET, TARGET_ID, digest, rows, views
 

@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 
 from tasks.config.settings import Settings
 from tasks.config.topics import resolve_topic
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 from tasks.judge.evidence import judge_ownership
 from tasks.judge.relevance import Verdict
-from tasks.model.window import CardView, EntryView, MentionView, WindowData
+from tasks.model.window_views import CardView, EntryView, MentionView, WindowData
 from tasks.model.windows import window_for
 from tests.helpers import NO_WORKSPACE
 

@@ -18,11 +18,11 @@ import datetime as dt
 from tasks.common.arxiv_ids import issued_by
 from tasks.common.limits import CAPPED
 from tasks.inbox.notes import parse_note
-from tasks.inbox.outline import Point, parse_outline, points_of, units
+from tasks.inbox.outline_reader import Point, parse_outline, points_of, units
 from tasks.inbox.own_parts import MAX_OWN_PARTS_FACTOR, paper_outlines
 from tasks.ingest.sources import entry_text
 from tasks.judge.points import _candidates
-from tasks.model.window import EntryView, MentionView
+from tasks.model.window_views import EntryView, MentionView
 from tests.judge.digests import views
 
 PATH = "inbox/tom/2026-11-03T0900-tom-foo.md"

@@ -26,8 +26,8 @@ from sqlalchemy import Engine
 from predigest.explain import explanations
 from tasks.config.settings import Settings
 from tasks.model.windows import window_for
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.generate import shared_papers as gen
 from tests.helpers import ingest_all
 

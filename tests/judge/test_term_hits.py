@@ -17,7 +17,7 @@ from tasks.config.topics import Topic
 from tasks.ingest.sources import note_items
 from tasks.judge.relevance import term_hits
 from tasks.judge.terms import _FOLD, kept_terms, reference_hits, term_pattern, terms_pattern, vocabulary
-from tasks.stages.topics import all_topics
+from tasks.stages.briefed_topics import all_topics
 from tests.generate.large import generate
 from tests.helpers import NO_WORKSPACE
 

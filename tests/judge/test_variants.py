@@ -24,8 +24,8 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.briefing.twins import assert_twins
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge import variants

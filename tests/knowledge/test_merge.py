@@ -1,4 +1,4 @@
-"""Contract of the noon merge (tasks.knowledge.merge.propose) on generated knowledge documents.
+"""Contract of the noon merge (tasks.merge.propose.propose) on generated knowledge documents.
 
 Each document is built from parts, and its expected merged form from the same parts with the new
 lines put where the merge rules say (the expected answer travels with the input): an entry per
@@ -20,10 +20,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tasks.knowledge.merge import UNPLACED_HEADING, propose
-from tasks.knowledge.merge_doc import split_lines
 from tasks.knowledge.parse import anchor_status_as_of, changelog_as_of, parse_knowledge
-from tasks.model.merge import MergeIncrement, merge_time
+from tasks.merge.merged_document import split_lines
+from tasks.merge.propose import UNPLACED_HEADING, propose
+from tasks.model.noon_merge import MergeIncrement, merge_time
 
 TZ = ZoneInfo("Asia/Shanghai")
 MERGE_AT = dt.datetime(2026, 10, 10, 12, 0, tzinfo=TZ)

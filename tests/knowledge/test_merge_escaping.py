@@ -1,5 +1,5 @@
 """Contract: what the noon merge writes into the team's knowledge document holds no live markup
-from a source (tasks.knowledge.merge.propose, through tasks.common.safe_text.markdown_text, the
+from a source (tasks.merge.propose.propose, through tasks.common.safe_text.markdown_text, the
 one escaping rule the briefing's markdown passes too).
 
 Hostile titles and statements (raw HTML, an image, a javascript: link, bidi and C0 controls) in
@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from markdown_it import MarkdownIt
 
-from tasks.knowledge.merge import propose
 from tasks.knowledge.parse import parse_knowledge
-from tasks.model.merge import MergeIncrement
-from tasks.publish.proposal import proposal_text
+from tasks.merge.proposal import proposal_text
+from tasks.merge.propose import propose
+from tasks.model.noon_merge import MergeIncrement
 
 TZ = ZoneInfo("Asia/Shanghai")
 MERGE_AT = dt.datetime(2026, 10, 10, 12, 0, tzinfo=TZ)

@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from tasks.knowledge.merge import UNPLACED_HEADING, propose
-from tasks.knowledge.merge_doc import split_lines
 from tasks.knowledge.parse import ParseError, parse_knowledge
-from tasks.model.merge import MergeIncrement
+from tasks.merge.merged_document import split_lines
+from tasks.merge.propose import UNPLACED_HEADING, propose
+from tasks.model.noon_merge import MergeIncrement
 
 TZ = ZoneInfo("Asia/Shanghai")
 MERGE_AT = dt.datetime(2026, 10, 10, 12, 0, tzinfo=TZ)

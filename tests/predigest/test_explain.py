@@ -21,8 +21,8 @@ from sqlalchemy import Engine
 from predigest.cli import build_parser
 from predigest.explain import explain
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.helpers import SAMPLE_WORKSPACE, expected, ingest_all
 from tests.judge.test_shared_papers import assert_explain_equals_twin, twin_statuses
 

@@ -16,9 +16,9 @@ from sqlalchemy.engine import Engine
 from tasks.common.decode import UnencodableError, decode_exact
 from tasks.config.settings import Settings
 from tasks.knowledge.document_file import read_knowledge, write_knowledge
+from tasks.merge.merge_stage import merge_knowledge
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.knowledge_merge import merge_knowledge
-from tasks.stages.topics import topics_for
 from tests.helpers import empty_tables, ingest_all, sample_copy
 
 D9 = dt.date(2026, 10, 9)

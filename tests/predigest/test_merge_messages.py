@@ -1,4 +1,4 @@
-"""Contract of what `predigest merge` says (predigest/merge_cli.py, tasks/stages/knowledge_merge.py).
+"""Contract of what `predigest merge` says (predigest/merge_cli.py, tasks/merge/merge_stage.py).
 
 - It finds the briefing whichever language it was published in (a run with `--lang en` only).
 - An unknown topic gets the message `run` gives ("unknown topic 'nosuch'"), exit code 2.
@@ -18,8 +18,8 @@ from sqlalchemy.engine import Engine
 
 from predigest.cli import main
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 D9 = dt.date(2026, 10, 9)

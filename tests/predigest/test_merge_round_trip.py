@@ -25,11 +25,11 @@ from sqlalchemy.engine import Engine
 from predigest.cli import main
 from tasks.config.settings import Settings
 from tasks.knowledge.parse import anchor_status_as_of, parse_knowledge
+from tasks.merge.merge_stage import merge_knowledge
 from tasks.model.keys import briefing_keys, proposal_keys
 from tasks.publish.storage import open_store
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import BriefingResult, brief
-from tasks.stages.knowledge_merge import merge_knowledge
-from tasks.stages.topics import topics_for
 from tests.helpers import ingest_all, point_flows_at, sample_copy
 
 D9, D10 = dt.date(2026, 10, 9), dt.date(2026, 10, 10)

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 from tasks.config.judgment import default_judgment
 from tasks.judge.density import DensityRule, density_report
-from tasks.model.briefing import BriefingContent, EntryRef, Paper, Reason, SourceCheck, StatusAsOf
+from tasks.model.judged import BriefingContent, EntryRef, Paper, Reason, SourceCheck, StatusAsOf
 from tasks.publish.rendered import rendered
 from tasks.publish.site import PublishedSite, publish_with_site
 from tasks.publish.storage import ObjectStore

@@ -27,11 +27,11 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.feeds.health import FeedHealthRule
 from tasks.feeds.hf_daily import hf_daily_uri
-from tasks.feeds.model import FeedItem, FeedSnapshot
+from tasks.feeds.results import FeedItem, FeedSnapshot
 from tasks.feeds.store import store_snapshot
+from tasks.merge.merge_stage import merge_knowledge
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.knowledge_merge import merge_knowledge
-from tasks.stages.topics import topics_for
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store

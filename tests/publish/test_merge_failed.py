@@ -18,8 +18,8 @@ from sqlalchemy import Engine
 from tasks.config.settings import Settings
 from tasks.model.keys import briefing_keys, proposal_keys, site_keys
 from tasks.stages import briefings
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import BriefingResult, brief
-from tasks.stages.topics import topics_for
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store
 

@@ -1,4 +1,4 @@
-"""Contract of the merge proposal beside a briefing (tasks.briefing.merge_plan, tasks.publish.proposal).
+"""Contract of the merge proposal beside a briefing (tasks.render.merge_plan, tasks.merge.proposal).
 
 - The twin names the proposal's keys and merge time and says per increment where it goes (body
   section or References) and why; the markdown's section 五 and the page point at it.
@@ -16,14 +16,14 @@ import json
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from tasks.briefing.labels import LABELS
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
-from tasks.knowledge.merge import sha256_text
+from tasks.merge.proposal import make_proposal, proposal_base, publish_proposal
+from tasks.merge.propose import sha256_text
 from tasks.model.keys import proposal_keys
 from tasks.publish.pages import render_page
-from tasks.publish.proposal import make_proposal, proposal_base, publish_proposal
 from tasks.publish.storage import open_store
+from tasks.render.labels import LABELS
+from tasks.render.markdown import render_markdown
+from tasks.render.twin import render_json
 from tests.publish.briefing_factory import make_content
 
 DAY = dt.date(2026, 10, 9)

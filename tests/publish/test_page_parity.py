@@ -18,11 +18,11 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from tasks.briefing.labels import LABELS
 from tasks.common.item_keys import engineering_key
-from tasks.model.briefing import BriefingContent, Highlight, Paper
+from tasks.model.judged import BriefingContent, Highlight, Paper
 from tasks.publish.pages import render_page
 from tasks.publish.rendered import rendered
+from tasks.render.labels import LABELS
 from tests.publish.briefing_factory import make_content
 
 DAY = dt.date(2026, 10, 9)

@@ -15,10 +15,10 @@ import json
 
 import pytest
 
-from tasks.briefing.labels import LABELS
-from tasks.briefing.render_json import render_json
-from tasks.briefing.render_md import render_markdown
 from tasks.publish.pages import render_page
+from tasks.render.labels import LABELS
+from tasks.render.markdown import render_markdown
+from tasks.render.twin import render_json
 from tests.publish.briefing_factory import make_content
 
 DAY = dt.date(2026, 10, 9)

@@ -1,4 +1,4 @@
-"""Contract of tasks.publish.publish.
+"""Contract of tasks.publish.objects.
 
 publish_briefing stores `briefings/<topic>/<YYYY-MM-DD>.md` and `.json` and merges an entry into
 `briefings/index.json`, which lists every briefing sorted by (date, topic) in deterministic JSON. Republishing
@@ -29,7 +29,7 @@ import pytest
 from moto import mock_aws
 
 from tasks.model.keys import object_key
-from tasks.publish.publish import (
+from tasks.publish.objects import (
     DEFAULT_LANG,
     INDEX_KEY,
     briefing_keys,

@@ -16,7 +16,7 @@ import pytest
 from botocore.exceptions import BotoCoreError, ClientError
 
 from tasks.config.settings import Settings
-from tasks.publish.publish import DEFAULT_LANG, INDEX_KEY
+from tasks.publish.objects import DEFAULT_LANG, INDEX_KEY
 from tasks.publish.site import site_keys
 from tasks.publish.storage import ObjectStore, sha256_hex, store_for
 from tests.publish.briefing_factory import make_content, publish_content

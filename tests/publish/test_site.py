@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tasks.publish.atom import entry_id
-from tasks.publish.publish import read_index
+from tasks.publish.objects import read_index
 from tasks.publish.storage import LocalStore
 from tests.publish.briefing_factory import make_content, publish_content
 
@@ -177,9 +177,9 @@ def test_any_text_keeps_feeds_well_formed_and_pages_inert(tmp_path_factory: obje
 
 
 def test_the_feed_keeps_the_latest_dates_only() -> None:
-    from tasks.briefing.render_json import briefing_dict
     from tasks.publish.atom import FEED_ENTRIES, render_feed
     from tasks.publish.pages import date_summary
+    from tasks.render.twin import briefing_dict
 
     base = date_summary(briefing_dict(make_content("inference", DAYS[0])))
     days = [DAYS[0] + dt.timedelta(days=n) for n in range(FEED_ENTRIES + 5)]

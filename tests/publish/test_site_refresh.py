@@ -1,5 +1,5 @@
 """Contract of refreshing a topic's site once for many dates (`tasks.publish.site.refresh_site`,
-`tasks.backfill.refresh_sites`, and the backfill flow that calls it):
+`tasks.backfill.jobs.refresh_sites`, and the backfill flow that calls it):
 
 - Publishing dates with `site=False` writes each date's markdown, JSON twin, index entry and page
   but none of the topic's site (site.json, index page, feed, site index); one `refresh_site` for
@@ -27,8 +27,8 @@ from tasks.config.settings import Settings
 from tasks.publish.rendered import rendered
 from tasks.publish.site import publish_with_site, refresh_site
 from tasks.publish.storage import LocalStore
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
-from tasks.stages.topics import topics_for
 from tests.flows.test_backfill import _snapshot
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import briefed_days, ingest_all, point_flows_at

@@ -19,7 +19,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from tasks.publish.publish import put_if_changed
+from tasks.publish.objects import put_if_changed
 from tasks.publish.storage import LocalStore, S3Store, open_store, sha256_hex
 
 BUCKET = "predigest-test"

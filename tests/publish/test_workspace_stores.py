@@ -24,8 +24,8 @@ from tasks.config.settings import Settings, with_run_parameters, workspace_key
 from tasks.model.keys import briefing_keys, proposal_keys, site_keys
 from tasks.publish.storage import open_store
 from tasks.publish.workspace_store import OWNER_KEY, StoreTaken, claim_store
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import BriefingResult, brief
-from tasks.stages.topics import topics_for
 from tests.generate.files import write_file
 from tests.generate.replay import KNOWLEDGE, TOPIC, day_of, write_day
 from tests.helpers import ingest_all, published_store

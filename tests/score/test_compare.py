@@ -11,7 +11,7 @@ import pytest
 
 from tasks.score import gate
 from tasks.score.compare import score_evening
-from tasks.score.labels import LabelError, load_label, load_labels
+from tasks.score.expected import LabelError, load_label, load_labels
 
 
 def _label(tmp_path: Path, **extra: Any) -> Path:

@@ -17,9 +17,9 @@ from predigest.cli import main
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line
 from tasks.model.keys import briefing_keys
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
 from tasks.stages.feedback import record_feedback
-from tasks.stages.topics import topics_for
 from tests.generate.files import local
 from tests.generate.replay import PAPER, STALE_NAME, TOPIC, day_of, write_items_days
 from tests.helpers import ingest_all, point_flows_at, published_store

@@ -43,8 +43,8 @@ from sqlalchemy import Engine, text
 from db.engine import make_engine
 from predigest import orchestrate
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all

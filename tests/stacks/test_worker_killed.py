@@ -26,7 +26,7 @@ more of the third kind, each a child process to start).
   `published_at` (the re-run wrote nothing for it); each (topic, date) has exactly one briefings
   row, published; and the published objects, every key and every byte, are those of clean
   backfills of the same dates into a fresh database and storage, made by the backfill's own jobs
-  called directly (`tasks.backfill`, one lane, as the flow runs them in its process), without Prefect.
+  called directly (`tasks.backfill.jobs`, one lane, as the flow runs them in its process), without Prefect.
 Waits poll with generous deadlines that only turn a hang into a failure; nothing asserts durations.
 
 This process runs no flow: it reads the stack's server and creates runs on it, which sends no
@@ -191,9 +191,9 @@ def _clean_backfill(settings: Settings, workspace: Path, days: list[dt.date]) ->
     """Publish `days` as the backfill flow does in its process (`flows.backfill`: ingest, derive
     the windows through the last date, the dates in one lane, each topic's site once), by calling
     its jobs directly: no flow run, so nothing here sends anything to any Prefect server."""
-    from tasks import backfill
-    from tasks.lanes import DateLanes
-    from tasks.stages.topics import topics_for
+    from tasks.backfill import jobs as backfill
+    from tasks.backfill.lanes import DateLanes
+    from tasks.stages.briefed_topics import topics_for
 
     settings, root = resolve_workspace(workspace, settings=settings)
     ref = ingest_all(settings, Path(root))

@@ -1,4 +1,4 @@
-"""Contract of the default schedule as the briefing stage reads it (tasks.stages.topics).
+"""Contract of the default schedule as the briefing stage reads it (tasks.stages.briefed_topics).
 
 - By default a topic briefs Monday to Saturday at the cutoff: Monday's window reaches back to
   Saturday's cutoff (48 hours), as the team's hand-written Monday briefings do.
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tasks.config.settings import Settings
-from tasks.stages.topics import scheduled_window, topics_for, window_of
+from tasks.stages.briefed_topics import scheduled_window, topics_for, window_of
 
 MONDAY, SUNDAY = dt.date(2026, 10, 12), dt.date(2026, 10, 11)
 

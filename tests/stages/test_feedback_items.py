@@ -28,9 +28,9 @@ from sqlalchemy import Engine
 
 from predigest.cli import main
 from predigest.explain import evidence_text, explanations
-from tasks.briefing.labels import LABELS
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line
+from tasks.render.labels import LABELS
 from tasks.stages.briefings import BriefingResult
 from tasks.stages.feedback import record_feedback
 from tests.generate.files import local, write_file

@@ -17,8 +17,8 @@ from sqlalchemy import Engine, text
 
 from tasks.config.settings import Settings
 from tasks.stages import briefings as briefing_stage
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import BriefingResult, assemble_and_publish, render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tests.generate.ten_days import make_workspace
 from tests.helpers import ingest_all
 

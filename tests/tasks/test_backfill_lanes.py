@@ -1,4 +1,4 @@
-"""Contract of the backfill stage (tasks/backfill.py), without Prefect:
+"""Contract of the backfill stage (tasks/backfill/jobs.py), without Prefect:
 
 - `plan_jobs`: the windows to derive before the first date (record only), then one job per date of
   the range (kept even when no topic is scheduled that day, so progress hears every date; deriving
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from tasks.backfill import (
+from tasks.backfill.jobs import (
     BackfillAborted,
     BackfillContext,
     DateJob,
@@ -33,12 +33,12 @@ from tasks.backfill import (
     refresh_sites,
     scheduled_window,
 )
+from tasks.backfill.lanes import DateLanes, Turns
 from tasks.config.settings import Settings
 from tasks.config.topics import Topic
-from tasks.lanes import DateLanes, Turns
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.briefings import brief
 from tasks.stages.derive import DerivedWindow
-from tasks.stages.topics import topics_for
 from tests.flows.test_backfill import _snapshot, _verifications
 from tests.generate.ten_days import DAYS, make_workspace
 from tests.helpers import ingest_all

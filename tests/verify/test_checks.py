@@ -21,8 +21,8 @@ from sqlalchemy.dialects.postgresql import insert
 from db.engine import get_engine, session_scope
 from db.models import Paper
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tests.generate import replay as gen
 from tests.helpers import ingest_all

@@ -27,11 +27,11 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.markers import markers_of
-from tasks.verify.numbers import Reading, conflicts
+from tasks.verify.readings import Reading, conflicts
 from tests.counting import assert_linear, count_lines
 from tests.generate.window_sources import DAY, KNOWLEDGE, coined
 from tests.helpers import ingest_all

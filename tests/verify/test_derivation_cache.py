@@ -21,7 +21,7 @@ from sqlalchemy import Engine, insert, text
 
 from db.models import Paper
 from tasks.config.settings import Settings
-from tasks.stages.topics import topics_for
+from tasks.stages.briefed_topics import topics_for
 from tasks.stages.verifications import derive_verifications, report_staleness
 from tests.generate import replay as gen
 from tests.helpers import empty_tables, ingest_all

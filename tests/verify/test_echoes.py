@@ -19,8 +19,8 @@ import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tests.generate.echoes import (
     DAY,

@@ -21,7 +21,7 @@ from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Keyer, text_ids
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of, normalise
-from tasks.verify.numbers import (
+from tasks.verify.readings import (
     Reading,
     conflicts,
     interval,

@@ -21,8 +21,8 @@ from db.engine import get_engine, session_scope
 from db.models import VerificationWindow
 from tasks.config.settings import Settings
 from tasks.stages import derive
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.verify import observe
 from tests.helpers import ingest_all

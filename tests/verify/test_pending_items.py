@@ -31,13 +31,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import Engine
 
-from tasks.briefing.labels import LABELS
 from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
-from tasks.model.briefing import StatusAsOf
-from tasks.model.window import EntryView
+from tasks.model.judged import StatusAsOf
+from tasks.model.window_views import EntryView
+from tasks.render.labels import LABELS
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.verify import items
 from tasks.verify.hedged import entry_hedges

@@ -20,9 +20,9 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
-from tasks.model.briefing import StatusAsOf
+from tasks.model.judged import StatusAsOf
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.verify.items import one_per_subject
 from tasks.verify.markers import markers_of, strip_labels

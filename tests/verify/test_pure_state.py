@@ -32,11 +32,11 @@ from sqlalchemy import make_url, text
 
 from db import engine as db_engine
 from db.engine import make_engine, normalise_url
-from tasks.backfill import BackfillContext, plan_derivation, plan_jobs
+from tasks.backfill.jobs import BackfillContext, plan_derivation, plan_jobs
+from tasks.backfill.lanes import DateLanes
 from tasks.config.settings import Settings
-from tasks.lanes import DateLanes
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import brief, render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.workspace import register_workspace
 from tests.generate.large import add_notes
 from tests.helpers import SAMPLE_WORKSPACE, ingest_all

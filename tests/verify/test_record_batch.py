@@ -1,4 +1,4 @@
-"""Contract of `tasks.verify.store.record`: storing a window's observations in a few bulk statements
+"""Contract of `tasks.verify.records.record`: storing a window's observations in a few bulk statements
 leaves, batch after batch, the verification rows (ids and the id sequence included) that storing them
 one statement at a time left: first observation of a key wins the verification row, raised becomes
 seen after an earlier day, a source saying it again the same day adds nothing, raised_on/last_seen
@@ -19,8 +19,8 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, Workspace
+from tasks.verify.records import load_tracked, record
 from tasks.verify.status import Observation, detail_text, status_as_of
-from tasks.verify.store import load_tracked, record
 from tests.helpers import empty_tables
 
 D = dt.date(2026, 10, 1)

@@ -24,12 +24,12 @@ from sqlalchemy import Engine, func, select
 from db.engine import get_engine, session_scope
 from db.models import Verification, VerificationEvent
 from tasks.config.settings import Settings
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications, report_staleness
 from tasks.stages.workspace import WorkspaceRef
+from tasks.verify.records import load_tracked
 from tasks.verify.status import status_as_of
-from tasks.verify.store import load_tracked
 from tests.generate import replay as gen
 from tests.helpers import empty_tables, ingest_all
 

@@ -22,10 +22,10 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
-from tasks.inbox.outline import stored_outline
+from tasks.inbox.outline_reader import stored_outline
 from tasks.inbox.segment import lettered_runs
+from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
-from tasks.stages.topics import topics_for, window_of
 from tasks.stages.verifications import derive_verifications
 from tasks.verify.markers import markers_of, without_context
 from tests.generate.siblings import DAY, SIBLINGS, SUBJECTS, TOPIC, write_workspace

@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 
-from tasks.model.briefing import StatusAsOf
+from tasks.model.judged import StatusAsOf
 from tasks.verify.joined import texts_naming
 from tasks.verify.status import OPEN, Event, Tracked, is_open, listed, state_on, status_as_of
 

@@ -9,8 +9,8 @@ import pytest
 from tasks.config.judgment import default_judgment
 from tasks.verify.markers import all_found, label_refs, markers_of, recommends_e1
 from tasks.verify.names import lead_phrase, names_of
-from tasks.verify.numbers import Reading, conflicts, interval
 from tasks.verify.promises import find_promises
+from tasks.verify.readings import Reading, conflicts, interval
 from tasks.verify.status import Event, Observation, Tracked, listed, merge, status_as_of
 
 M = markers_of(default_judgment())

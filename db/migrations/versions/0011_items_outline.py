@@ -1,4 +1,4 @@
-"""`items.outline`: an entry's outline, parsed once at ingest (tasks.inbox.outline.stored_outline)
+"""`items.outline`: an entry's outline, parsed once at ingest (tasks.inbox.outline_reader.stored_outline)
 and read by judging, which parsed every judged entry's text again every evening. `items.key_points`
 goes: a second reading of the same list items (tasks.inbox.claims.key_points), read in one place,
 which now reads the outline's items.

@@ -1,5 +1,5 @@
 """`items.cells`: a queue row's cells that can name its paper, stored at ingest for a row whose
-title column was not recognised (tasks.inbox.outline.naming_cells). Judging took the title from
+title column was not recognised (tasks.inbox.outline_reader.naming_cells). Judging took the title from
 the row's first such cell that is not one of the paper's categories, and split the row's stored
 text into cells again, every evening, for every such row.
 

@@ -1,0 +1,1 @@
+"""The window a briefing reads: its entries, mentions, anchors, reader verdicts and papers as judged."""
