@@ -104,7 +104,7 @@ def explanations(settings: Any, workspace: Path, topics: Sequence[str] | None, d
     for topic in topics_for(settings, workspace, list(topics) if topics else None):
         window = window_of(topic, day or _latest_closed(topic), since)
         with session_scope(get_engine(settings)) as session:
-            data = collect_window(session, ref.id, topic.name, window)
+            data = collect_window(session, ref.id, topic.name, window, topic.schedule)
         papers = [p for p in judge_window(data, topic) if not wanted or p.arxiv_id in wanted]
         twin = json.loads(render_briefing(settings, ref, topic, window)[1])
         items = item_records(twin, [w for w in wanted if key_prefix(w)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from tasks.briefing.reader_items import apply_to_items, not_new_notes, unknown_keys
+from tasks.briefing.reader_items import apply_to_items, not_applied, not_new_notes
 from tasks.common.limits import SourceBudgets, unbounded
 from tasks.config.topics import Topic
 from tasks.increments.engineering import engineering_increments
@@ -135,5 +135,5 @@ def build_content(
         merge_at=merge_time(data.window.end, data.window.timezone, topic.merge_time),
         undated=data.undated, undated_count=data.undated_count, unlistable=data.unlistable, judgment=topic.judgment,
         reader_notes=notes + not_new_notes(papers, data.verdicts)
-        + unknown_keys(data.verdicts, [t.key for t in tracked], data.window),
+        + not_applied(data, [t.key for t in tracked], papers, topic.judgment),
     )

@@ -5,8 +5,10 @@ recorded by the cutoff, about briefings up to its date).
   confirmed by the reader on the day they recorded it, with their reason or link as the evidence;
   later evenings no longer list it, as an item resolved by a source.
 - `not-a-contradiction` drops an item that holds a contradiction of the numbers check (`conflict`).
-- A verdict on a pending item's key that no verification of the topic has (a typo, another topic's
-  key) is named by the evening whose window holds it, with its file and line, and applied nowhere.
+- A verdict that names no item (a pending item's key no verification of the topic has; an
+  engineering increment's key no name of the notes the answered briefing reads has) or answers a
+  date with no briefing (`tasks.window.verdicts`) is named by the evening whose window holds it,
+  with its file, line and why, and applied nowhere.
 The latest verdict on any of the item's keys decides (`tasks.judge.reader.latest_verdict`). Every
 verdict applied is a `ReaderNote` of the briefing, so it says a person overruled the tool.
 """
@@ -14,13 +16,17 @@ verdict applied is a `ReaderNote` of the briefing, so it says a person overruled
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from collections.abc import Mapping, Sequence
 
 from tasks.common.item_keys import PENDING, key_prefix, pending_key
+from tasks.config.judgment import Judgment
+from tasks.increments.candidates import name_keys
 from tasks.judge.reader import latest_verdict
 from tasks.model.judged import Paper, ReaderNote, StatusAsOf
-from tasks.model.window_views import ReaderVerdict
+from tasks.model.window_views import NOTE_KINDS, ReaderVerdict, WindowData
 from tasks.model.windows import Window
+from tasks.window.collect import LOOKBACK_DAYS
 
 CONFLICT = "conflict"
 UNKNOWN = "unknown"  # a note's verdict for a key that names no item
@@ -70,13 +76,37 @@ def not_new_notes(papers: Sequence[Paper], verdicts: Mapping[str, Sequence[Reade
     return out
 
 
-def unknown_keys(verdicts: Mapping[str, Sequence[ReaderVerdict]], known: Sequence[str],
-                 window: Window) -> list[ReaderNote]:
-    """A note for each verdict recorded in this window on a pending item's key that none of the
-    topic's stored verifications (`known`, their stored keys) has."""
-    if not any(key_prefix(item) == PENDING for item in verdicts):
-        return []
-    keys = {pending_key(k) for k in known}
-    return [ReaderNote(item, "", UNKNOWN, v.by, v.at, v.reason, v.path, v.line)
-            for item, said in sorted(verdicts.items()) if key_prefix(item) == PENDING and item not in keys
-            for v in said if v.at > window.start]
+def not_applied(data: WindowData, tracked: Sequence[str], papers: Sequence[Paper], j: Judgment) -> list[ReaderNote]:
+    """A note for each verdict recorded in this window that is applied nowhere, in file order: those
+    answering no briefing (`data.refused_verdicts`) and those whose key names no item (`tracked`: the
+    topic's stored verification keys; `papers`: the window's, whose increments' keys are known)."""
+    window = data.window
+    out = [ReaderNote(v.item, "", why, v.by, v.at, v.reason, v.path, v.line, v.date) for why, v in data.refused_verdicts]
+    fresh = [(item, v) for item, said in data.verdicts.items() if key_prefix(item) for v in said if v.at > window.start]
+    if fresh:
+        pending = {pending_key(k) for k in tracked}
+        shown = {k for p in papers for k in p.item_keys}
+        read: dict[dt.date, set[str] | None] = {}
+        for item, v in fresh:
+            if key_prefix(item) == PENDING:
+                known = item in pending
+            else:
+                if v.date not in read:
+                    read[v.date] = _names_read(data, v, j)
+                keys = read[v.date]
+                known = item in shown or keys is None or item in keys
+            if not known:
+                out.append(ReaderNote(item, "", UNKNOWN, v.by, v.at, v.reason, v.path, v.line))
+    return sorted(out, key=lambda n: (n.path, n.line))
+
+
+def _names_read(data: WindowData, v: ReaderVerdict, j: Judgment) -> set[str] | None:
+    """The keys of every name the note entries of `v`'s briefing could give an increment, of those
+    this window reads (dated by the end of that day); None when that briefing's window starts
+    before what this one reads: then it cannot tell, and names nothing."""
+    if v.answered_start is None or v.answered_start < data.window.start - dt.timedelta(days=LOOKBACK_DAYS):
+        return None
+    tz = data.window.tz
+    read = [e for e in (*data.history, *data.entries) if e.kind in NOTE_KINDS
+            and (e.item_time is None or e.item_time.astimezone(tz).date() <= v.date)]
+    return name_keys(read, j)

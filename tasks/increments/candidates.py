@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from tasks.common.arxiv_ids import find_ids
+from tasks.common.item_keys import engineering_key
 from tasks.config.judgment import Judgment
 from tasks.inbox.segment import PATH_SEP
 from tasks.increments.identity import declared_groups, fold_targets, same_name
@@ -183,3 +184,17 @@ def _joined(cands: list[Candidate], entries: list[EntryView], j: Judgment) -> li
         same.entries += [e for e in cand.entries if id(e) not in held]
         same.lines += cand.lines
     return out
+
+
+def name_keys(entries: list[EntryView], j: Judgment) -> set[str]:
+    """The keys (`engineering_key`) of every name these entries could give a candidate: an entry's
+    title or heading, the thing a heading above it names, a name a recommendation merges them into.
+    A superset of the increments' keys, read without judging the window."""
+    m = markers_of(j)
+    names: set[str] = set()
+    for e in entries:
+        names.add(clean_title(e.title or e.heading, j))
+        parts = [part for part in e.heading.split(PATH_SEP) if part.strip()]
+        names.update(clean_title(t, j) for t in (heading_thing(m, part) for part in parts) if t)
+        names.update(said.group(1).strip() for line, _ in own_lines(e) if (said := m.merged_name.search(line)))
+    return {engineering_key(n) for n in names if n}

@@ -223,7 +223,8 @@ class SourceCheck:
 
 @dataclass(frozen=True)
 class ReaderNote:
-    """A reader's verdict the briefing applied to an item: settled, not-a-contradiction, not-new."""
+    """A reader's verdict the briefing applied to an item (settled, not-a-contradiction, not-new), or
+    one it names and applies nowhere (`REFUSED`: no such item, or no briefing of the date answered)."""
 
     item: str  # the item key
     title: str
@@ -233,10 +234,16 @@ class ReaderNote:
     reason: str
     path: str
     line: int
+    answers: dt.date | None = None  # the date it answers, for a verdict refused for that date
 
     def as_dict(self) -> dict[str, object]:
         return {"item": self.item, "title": self.title, "verdict": self.verdict, "by": self.by,
-                "at": self.at.isoformat(), "reason": self.reason, "path": self.path, "line": self.line}
+                "at": self.at.isoformat(), "reason": self.reason, "path": self.path, "line": self.line,
+                **({"answers": self.answers.isoformat()} if self.answers else {})}
+
+
+# A reader note's verdict for a line applied nowhere: its key names no item, or no briefing has its date.
+REFUSED = ("unknown", "no_briefing", "before_briefing")
 
 
 @dataclass

@@ -136,6 +136,7 @@ class ReaderVerdict:
     at: dt.datetime  # when it was recorded
     reason: str = ""
     line: int = 0  # its line in the file (explain shows it)
+    answered_start: dt.datetime | None = None  # the start of the answered briefing's window
 
 
 @dataclass
@@ -160,3 +161,6 @@ class WindowData:
     # The briefed topic's reader verdicts recorded by the cutoff about briefings up to its date, by
     # paper, oldest first (each paper looks up its own: no scan of every verdict per paper).
     verdicts: dict[str, list[ReaderVerdict]] = field(default_factory=dict)
+    # (why, verdict) of those recorded in this window that answer no briefing: named, applied nowhere.
+    refused_verdicts: list[tuple[str, ReaderVerdict]] = field(default_factory=list)
+    verdicts_recorded: int = 0  # the topic's feedback file's verdicts recorded by the cutoff

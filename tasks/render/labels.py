@@ -13,7 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from tasks.config.wording import label_tables
-from tasks.model.judged import ReaderNote, Reason
+from tasks.model.judged import REFUSED, ReaderNote, Reason
 
 DENSITY_LEVELS = ("low", "medium-low", "medium", "high")
 
@@ -92,9 +92,11 @@ def short_title(title: str) -> str:
 
 
 def reader_notes_text(notes: Sequence[ReaderNote], L: Mapping[str, str], timezone: str) -> str:
-    """Section 五's line naming every reader verdict the briefing applied: what, who and when."""
+    """Section 五's line naming every reader verdict the briefing applied (what, who and when) and
+    every one it could not (file and line, why)."""
     tz = ZoneInfo(timezone)
-    items = [L["reader_note_unknown" if n.verdict == "unknown" else "reader_note"].format(
-        title=short_title(n.title), item=n.item, verdict=L[f"verdict_{n.verdict.replace('-', '_')}"], by=n.by,
-        date=n.at.astimezone(tz).date().isoformat(), path=n.path, line=n.line) for n in notes]
+    items = [L["reader_note_unknown" if n.verdict in REFUSED else "reader_note"].format(
+        title=short_title(n.title), item=n.item, by=n.by, date=n.at.astimezone(tz).date().isoformat(),
+        verdict=L[f"verdict_{n.verdict.replace('-', '_')}"].format(answers=n.answers.isoformat() if n.answers else ""),
+        path=n.path, line=n.line) for n in notes]
     return L["reader_notes"].format(n=len(notes), items=L["sep"].join(items))

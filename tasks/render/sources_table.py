@@ -20,6 +20,7 @@ from tasks.render.labels import LABELS, short_title
 from tasks.verify.markers import found, markers_of
 from tasks.verify.names import names_of
 from tasks.window.credibility import CredibilityRule, rate_all
+from tasks.window.verdicts import FEEDBACK
 
 TAGS = ("net_new", "engineering", "adjacent", "already_anchored", "reference_list_only", "confirmatory")
 Labels = dict[str, str]
@@ -68,6 +69,9 @@ def _summary(source: SourceView, data: WindowData, contents: list[tuple[str, lis
     if source.later_version is not None:
         seen = source.later_version.astimezone(data.window.tz).strftime("%Y-%m-%d %H:%M")
         limited += L["src_later"].format(seen=seen)
+    if source.kind == FEEDBACK:  # a file of verdicts: how many, and the lines that are not one
+        errors = L["src_feedback_errors"].format(error=source.error) if source.error else ""
+        return limited + L["src_feedback"].format(n=data.verdicts_recorded) + errors
     return limited + _contents(source, contents, queue, L, headed)
 
 

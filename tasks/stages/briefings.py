@@ -105,7 +105,7 @@ def briefing_content(settings: Settings, ref: WorkspaceRef, topic: Topic, window
     judged = derivation.judged.get(window.date)
     if judged is None:
         with session_scope(get_engine(settings)) as session:
-            data = collect_window(session, ref.id, topic.name, window)
+            data = collect_window(session, ref.id, topic.name, window, topic.schedule)
         budgets = SourceBudgets(settings.source_budget_units)
         judged = Judged(data, judge_evening(data, topic, budgets), budgets)
     return collected_content(settings, ref, topic, judged.data, known,

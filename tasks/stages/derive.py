@@ -116,7 +116,7 @@ def collect_and_judge(
     session: Session, workspace_id: int, topic: Topic, step: DerivedWindow, budget: int | None = None,
 ) -> Judged:
     """The window collected and judged, each source within `budget` units of work (Settings.source_budget_units)."""
-    data = collect_window(session, workspace_id, topic.name, step.window)
+    data = collect_window(session, workspace_id, topic.name, step.window, topic.schedule)
     budgets = SourceBudgets(budget)
     return Judged(data, judge_evening(data, topic, budgets), budgets)
 

@@ -85,9 +85,10 @@ def versions_at(session: Session, workspace_id: int, cutoff: dt.datetime) -> Ver
     return Versions(workspace_id, tuple(sorted(excluded)), later)
 
 
-def collect_window(session: Session, workspace_id: int, topic: str, window: Window) -> WindowData:
+def collect_window(session: Session, workspace_id: int, topic: str, window: Window, schedule: str) -> WindowData:
     """Everything dated inside (window.start, window.end], plus the knowledge document in force;
-    of a file stored in several versions, the one in force at the cutoff (`versions_at`)."""
+    of a file stored in several versions, the one in force at the cutoff (`versions_at`).
+    `schedule`: the topic's (which dates the reader verdicts can answer)."""
     data = WindowData(window)
     versions = versions_at(session, workspace_id, window.end)
     since = window.start - dt.timedelta(days=LOOKBACK_DAYS)
@@ -121,7 +122,8 @@ def collect_window(session: Session, workspace_id: int, topic: str, window: Wind
                     for r in source_rows]
     data.undated, data.undated_count = undated_sources(session, versions.condition(), FIRST_SEEN, window)
     data.unlistable = unlistable_folders(session, versions.condition(), FIRST_SEEN, window)
-    data.verdicts = reader_verdicts(session, versions.condition(), topic, window)
+    data.verdicts, data.refused_verdicts, data.verdicts_recorded = reader_verdicts(
+        session, versions.condition(), topic, window, schedule)
 
     data.mentions = _mentions(session, in_window, window.date)
     data.entries = [r.entry for r in in_window]

@@ -157,7 +157,7 @@ def _compare(settings: Settings, root: Path, days: list[dt.date]) -> int:
         window = window_of(topic, day)
         with session_scope(get_engine(settings)) as session:
             for _ in range(2):  # the second time from the caches
-                fast = collect_window(session, ref.id, topic.name, window)
+                fast = collect_window(session, ref.id, topic.name, window, topic.schedule)
                 plain = orm_collect(session, ref.id, topic.name, window)
                 assert fast == plain
                 # Down to the repr (time zones included); these two dicts are filled from rows read
@@ -206,17 +206,17 @@ def test_knowledge_cache_follows_the_database(clean_db: Engine, settings: Settin
     (topic,) = topics_for(settings, root, ["inference"])
     window = window_of(topic, DAYS[-1])
     with session_scope(get_engine(settings)) as session:
-        first = collect_window(session, ref.id, topic.name, window).knowledge
+        first = collect_window(session, ref.id, topic.name, window, topic.schedule).knowledge
         assert first is not None and first.anchors
         first.sections[0]["text"] = "changed by a caller"  # its own copy: the cache keeps the stored text
-        again = collect_window(session, ref.id, topic.name, window_of(topic, DAYS[-2])).knowledge
+        again = collect_window(session, ref.id, topic.name, window_of(topic, DAYS[-2]), topic.schedule).knowledge
         assert again is not None and again.sections[0]["text"] != "changed by a caller"
     assert len(loads) == 1, "the second window's view came from the cache"
     empty_tables(clean_db)
     ref = ingest_all(settings, root)
     with session_scope(get_engine(settings)) as session:
         session.execute(delete(Anchor).where(Anchor.arxiv_id == first.anchors[0].arxiv_id))
-        fresh = collect_window(session, ref.id, topic.name, window).knowledge
+        fresh = collect_window(session, ref.id, topic.name, window, topic.schedule).knowledge
         assert fresh is not None and len(fresh.anchors) < len(first.anchors)
         assert fresh == orm_collect(session, ref.id, topic.name, window).knowledge
         session.rollback()

@@ -209,7 +209,7 @@ def _increments(settings: Settings, root: Path, held: list[str] | None) -> tuple
     (topic,) = topics_for(settings, root, ["inference"])
     window = window_of(topic, dt.date.fromisoformat(DAY))
     with session_scope(get_engine(settings)) as session:
-        data = collect_window(session, ref.id, topic.name, window)
+        data = collect_window(session, ref.id, topic.name, window, topic.schedule)
     assert data.knowledge is not None
     names = doc_names(doc_sections(data.knowledge.sections, window.date, True, topic.judgment)) if held is None else held
     return engineering_increments(data, topic, names, judge_window(data, topic)), data, topic

@@ -77,7 +77,7 @@ def _window(settings: Settings, root: Path) -> tuple[WindowData, Topic]:
     ref = ingest_all(settings, _workspace(root))
     (topic,) = topics_for(settings, root, ["inference"])
     with session_scope(get_engine(settings)) as session:
-        return collect_window(session, ref.id, topic.name, window_of(topic, DAY)), topic
+        return collect_window(session, ref.id, topic.name, window_of(topic, DAY), topic.schedule), topic
 
 
 def _content(data: WindowData, topic: Topic, budgets: SourceBudgets | None = None) -> BriefingContent:
@@ -256,7 +256,7 @@ def test_the_quadratic_engineering_merge_is_what_a_budget_cuts(
     ref = ingest_all(settings, workspace)
     (topic,) = topics_for(settings, workspace, ["inference"])
     with session_scope(get_engine(settings)) as session:
-        data = collect_window(session, ref.id, topic.name, window_of(topic, DAY))
+        data = collect_window(session, ref.id, topic.name, window_of(topic, DAY), topic.schedule)
     assert sum(e.path == HUGE for e in data.entries) == PATHOLOGICAL  # read whole
     budgets = SourceBudgets(BUDGET)
     content = build_content(data, topic, ["inference"], budgets=budgets)

@@ -12,7 +12,10 @@ increment, by the key its page shows.
 - Refused in one line by `predigest feedback`: a key the briefing does not show, `settled`
   without a reason, a verdict about the wrong kind of item. Written by hand: a line without a
   readable time is named as undated, not applied; a pending item's key no verification of the
-  topic has is named with its file and line; a feedback file of no topic is named.
+  topic has, an engineering increment's key no note names, a date the schedule has no briefing on
+  and a date after the day the line was recorded are named with file, line and why (zh and en),
+  and applied nowhere; a feedback file of no topic is named. The file's source row says how many
+  verdicts it holds and which lines are in error.
 Workspaces are generated (tests/generate/replay.py: Chinese notes; an English and a Chinese note on
 one engineering release).
 """
@@ -34,7 +37,7 @@ from tasks.render.labels import LABELS
 from tasks.stages.briefings import BriefingResult
 from tasks.stages.feedback import record_feedback
 from tests.generate.files import local, write_file
-from tests.generate.replay import STALE_NAME, TOPIC, day_of, write_items_days
+from tests.generate.replay import PAPER, STALE_NAME, TOPIC, day_of, write_items_days
 from tests.helpers import brief_day, point_flows_at, published_briefing
 
 D1, D2, D3 = day_of(1), day_of(2), day_of(3)
@@ -179,3 +182,51 @@ def test_bad_feedback_is_refused_or_named(
     assert f"{feedback_path(TOPIC)} 第 5 行：p-0000000f 没有这个条目，未采用" in markdown
     (other,) = [u for u in twin2["undated"] if u["path"] == feedback_path("nosuch")]
     assert "feedback for no topic: organized/knowledge/nosuch.md does not exist" in other["reason"]
+
+
+NAMED = {
+    "zh": ("{path} 第 4 行：e-0000000f 没有这个条目，未采用",
+           "{path} 第 5 行：{paper} 答复 {saturday} 的简报，但本主题的日程那天没有简报，未采用",
+           "{path} 第 6 行：{paper} 答复 {d3} 的简报，但记下时还没到那一天，未采用",
+           "读者判定 4 条（截止前记下的）；有误的行：malformed feedback: line 7: "),
+    "en": ("{path} line 4: e-0000000f names no item of this topic, not applied",
+           "{path} line 5: {paper} answers the briefing of {saturday}, but the topic's schedule has no briefing that day; "
+           "not applied",
+           "{path} line 6: {paper} answers the briefing of {d3}, a day after it was recorded; not applied",
+           "4 reader verdicts recorded by the cutoff; lines in error: malformed feedback: line 7: "),
+}
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_hand_written_verdicts_on_no_item_or_no_briefing_are_named_not_applied(
+        clean_db: Engine, settings: Settings, tmp_path: Path, lang: str) -> None:
+    # Sunday to Thursday: day 1 is a Sunday, so the Saturday before it has no briefing.
+    settings, root, before = _first_evening(settings.model_copy(update={"briefing_days": "0-4"}), tmp_path, lang)
+    saturday = D1 - dt.timedelta(days=1)
+    assert saturday.weekday() == 5
+    (kestrel,) = [i for i in before[1]["increments"] if "Kestrel" in i["title"]]
+    lines = [format_line(D1, kestrel["item_key"], "not-new", "jay", local(D2, 9, 0)),  # line 3: applied
+             format_line(D1, "e-0000000f", "not-new", "jay", local(D2, 9, 5)),  # no increment has this key
+             format_line(saturday, PAPER, "not-ours", "jay", local(D2, 9, 10)),  # no briefing that day
+             format_line(D3, PAPER, "not-ours", "jay", local(D2, 9, 15)),  # answers a day not yet come
+             f"- date: {D1.isoformat()} · item: {PAPER} · by: jay"]
+    write_file(root, feedback_path(TOPIC), "# Feedback\n\n" + "\n".join(lines) + "\n", at=local(D2, 9, 20))
+    assert not _brief(settings, root, D1).written and _published(settings, D1) == before  # after D1's cutoff
+    assert _brief(settings, root, D2).written
+    markdown, twin = _published(settings, D2)
+    assert [(n["line"], n["verdict"]) for n in twin["reader_verdicts"]] == [
+        (3, "not-new"), (4, "unknown"), (5, "no_briefing"), (6, "before_briefing")]
+    path = feedback_path(TOPIC)
+    *named, row_said = (t.format(path=path, paper=PAPER, saturday=saturday, d3=D3) for t in NAMED[lang])
+    for said in named:
+        assert said in markdown and said in twin["reader_verdicts_text"], said
+    (row,) = [s for s in twin["sources"] if s["path"] == path]
+    assert row["summary"].startswith(row_said), row["summary"]
+    assert PAPER not in {p["arxiv_id"] for p in twin["off_topic"]}
+    # Day 1's key, recorded in day 3's window: known from the notes day 1's briefing read, not named.
+    again = format_line(D1, kestrel["item_key"], "not-new", "spark", local(D3, 9, 0))
+    write_file(root, path, "# Feedback\n\n" + "\n".join([*lines, again]) + "\n", at=local(D3, 9, 0))
+    assert _brief(settings, root, D3).written  # the line answering day 3 is not applied there either
+    twin3 = _published(settings, D3)[1]
+    assert PAPER not in {p["arxiv_id"] for p in twin3["off_topic"]}
+    assert [n["verdict"] for n in twin3.get("reader_verdicts", [])] in ([], ["not-new"])  # named once, by day 2
