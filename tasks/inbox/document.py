@@ -14,9 +14,10 @@ paragraph of several lines is a break, not a setext heading (one line above it i
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, cast
 
 import pyromark
 
@@ -124,44 +125,53 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     open_items: list[int] = []
     heading_at: tuple[int, int, int] = (0, 0, 0)
     in_table = 0
-    for event, span in pyromark.events_with_range(body, options=_OPTIONS):
-        a, b = line_of(span["start"]), end_line(span["end"])
-        if isinstance(event, dict):
-            if "Start" in event:
-                tag = event["Start"]
+    # Most events are text and inline markup: only block starts and ends and rules are read, and
+    # only those have their byte range turned into lines.
+    # The events' types are read as plain values: which keys an event has says what it is.
+    events = cast(Iterator[tuple[Any, dict[str, int]]], pyromark.events_with_range(body, options=_OPTIONS))
+    for event, span in events:
+        if event.__class__ is str:
+            if event == "Rule":
+                hr[line_of(span["start"])] = True
+            continue
+        if "Start" in event:
+            tag = event["Start"]
+            if tag.__class__ is str:
                 if tag == "Item":
-                    parent = open_items[-1] if open_items else None
-                    items.append(ListItem(a, b, b, parent))
+                    a, b = line_of(span["start"]), end_line(span["end"])
+                    items.append(ListItem(a, b, b, open_items[-1] if open_items else None))
                     open_items.append(len(items) - 1)
-                elif isinstance(tag, dict) and "List" in tag:
-                    if open_items and items[open_items[-1]].own_end == items[open_items[-1]].end:
-                        holder = items[open_items[-1]]  # its first nested list ends its own lines
-                        items[open_items[-1]] = ListItem(holder.start, holder.end, max(a, holder.start + 1),
-                                                         holder.parent)
-                elif isinstance(tag, dict) and "Heading" in tag:
-                    heading_at = (a, b, int(tag["Heading"]["level"][1:]))
-                elif isinstance(tag, dict) and "CodeBlock" in tag:
-                    if isinstance(tag["CodeBlock"], dict) and "Fenced" in tag["CodeBlock"]:
-                        code[a:b] = [True] * (b - a)
-                    else:  # indented text is text: its paragraphs are blocks
-                        _text_runs(lines, a, b, blocks, lambda _: True)
                 elif tag == "Paragraph" and not in_table:
-                    blocks.append((a, b))
-                elif isinstance(tag, dict) and "Table" in tag:
-                    in_table += 1
-                    # GFM reads a line without a pipe right under a table as one more row; to its
-                    # reader it is text (a heading-like line, a paragraph).
-                    _text_runs(lines, a, b, blocks, lambda line: "|" not in line)
-            elif "End" in event:
-                closed = event["End"]
-                if closed == "Item" and open_items:
+                    blocks.append((line_of(span["start"]), end_line(span["end"])))
+                continue
+            kind = next(iter(tag))
+            if kind == "List":
+                if open_items and items[open_items[-1]].own_end == items[open_items[-1]].end:
+                    holder = items[open_items[-1]]  # its first nested list ends its own lines
+                    items[open_items[-1]] = ListItem(holder.start, holder.end,
+                                                     max(line_of(span["start"]), holder.start + 1), holder.parent)
+            elif kind == "Heading":
+                heading_at = (line_of(span["start"]), end_line(span["end"]), int(tag["Heading"]["level"][1:]))
+            elif kind == "CodeBlock":
+                a, b = line_of(span["start"]), end_line(span["end"])
+                if isinstance(tag["CodeBlock"], dict) and "Fenced" in tag["CodeBlock"]:
+                    code[a:b] = [True] * (b - a)
+                else:  # indented text is text: its paragraphs are blocks
+                    _text_runs(lines, a, b, blocks, lambda _: True)
+            elif kind == "Table":
+                in_table += 1
+                # GFM reads a line without a pipe right under a table as one more row; to its
+                # reader it is text (a heading-like line, a paragraph).
+                _text_runs(lines, line_of(span["start"]), end_line(span["end"]), blocks, lambda line: "|" not in line)
+        elif "End" in event:
+            closed = event["End"]
+            if closed == "Item":
+                if open_items:
                     open_items.pop()
-                elif isinstance(closed, dict) and "Heading" in closed:
-                    _heading(heads, hr, blocks, lines, heading_at)
-                elif closed == "Table":
-                    in_table -= 1
-        elif event == "Rule":
-            hr[a] = True
+            elif closed == "Table":
+                in_table -= 1
+            elif closed.__class__ is dict and "Heading" in closed:
+                _heading(heads, hr, blocks, lines, heading_at)
     _underlined_items(items, heads, hr, lines)
     items = [ListItem(i.start, _trimmed(lines, i.start, i.end), _trimmed(lines, i.start, i.own_end), i.parent)
              for i in _without_empty(items)]
