@@ -14,7 +14,7 @@ paragraph of several lines is a break, not a setext heading (one line above it i
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
@@ -59,43 +59,42 @@ class Document:
     def _item_starts(self) -> list[int]:
         return [i.start for i in self.items]
 
-    def part(self, lines: list[int]) -> Part:
+    def part(self, lines: Sequence[int]) -> Part:
         """The tree of an entry whose text is the note's `lines` (ascending, maybe with a gap where
         the title was), re-based to the entry text's line numbers. An item reaching outside the
         entry (the list item that is the entry's own heading) is not the entry's: its nested items
         are the entry's top level."""
         if not lines:
             return Part()
-        index = {ln: k for k, ln in enumerate(lines)}
         first, last = lines[0], lines[-1]
+        gapless = last - first + 1 == len(lines)
+
+        def at(line: int) -> int:  # how many of the entry's lines come before `line`
+            return min(max(line - first, 0), len(lines)) if gapless else bisect.bisect_left(lines, line)
+
+        def held(line: int) -> bool:
+            return first <= line <= last and (gapless or lines[at(line)] == line)
+
         kept: dict[int, int] = {}
         items: list[ListItem] = []
         lo = bisect.bisect_left(self._item_starts, first)
         hi = bisect.bisect_right(self._item_starts, last)
         for k in range(lo, hi):  # only the entry's own: a note of many entries is not read per entry
             item = self.items[k]
-            if item.start not in index:
+            if not held(item.start):
                 continue
             end = min(item.end, last + 1)
-            own_end = min(item.own_end, end)
             kept[k] = len(items)
             parent = kept.get(item.parent) if item.parent is not None else None
-            items.append(ListItem(index[item.start], _rebased(index, lines, end), _rebased(index, lines, own_end),
-                                  parent))
+            items.append(ListItem(at(item.start), at(end), at(min(item.own_end, end)), parent))
         # A block the entry's heading line opens (a pseudo-heading: "增量 1 · …" over its text, one
         # paragraph to CommonMark) is the entry's from its first line on.
         # Blocks are sorted and disjoint: the one before the first that starts inside may reach in.
         lo = max(bisect.bisect_left(self.blocks, (first, -1)) - 1, 0)
         hi = bisect.bisect_right(self.blocks, (last, len(self.code) + 1))
-        blocks = tuple((index[max(a, first)], _rebased(index, lines, min(b, last + 1))) for a, b in self.blocks[lo:hi]
-                       if a <= last and b > first and max(a, first) in index)
-        return Part(tuple(items), tuple(sorted(set(blocks))))
-
-
-def _rebased(index: dict[int, int], lines: list[int], end: int) -> int:
-    """An exclusive end line of the note, in the entry's lines."""
-    k = bisect.bisect_left(lines, end)
-    return k if k < len(lines) or end > lines[-1] else index[lines[-1]] + 1
+        blocks = {(at(max(a, first)), at(min(b, last + 1))) for a, b in self.blocks[lo:hi]
+                  if a <= last and b > first and held(max(a, first))}
+        return Part(tuple(items), tuple(sorted(blocks)))
 
 
 def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document:

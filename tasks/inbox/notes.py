@@ -117,7 +117,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
     if lo or hi < len(body):
         idx, body, flags = idx[lo:hi], body[lo:hi], flags[lo:hi]
     text = "\n".join(body)
-    tree = doc.part(list(idx))
+    tree = doc.part(idx)
     heading = block.heading
     # Rows: the heading (never code), then the body lines; `scanned` is the rows joined by "\n".
     rows, row_code = ([heading, *body], [False, *flags]) if heading else (body, flags)
