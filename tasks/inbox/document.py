@@ -17,6 +17,7 @@ import bisect
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 from typing import Any, cast
 
 import pyromark
@@ -67,32 +68,43 @@ class Document:
         if not lines:
             return Part()
         first, last = lines[0], lines[-1]
-        gapless = last - first + 1 == len(lines)
-
-        def at(line: int) -> int:  # how many of the entry's lines come before `line`
-            return min(max(line - first, 0), len(lines)) if gapless else bisect.bisect_left(lines, line)
-
-        def held(line: int) -> bool:
-            return first <= line <= last and (gapless or lines[at(line)] == line)
-
-        kept: dict[int, int] = {}
-        items: list[ListItem] = []
         lo = bisect.bisect_left(self._item_starts, first)
         hi = bisect.bisect_right(self._item_starts, last)
-        for k in range(lo, hi):  # only the entry's own: a note of many entries is not read per entry
+        # Blocks are sorted and disjoint: the one before the first that starts inside may reach in
+        # (a pseudo-heading, "增量 1 · …" over its text, is one paragraph to CommonMark: the block is
+        # the entry's from its first line on).
+        b_lo = max(bisect.bisect_left(self.blocks, (first, -1)) - 1, 0)
+        b_hi = bisect.bisect_right(self.blocks, (last, len(self.code) + 1))
+        stop = last + 1
+        kept: dict[int, int] = {}
+        items: list[ListItem] = []
+        if last - first + 1 == len(lines):  # no gap (every entry but a preamble around the title)
+            for k in range(lo, hi):  # only the entry's own: a note of many entries is not read per entry
+                item = self.items[k]
+                end = item.end if item.end < stop else stop
+                own = item.own_end if item.own_end < end else end
+                kept[k] = len(items)
+                items.append(ListItem(item.start - first, end - first, own - first,
+                                      None if item.parent is None else kept.get(item.parent)))
+            blocks = {((a if a > first else first) - first, (b if b < stop else stop) - first)
+                      for a, b in self.blocks[b_lo:b_hi] if a <= last and b > first}
+            return Part(tuple(items), tuple(sorted(blocks)))
+
+        def at(line: int) -> int:  # how many of the entry's lines come before `line`
+            return bisect.bisect_left(lines, line)
+
+        def held(line: int) -> bool:
+            return first <= line <= last and lines[at(line)] == line
+
+        for k in range(lo, hi):
             item = self.items[k]
             if not held(item.start):
                 continue
-            end = min(item.end, last + 1)
+            end = min(item.end, stop)
             kept[k] = len(items)
-            parent = kept.get(item.parent) if item.parent is not None else None
-            items.append(ListItem(at(item.start), at(end), at(min(item.own_end, end)), parent))
-        # A block the entry's heading line opens (a pseudo-heading: "增量 1 · …" over its text, one
-        # paragraph to CommonMark) is the entry's from its first line on.
-        # Blocks are sorted and disjoint: the one before the first that starts inside may reach in.
-        lo = max(bisect.bisect_left(self.blocks, (first, -1)) - 1, 0)
-        hi = bisect.bisect_right(self.blocks, (last, len(self.code) + 1))
-        blocks = {(at(max(a, first)), at(min(b, last + 1))) for a, b in self.blocks[lo:hi]
+            items.append(ListItem(at(item.start), at(end), at(min(item.own_end, end)),
+                                  None if item.parent is None else kept.get(item.parent)))
+        blocks = {(at(max(a, first)), at(min(b, stop))) for a, b in self.blocks[b_lo:b_hi]
                   if a <= last and b > first and held(max(a, first))}
         return Part(tuple(items), tuple(sorted(blocks)))
 
@@ -103,12 +115,8 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     "R1 … R2 …", which CommonMark reads as one paragraph)."""
     PARSES[0] += 1
     lines = body.split("\n")
-    data = body.encode("utf-8", "surrogatepass")
-    starts = [0]
-    at = data.find(b"\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = data.find(b"\n", at + 1)
+    # Byte offset of each line's start (pyromark's ranges are in bytes of the UTF-8 text).
+    starts = list(accumulate((len(x) + 1 for x in body.encode("utf-8", "surrogatepass").split(b"\n")), initial=0))
 
     def line_of(offset: int) -> int:
         return bisect.bisect_right(starts, offset) - 1
