@@ -239,15 +239,18 @@ _LETTERED = re.compile(r"(?P<label>(?:(?P<word>[^\W\d_][\w-]{0,15})\s+)?(?P<lett
 def lettered_runs(headings: list[str]) -> dict[int, tuple[str, str]]:
     """Headings whose lettered number is a label, by their shape and not by a word list: two or more
     headings of the note with the same word and letter and different numbers ("Hand-off H1", "Hand-off
-    H2"), as {index: (label, the rest)}. A lone "Kimi K3: …" is a name."""
+    H2"), or one whose letter abbreviates its compound word ("Carry-over C1 -"), as {index: (label,
+    the rest)}. A lone "Kimi K3: …" is a name."""
     groups: dict[tuple[str, str], list[tuple[int, re.Match[str]]]] = {}
     for k, heading in enumerate(headings):
         m = _LETTERED.match(heading)
         if m is not None:
             groups.setdefault(((m.group("word") or "").lower(), m.group("letter")), []).append((k, m))
     out = {}
-    for found in groups.values():
-        if len({m.group("n") for _, m in found}) >= 2:
+    for (word, letter), found in groups.items():
+        # A run, or a lone one whose letter abbreviates the compound word before it ("Carry-over C1",
+        # "Hand-off H1"): a name's letter and number stand after a name ("Kimi K3", "Qwen-Max M2").
+        if len({m.group("n") for _, m in found}) >= 2 or ("-" in word.strip("-") and word[0] == letter[0].lower()):
             out.update({k: (m.group("label"), headings[k][m.end():]) for k, m in found})
     return out
 

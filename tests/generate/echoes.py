@@ -145,7 +145,7 @@ def promised_zh() -> str:
 def promised_en() -> str:
     return f"""# spark · llm-infra E1 prep · {DAY}
 
-## Increment 1 - {RELEASE}: a speculative-decoding engine for inference serving
+## Carry-over C1 - {RELEASE}: a speculative-decoding engine for inference serving
 
 - Per its README, {RELEASE} v1 (speculative decoding for inference serving) is expected to be released by Oct 20, 2026.
 - No release branch yet as of today.

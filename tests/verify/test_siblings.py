@@ -48,7 +48,9 @@ def test_list_items_keep_their_continuation_lines_and_nesting() -> None:
     (["Hand-off H1 - Zephyr: x", "Hand-off H2 · Marlin", "Summary"], {0: "Hand-off H1", 1: "Hand-off H2"}),
     (["C1: Forms", "C2: Continnum"], {0: "C1", 1: "C2"}),
     (["Kimi K3: day-0 support", "Summary"], {}),  # a lone lettered number is a name
-    (["Hand-off H1 - A", "Carry-over C1 - B"], {}),  # different words and letters: no run
+    (["Hand-off H1 - A", "Carry-over C1 - B"], {0: "Hand-off H1", 1: "Carry-over C1"}),  # each abbreviates its word
+    (["Carry-over C1 - Kestrel 2.0", "Summary"], {0: "Carry-over C1"}),  # alone, by its shape
+    (["Qwen-Max M2: launch notes", "Summary"], {}),  # a compound name and its model letter: a name
 ])
 def test_lettered_labels_are_found_by_their_run(headings: list[str], labels: dict[int, str]) -> None:
     assert {k: label for k, (label, _) in lettered_runs(headings).items()} == labels
