@@ -146,7 +146,10 @@ def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers,
                 text = unwrap("\n".join(_content(x) for x in rows[t:end] if x.strip())) if end > t + 1 else _content(line)
                 if not ITEM.match(line):  # prose: just the (whole) sentence holding the marker
                     text = sentence_at(text, text.lower().find(marker.lower()))
-                if not _NON_WORD.sub("", words.pattern.sub("", text)):
+                # A hedging heading over a list puts each item in doubt on its own (tasks.verify.hedged):
+                # its items are never joined into one claim.
+                over_items = t < first_line and first_line in (own_ends or {})
+                if not over_items and not _NON_WORD.sub("", words.pattern.sub("", text)):
                     # "**待核实**" alone heads the lines that follow: those are what is hedged
                     block: list[str] = []
                     for x in rows[t + 1 : t + 9]:  # up to a blank line or the next hedged line

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from tasks.common.sentences import unwrap
 from tasks.model.window_views import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers, strip_labels
@@ -21,14 +22,19 @@ _ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)、])\s+(?:\[[ xX]?\]\s*)?(.+)$"
 _RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 
 
-def _items(text: str) -> list[str]:
-    """Top-level list items and table body rows of an entry (a table's first row is its header)."""
+def _items(entry: EntryView) -> list[str]:
+    """List items at the margin and table body rows of an entry (a table's first row is its header).
+    An item is its whole own text, wrapped continuation lines too (the tree ingest stored), never
+    a line of the next item."""
+    own_end = {start: end for start, _, end, _ in entry.outline.tree} if entry.outline is not None else {}
+    lines = entry.text.split("\n")
     out: list[str] = []
     header = True
-    for line in text.splitlines():
+    for k, line in enumerate(lines):
         item = _ITEM.match(line)
         if item:
-            out.append(item.group(1).replace("**", "").strip())
+            rest = [x.strip() for x in lines[k + 1:own_end.get(k, k + 1)] if x.strip()]
+            out.append(unwrap("\n".join([item.group(1), *rest])).replace("**", "").strip())
         elif line.lstrip().startswith("|") and not _RULE.match(line.strip()):
             if not header:
                 out.append(" | ".join(c.strip() for c in line.strip().strip("|").split("|")))
@@ -45,7 +51,7 @@ def _under_hedge_heading(entry: EntryView, m: Markers) -> list[dict[str, str]]:
     if marker is None:
         return []
     title = strip_labels(m, entry.title or "")
-    items = _items(entry.text)
+    items = _items(entry)
     # "PreScale（arXiv:…）" names a thing; "值得警惕的矛盾或待核实说法" heads a list of them.
     if title and not names_of(m.judgment).names_nothing(title) and (text_ids(title) or heading_thing(m, title) is not None):
         lines = [line.strip() for line in entry.text.splitlines() if line.strip()]

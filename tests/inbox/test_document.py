@@ -5,13 +5,19 @@ note's author means where CommonMark would differ; an entry's part of it is re-b
 - A `---` under one line is a heading; under a paragraph of several lines it is a break.
 - A one-line numbered item underlined with `---` is a heading; a line without a pipe under a table is text.
 - A list item's own lines run from its marker through its continuation lines, up to its first nested list.
-- A hedge's claim is its whole list item (continuation lines too, never the next item), with its line.
+- A hedge's claim is its whole list item (continuation lines too, never the next item), with its line;
+  so is each item under a hedging heading.
 """
 
 from __future__ import annotations
 
+from tasks.config.judgment import default_judgment
 from tasks.inbox.document import read_document
 from tasks.inbox.notes import parse_note
+from tasks.inbox.outline_reader import stored_outline
+from tasks.model.window_views import EntryView
+from tasks.verify.hedged import entry_hedges
+from tasks.verify.markers import markers_of
 
 
 def test_fences_are_code_and_indented_text_is_text() -> None:
@@ -59,3 +65,16 @@ def test_a_hedged_item_is_claimed_whole_with_its_line() -> None:
     (hedge,) = entry.hedges
     assert hedge["text"] == "待核实：P99 数字来自作者 README，未复现。"
     assert entry.text.split("\n")[hedge["line"]].startswith("- 待核实")
+
+
+def test_each_item_under_a_hedging_heading_is_claimed_whole() -> None:
+    """Under "Needs verification" every item is a claim: its wrapped line is part of it, the next
+    item's text never is (the tree ingest stored, read by tasks.verify.hedged)."""
+    note = ("# N\n\n## Needs verification\n\n- Kestrel's P99 figure comes from the author's README,\n"
+            "  not reproduced on H100.\n- Hydra (arXiv:2610.00001) as the baseline, EAGLE-3 too.\n")
+    (entry,) = parse_note(note).entries
+    view = EntryView(1, "inbox/x/2026-11-10T1000-x.md", "note", entry.ordinal, entry.label, entry.heading_path,
+                     entry.title, entry.text, tuple(entry.hedges), outline=stored_outline(entry.text, entry.tree))
+    texts = [h["text"] for h in entry_hedges(view, markers_of(default_judgment()))]
+    assert "Kestrel's P99 figure comes from the author's README, not reproduced on H100." in texts
+    assert not any("Kestrel" in t and "Hydra" in t for t in texts)
