@@ -87,11 +87,13 @@ class Anchor(Protocol):
     def reference_only(self) -> bool: ...
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
+# The knowledge document's line grammar, shared with the noon merge that rewrites it
+# (tasks.merge.merged_document): a heading, a "§N.M" section number, a fence, a thematic break.
+HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+SECTION_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 # An entry's anchor date. The workspace convention is "[anchored 2026-10-07]"; a colon, full-width
 # brackets, upper case or a one-digit month or day are read as the same (the briefing's sections
 # read bullets with this one definition, tasks.judge.sections).
@@ -182,10 +184,10 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
     prev_table = False
 
     for line in lines:
-        heading = None if in_fence else _HEADING.match(line)
+        heading = None if in_fence else HEADING.match(line)
         if heading is None and raw_sections:
             raw_sections[-1][4].append(line)
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence, current = not in_fence, None
             continue
         is_table = line.lstrip().startswith("|") and not in_fence
@@ -199,7 +201,7 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
             continue
         if heading:
             level, heading_text = len(heading.group(1)), heading.group(2)
-            num = _NUMBER.match(heading_text)
+            num = SECTION_NUMBER.match(heading_text)
             number, sec_title = (
                 (re.sub(r"\s+", "", num.group(1)), num.group(2)) if num else ("", heading_text)
             )
@@ -212,7 +214,7 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
             stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
             current, open_bullets = None, []
             continue
-        if not line.strip() or line.lstrip().startswith(">") or _RULE.match(line):
+        if not line.strip() or line.lstrip().startswith(">") or RULE.match(line):
             current = None
             continue
         if not header.seen and _HEADER_KEY.search(line) and not _BULLET.match(line):

@@ -15,13 +15,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tasks.knowledge.header import DocumentWords, changelog_columns
+from tasks.knowledge.parse import FENCE, HEADING, RULE, SECTION_NUMBER
 from tasks.model.noon_merge import MergeIncrement
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])(\s+)(.*)$")
 _HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
 # A heading's trailing note ("（子节，2026-10-08 新开）") is not part of its name (tasks.judge.sections).
@@ -83,7 +80,7 @@ class DocLines:
         """The last line in [start, end) that is neither blank nor a rule."""
         for i in range(end - 1, start - 1, -1):
             text = body(self.lines[i])
-            if text.strip() and not _RULE.match(text):
+            if text.strip() and not RULE.match(text):
                 return i
         return None
 
@@ -108,7 +105,7 @@ def scan(text: str, words: DocumentWords) -> DocLines:
     in_fence = False
     for i, raw in enumerate(lines):
         line = body(raw)
-        if _FENCE.match(line):
+        if FENCE.match(line):
             in_fence = not in_fence
             continue
         if in_fence:
@@ -119,10 +116,10 @@ def scan(text: str, words: DocumentWords) -> DocLines:
             else:
                 tables.append((i, i + 1))
             continue
-        m = _HEADING.match(line)
+        m = HEADING.match(line)
         if m:
             level, text_ = len(m.group(1)), m.group(2)
-            num = _NUMBER.match(text_)
+            num = SECTION_NUMBER.match(text_)
             number, title = (re.sub(r"\s+", "", num.group(1)), num.group(2)) if num else ("", text_)
             stack = [s for s in stack if s[0] < level] + [(level, number, clean_title(title))]
             numbered = [k for k, s in enumerate(stack) if s[1]]
@@ -131,7 +128,7 @@ def scan(text: str, words: DocumentWords) -> DocLines:
             headings.append(Heading(i, level, text_, number, label, bool(words.references.match(text_))))
             continue
         if (header is None and _HEADER_KEY.search(line) and not _BULLET.match(line)
-                and not line.lstrip().startswith(">") and not _RULE.match(line)):
+                and not line.lstrip().startswith(">") and not RULE.match(line)):
             header = i
     return DocLines(lines, headings, header, tables, words)
 
