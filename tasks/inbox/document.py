@@ -23,8 +23,6 @@ from typing import Any, cast
 import pyromark
 
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
-# A parse is counted, so a test can show each note is parsed once and judging never parses.
-PARSES = [0]
 
 
 @dataclass(frozen=True)
@@ -113,7 +111,6 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     """The document of a note body (newlines normalised to "\\n"); never raises for any text.
     `split_at`: lines that start a block of their own inside a paragraph (a digest's labelled run,
     "R1 … R2 …", which CommonMark reads as one paragraph)."""
-    PARSES[0] += 1
     lines = body.split("\n")
     # Byte offset of each line's start (pyromark's ranges are in bytes of the UTF-8 text).
     starts = list(accumulate((len(x) + 1 for x in body.encode("utf-8", "surrogatepass").split(b"\n")), initial=0))

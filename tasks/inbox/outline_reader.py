@@ -124,7 +124,7 @@ def stored_outline(text: str, part: Part | None = None) -> Outline:
     dedented = parse_outline(textwrap.dedent(text)) if lines and all(x[:1].isspace() for x in lines) else None
     if part is None:  # read as the note read it: an indented entry is the inside of a list item
         alone = textwrap.dedent(text) if dedented is not None else text
-        part = read_document(alone, frozenset(sequence_starts(alone.split("\n")))).part(list(range(text.count("\n") + 1)))
+        part = read_document(alone, frozenset(sequence_starts(alone.split("\n")))).part(range(text.count("\n") + 1))
     tree = tuple((i.start, i.end, i.own_end, -1 if i.parent is None else i.parent) for i in part.items)
     return replace(parse_outline(text), dedented=dedented, blocks=part.blocks, tree=tree)
 
