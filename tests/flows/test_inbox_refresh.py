@@ -102,7 +102,11 @@ def test_a_late_note_republishes_its_closed_window_and_an_open_one_waits(
     # A reader's verdict, recorded before inference's cutoff: the closed briefing is republished.
     feedback = ws / feedback_path("inference")
     feedback.parent.mkdir(parents=True)
-    verdict = format_line(closed, "2611.01002", "not-ours", "jay", now - dt.timedelta(hours=4))
+    # Recorded in the window and on the closed briefing's own day: a verdict dated before the day of
+    # the briefing it answers answers a briefing not yet written (verdicts.BEFORE_BRIEFING), which
+    # `now - 4h` is when the cutoff falls just after midnight.
+    recorded = max(now - dt.timedelta(hours=4), dt.datetime.combine(closed, dt.time(), tz))
+    verdict = format_line(closed, "2611.01002", "not-ours", "jay", recorded)
     feedback.write_text(f"# Feedback\n\n{verdict}\n", encoding="utf-8")
     judged = asyncio.run(ingest_inbox_file(path=feedback_path("inference"), workspace=str(ws)))
     assert judged.status == "new"
