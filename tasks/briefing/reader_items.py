@@ -66,6 +66,16 @@ def apply_to_items(items: Sequence[StatusAsOf], verdicts: Mapping[str, Sequence[
     return out, notes
 
 
+def answered_keys(items: Sequence[StatusAsOf], verdicts: Mapping[str, Sequence[ReaderVerdict]],
+                  window: Window) -> frozenset[str]:
+    """The keys (`item_keys`) of the `items` a reader's verdict settled or dismissed as of `window`,
+    by the rule `apply_to_items` applies: what a staleness count must not call open."""
+    kept, _ = apply_to_items(items, verdicts, window)
+    open_now = {item.item_key for item in kept if item.status != "resolved"}
+    return frozenset(k for item in items if item.status != "resolved" and item.item_key not in open_now
+                     for k in item.item_keys)
+
+
 def not_new_notes(papers: Sequence[Paper], verdicts: Mapping[str, Sequence[ReaderVerdict]]) -> list[ReaderNote]:
     """A note for each engineering increment a reader called not new (`tasks.judge.reader.reader_not_new`)."""
     out = []

@@ -15,6 +15,7 @@ from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session
 
 from db.models import Verification, VerificationEvent, VerificationWindow
+from tasks.common.item_keys import pending_key
 from tasks.common.sql import plain_rows
 from tasks.verify.status import FIRST_CARRIED, Event, Observation, Tracked, detail_text, status_as_of
 
@@ -216,16 +217,21 @@ def _said(session: Session, vids: list[int]) -> dict[int, set[tuple[dt.date, str
     return said
 
 
-def staleness_report(session: Session, workspace_id: int, topic: str, day: dt.date, stale_after_days: int) -> dict[str, Any]:
-    """How the topic's verifications stand as of `day` (pending, stale, resolved; `not_yet`: raised
-    only after it), and the keys that turned stale on `day` itself. Read from the events alone, so
-    a report for any date is the same whatever ran before; nothing is written."""
+def staleness_report(tracked: list[Tracked], topic: str, day: dt.date, stale_after_days: int,
+                     answered: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """How the topic's verifications (`tracked`, `load_tracked`) stand as of `day` (pending, stale,
+    resolved; `not_yet`: raised only after it), and the keys that turned stale on `day` itself. Read
+    from the events and `answered` (the pending keys readers' verdicts settled by then) alone, so a
+    report for any date is the same whatever ran before; nothing is written."""
     counts = {"pending": 0, "stale": 0, "resolved": 0, "not_yet": 0}
     newly_stale: list[str] = []
-    for item in load_tracked(session, workspace_id, topic, day):
+    for item in tracked:
         view = status_as_of(item, day, stale_after_days)
         if view is None:
             counts["not_yet"] += 1
+            continue
+        if pending_key(item.key) in answered:
+            counts["resolved"] += 1  # a reader settled it: it never turns stale
             continue
         counts[view.status] += 1
         before = status_as_of(item, day - dt.timedelta(days=1), stale_after_days)

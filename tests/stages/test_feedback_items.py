@@ -4,6 +4,7 @@ increment, by the key its page shows.
 - `settled` (with a link) resolves a pending item: the next evening lists it as resolved, 「由 NAME
   于 DATE 确认」 / "confirmed by NAME on DATE", the link as its evidence; the evening after no
   longer lists it.
+  The staleness report counts it resolved from then on: it never turns stale.
 - `not-a-contradiction` drops a contradiction of the numbers check from the next evening.
 - `not-new` makes an engineering increment confirmatory, on the next evening, under another name.
 - Each is named in section 五 and the twin (who, when), and `predigest explain KEY` shows it
@@ -31,11 +32,14 @@ from sqlalchemy import Engine
 
 from predigest.cli import main
 from predigest.explain import evidence_text, explanations
+from tasks.common.item_keys import pending_key
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line
 from tasks.render.labels import LABELS
 from tasks.stages.briefings import BriefingResult
 from tasks.stages.feedback import record_feedback
+from tasks.stages.verifications import report_staleness
+from tasks.stages.workspace import register_workspace
 from tests.generate.files import local, write_file
 from tests.generate.replay import PAPER, STALE_NAME, TOPIC, day_of, write_items_days
 from tests.helpers import brief_day, point_flows_at, published_briefing
@@ -99,6 +103,23 @@ def test_settled_resolves_the_item_from_the_next_evening_with_who_and_when(
     assert text.index("reader verdict: settled · by jay") < text.index("claim: ")
     assert _brief(settings, root, D3).written  # the evening after: resolved, no longer listed
     assert all(v["item_key"] != item["item_key"] for v in _items(_published(settings, D3)[1]))
+
+
+def test_a_settled_item_never_turns_stale_in_the_staleness_report(clean_db: Engine, settings: Settings,
+                                                                  tmp_path: Path) -> None:
+    settings, root, before = _first_evening(settings, tmp_path, "zh")
+    (item,) = [v for v in _items(before[1]) if v["subject"] == STALE_NAME]
+    ref = register_workspace(settings, root)
+    late = day_of(1 + settings.stale_after_days)  # the day it turns stale unless someone settles it
+    unanswered, first = report_staleness(settings, ref, TOPIC, late), report_staleness(settings, ref, TOPIC, D1)
+    assert item["item_key"] in {pending_key(k) for k in unanswered["newly_stale"]}
+    record_feedback(settings, root, TOPIC, D1, item["item_key"], "settled", "jay", LINK, now=local(D2, 9, 30))
+    assert _brief(settings, root, D2).written  # the evening that reads (ingests) the verdict
+    assert report_staleness(settings, ref, TOPIC, D1) == first  # recorded after D1's cutoff
+    answered = report_staleness(settings, ref, TOPIC, late)
+    assert item["item_key"] not in {pending_key(k) for k in answered["newly_stale"]}
+    assert (answered["stale"] + answered["pending"], answered["resolved"]) == (
+        unanswered["stale"] + unanswered["pending"] - 1, unanswered["resolved"] + 1)
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
