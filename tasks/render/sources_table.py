@@ -139,6 +139,8 @@ def _outcome(source: SourceView, papers: list[Paper], has_relevance: bool) -> st
 
 def _conclusion(source: SourceView, mine: list[Paper], outcome: str, has_relevance: bool, L: Labels) -> str:
     """`mine`: the source's own papers."""
+    if source.kind == FEEDBACK:  # read and applied line by line: its lines in error are in its summary
+        return L["c_feedback_errors" if source.error else "c_feedback"]
     if source.error:
         return L["c_error"].format(error=source.error)
     counts = Counter(p.status for p in mine)

@@ -25,6 +25,7 @@ from predigest.cli import main
 from predigest.explain import evidence_text, explanations
 from tasks.config.settings import Settings
 from tasks.inbox.feedback_file import feedback_path, format_line, parse_feedback
+from tasks.render.labels import LABELS
 from tasks.stages.briefings import BriefingResult
 from tasks.stages.feedback import record_feedback
 from tests.generate.files import local, write_file
@@ -122,6 +123,8 @@ def test_a_malformed_line_is_named_in_the_next_briefings_sources(
     assert row["error"] == ("malformed feedback: line 4: verdict 'maybe' is not one of ours, not-ours, settled, not-a-contradiction, not-new; "
                             "line 5: not a verdict (missing date, item, verdict, by, at)")
     assert _status(twin, PAPER) == "off_topic"  # the well-formed line counts
+    # Its good lines were applied: the row does not say the file went unchecked.
+    assert row["conclusion"] == LABELS["zh"]["c_feedback_errors"]
 
 
 def test_feedback_lines_read_back_as_written() -> None:
