@@ -4,7 +4,7 @@
 (`tasks.knowledge.parse`) and the noon merge's rewriter (`tasks.merge.merged_document`) both need,
 by line index: the headings outside quotes, each with its "§N.M" number; the header line (the
 first paragraph line outside lists and quotes that names `version`, `updated` or `citations`); the
-tables outside quotes; and, read when asked, the entries. An entry is a list item's own text (its
+tables outside quotes; and, read when asked, the list items' first lines and the entries. An entry is a list item's own text (its
 marker dropped, its continuation lines joined, with the item it is nested in) or a paragraph
 outside any item's own text. Fenced code, tables, quotes, rules, headings and the header line are
 no entry's text; indented text is text.
@@ -58,6 +58,13 @@ class Layout:
     heads: tuple[Head, ...]
     header: int | None
     tables: tuple[tuple[int, int], ...]  # (first, end) of each table outside quotes
+
+    @cached_property
+    def items(self) -> dict[int, str]:
+        """Each list item outside quotes, by the line it starts on: that line's text after the marker."""
+        doc = self.doc
+        return {i.start: _MARKER.sub("", self.lines[i.start], count=1).strip() for i in doc.items
+                if not doc.quoted[i.start] and i.start not in doc.heads}
 
     @cached_property
     def entries(self) -> tuple[Entry, ...]:

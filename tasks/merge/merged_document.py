@@ -71,6 +71,7 @@ class DocLines:
     tables: list[tuple[int, int]]  # (first, end) line indexes of each table outside code and quotes
     words: DocumentWords  # the run's `[knowledge]` words
     rules: tuple[bool, ...]  # per line: a thematic break
+    items: dict[int, str]  # each list item's first line by index: its text after the marker
 
     def section_end(self, heading: Heading) -> int:
         """Index of the first line after `heading`'s own text (the next heading of any level, or the end)."""
@@ -108,7 +109,7 @@ def scan(text: str, words: DocumentWords) -> DocLines:
         start = numbered[-1] if numbered else len(stack) - 1
         label = " › ".join(f"{n} {t}".strip() for _, n, t in stack[start:])
         headings.append(Heading(h.line, h.level, h.text, h.number, label, bool(words.references.match(h.text)), h.used))
-    return DocLines(lines, headings, layout.header, list(layout.tables), words, layout.doc.hr)
+    return DocLines(lines, headings, layout.header, list(layout.tables), words, layout.doc.hr, layout.items)
 
 
 @dataclass(frozen=True)
@@ -200,15 +201,15 @@ def already_merged(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.
         return None
     name = inc.title.casefold()
     refs = doc.references()
-    for i, raw in enumerate(doc.lines):
-        line = body(raw)
+    for i, text in doc.items.items():
         in_refs = refs is not None and refs.index < i < doc.section_end(refs)
-        named = _ENTRY_NAME.match(line)
+        named = _ENTRY_NAME.match(text)
         if not in_refs and named and (named.group(1) or named.group(2) or "").strip().casefold() == name:
-            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
+            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", text)
             return when(dt.date.fromisoformat(found.group(1)) if found else None)
     return None
 
 
-# An entry's name: its bold text, else what comes before its id, statement or anchor.
-_ENTRY_NAME = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")
+# An entry's name (on its item's first line, after the marker): its bold text, else what comes
+# before its id, statement or anchor.
+_ENTRY_NAME = re.compile(r"^(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")

@@ -7,7 +7,8 @@
   with their section numbers; the merge places a new entry after the heading's underline.
 - A list item is one entry: its wrapped lines are its text (a continuation line that only looks
   like a numbered item is text), and an item nested in it, however far below, inherits its date.
-- A table's rows, with or without a leading pipe, and a quote anchor nothing.
+- A table's rows, with or without a leading pipe, and a quote anchor nothing; a bullet inside a
+  fence is no entry, so the merge does not take its name for one already merged.
 """
 
 from __future__ import annotations
@@ -73,3 +74,10 @@ def test_the_merge_places_an_entry_after_an_underlined_heading() -> None:
     assert lines[at - 2:at] == ["§1 Engines", "----------"]
     anchors = {a.arxiv_id: a.section for a in parse_knowledge(proposal.document, TZ).anchors}
     assert anchors == {"2610.00001": "§1 Engines", "2610.00002": "§2 Scheduling"}
+
+
+def test_a_bullet_inside_a_fence_is_no_entry_the_merge_counts_as_merged() -> None:
+    old = HEAD + "## §1 Engines\n\n```\n- **Zeta**: an example entry [anchored 2026-10-01]\n```\n\n- **B** (arXiv:2610.00002): b. [anchored 2026-10-01]\n"
+    inc = MergeIncrement(None, "Zeta", "engineering", "Zeta ships a scheduler", "§1 Engines", "text")
+    proposal = propose(old, [inc], dt.datetime(2026, 10, 10, 12, tzinfo=TZ), briefing_date=dt.date(2026, 10, 9))
+    assert [p.action for p in proposal.placements] == ["entry"]
