@@ -16,11 +16,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
-from tasks.common.arxiv_ids import find_ids
+from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.decode import normalise_newlines
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
 from tasks.knowledge.header import DocumentWords, Header, document_words, parse_changelog, parse_header
@@ -105,19 +105,19 @@ def to_date(y: str, m: str, d: str) -> date | None:
         return None
 
 
-def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[date]:
-    out: list[date] = []
+def _earliest(pattern: re.Pattern[str], text: str, warnings: list[str]) -> date | None:
+    """The earliest date `pattern` finds in `text`; one that cannot exist is a warning."""
+    out: date | None = None
     for m in pattern.finditer(text):
         parsed = to_date(*m.group(1).split("-"))
         if parsed is None:
             warnings.append(f"invalid date {m.group(0)!r} in: {text}")
-        else:
-            out.append(parsed)
+        elif out is None or parsed < out:
+            out = parsed
     return out
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):
     text: str
     section: str
     in_refs: bool
@@ -138,20 +138,19 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
     own_dates: list[date | None] = []
     for entry in entries:
         body = entry.text
-        found = find_ids(body)
-        for bad in (m for m in found if m.canonical is None):
-            warnings.append(f"malformed arXiv id {bad.raw!r} in {entry.section or 'preamble'}: {body}")
         ids: dict[str, str] = {}  # canonical -> first raw form, in document order
-        for m in found:
-            if m.canonical:
-                ids.setdefault(m.canonical, m.raw)
+        for span in find_id_spans(body)[0]:  # find_ids' (raw, canonical, …), without an object per id
+            if span[1]:
+                ids.setdefault(span[1], span[0])
+            else:
+                warnings.append(f"malformed arXiv id {span[0]!r} in {entry.section or 'preamble'}: {body}")
         anchored = cited = None
         if entry.in_refs:
-            cited = min(_dates(_CITED, body, warnings), default=None)
+            cited = _earliest(_CITED, body, warnings)
             if ids and cited is None:
                 warnings.append(f"reference without a (cited date): {body}")
         else:
-            anchored = min(_dates(ANCHORED, body, warnings), default=None)
+            anchored = _earliest(ANCHORED, body, warnings)
             if anchored is None and entry.parent is not None:
                 anchored = own_dates[entry.parent]  # nested detail bullets belong to their parent entry
             if ids and anchored is None:
@@ -166,8 +165,8 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
     """Parse a knowledge document; see the module docstring for the rules. `words`: the run's
     `[knowledge]` words (`document_words`)."""
     words = words if words is not None else document_words()
-    lines = normalise_newlines(text).split("\n")
-    layout = read_layout(lines)
+    layout = read_layout(normalise_newlines(text))
+    lines = layout.lines
     warnings: list[str] = []
     header = Header()
     if layout.header is not None:
@@ -181,21 +180,22 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
     entries: list[_Entry] = []
     stack: list[tuple[int, str, str]] = []
     ref_level: int | None = None
-    k = 0
+    k, label = 0, ""
     for entry in layout.entries:
-        while k < len(heads) and heads[k].line < entry.line:
-            h = heads[k]
-            if ref_level is not None and h.level <= ref_level:
-                ref_level = None
-            if ref_level is None and words.references.match(h.text):
-                ref_level = h.level
-            stack = [s for s in stack if s[0] < h.level] + ([(h.level, h.number, h.title)] if h.level > 1 else [])
-            k += 1
-        in_refs = ref_level is not None
-        entries.append(_Entry(entry.text, "References" if in_refs else _section_label(stack), in_refs, entry.parent))
+        if k < len(heads) and heads[k].line < entry.line:
+            while k < len(heads) and heads[k].line < entry.line:
+                h = heads[k]
+                if ref_level is not None and h.level <= ref_level:
+                    ref_level = None
+                if ref_level is None and words.references.match(h.text):
+                    ref_level = h.level
+                stack = [s for s in stack if s[0] < h.level] + ([(h.level, h.number, h.title)] if h.level > 1 else [])
+                k += 1
+            label = "References" if ref_level is not None else _section_label(stack)
+        entries.append(_Entry(entry.text, label, ref_level is not None, entry.parent))
 
     anchors = _anchors(entries, warnings)
-    changelog = [row for a, b in layout.tables for row in parse_changelog(lines[a:b], tz, warnings, words)]
+    changelog = [row for a, b in layout.tables for row in parse_changelog(list(lines[a:b]), tz, warnings, words)]
     changelog.sort(key=lambda r: r.at, reverse=True)
     if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):
         raise ParseError("not a knowledge document: no header, numbered section, change log or anchor")

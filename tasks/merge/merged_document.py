@@ -100,7 +100,7 @@ class DocLines:
 
 def scan(text: str, words: DocumentWords) -> DocLines:
     lines = split_lines(text)
-    layout = read_layout([body(raw) for raw in lines])
+    layout = read_layout("\n".join(body(raw) for raw in lines))
     headings: list[Heading] = []
     stack: list[tuple[int, str, str]] = []  # level, number, title of the enclosing headings
     for h in layout.heads:
