@@ -21,9 +21,9 @@ ROOMS = [
     "db",  # models, engine, migrations
     "tasks.common",  # text, ids, limits, guards shared by every stage
     "tasks.model",  # windows and the shared types stages hand each other
+    "tasks.inbox",  # notes, and the one CommonMark parse that cards and the knowledge document read too
     "tasks.cards",
     "tasks.queue",
-    "tasks.inbox",
     "tasks.knowledge",
     "tasks.ingest",
     "tasks.feeds",

@@ -5,8 +5,11 @@ it can read and lists each problem in `warnings`. It raises `ParseError` only wh
 is not a card at all (no front matter and no arXiv id anywhere). The arXiv id comes from the
 front-matter `arxiv` field (any written form), else from the first valid id in the body.
 Categories are lower-cased and stripped; `secondary` may be a list, a comma / 、 / ；
-separated string, or missing. The TL;DR is the paragraph introduced by `**TL;DR**`,
-`TL;DR:` or a `TL;DR` heading, else the first body paragraph.
+separated string, or missing. The body is read through its one CommonMark parse
+(`tasks.inbox.document`): the TL;DR is the rest of the paragraph a `**TL;DR**` or `TL;DR:` label
+opens (the next block when nothing follows the label), or the block under a `TL;DR` heading, else
+the first block of text; a block that opens a list brings the whole list. Without a front-matter
+title, the title is the first level-1 heading.
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ from datetime import date
 from functools import lru_cache
 
 from tasks.common.arxiv_ids import canonicalize, find_ids
+from tasks.common.decode import normalise_newlines
 from tasks.common.frontmatter import FrontMatterValue, split_front_matter
 from tasks.common.limits import parse_count
+from tasks.common.text import clean_text
 from tasks.config.judgment import Judgment, default_judgment
+from tasks.inbox.document import Document, read_document
 
 
 class ParseError(ValueError):
@@ -49,7 +55,7 @@ _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 class CardWords:
     """A judgment's `[cards]` words, compiled (`card_words`): the placeholders people write for "no
     category", and the markers of a card's TL;DR (`**TL;DR**`, `**TL;DR:**`, `TL;DR:`, `TLDR：` at
-    the start of a line, rest of line kept; or a TL;DR heading)."""
+    the start of a line, rest of line kept; or a heading whose text starts with one)."""
 
     empty_category: frozenset[str]
     tldr_inline: re.Pattern[str]
@@ -64,11 +70,8 @@ def card_words(j: Judgment | None = None) -> CardWords:
     return CardWords(
         frozenset(j.words("cards", "empty_category")),
         re.compile(rf"^\s*(?:\*\*|__)?\s*{tldr}\b\s*[:：]?\s*(?:\*\*|__)?\s*[:：\-—]?\s*(?P<rest>.*)$", re.I),
-        re.compile(rf"^\s*#{{1,6}}\s*{tldr}\b.*$", re.I),
+        re.compile(rf"^\s*{tldr}\b", re.I),
     )
-
-
-_HEADING = re.compile(r"^\s*#{1,6}\s")
 
 
 # A category is a short code (cs.DC, inference); a longer "category" is cut to its column's width.
@@ -156,35 +159,47 @@ def _id_from_field(value: str, warnings: list[str]) -> str | None:
     return None
 
 
-def _paragraph(lines: list[str], start: int) -> str | None:
-    """The paragraph beginning at the first non-blank line at or after `start`."""
-    i = start
-    while i < len(lines) and not lines[i].strip():
-        i += 1
-    collected: list[str] = []
-    while i < len(lines) and lines[i].strip() and not _HEADING.match(lines[i]):
-        collected.append(lines[i].strip())
-        i += 1
-    return " ".join(collected) or None
+def _blocks(doc: Document) -> list[tuple[int, int]]:
+    """The body's blocks in order, a heading as (line, -1); fenced code is none."""
+    out = [(a, b) for a, b in doc.blocks if a not in doc.heads and not doc.code[a] and not doc.quoted[a]]
+    out += [(line, -1) for line, _ in doc.heads.items() if not doc.quoted[line]]
+    return sorted(out)
 
 
-def extract_tldr(body: str, words: CardWords) -> str | None:
-    """TL;DR paragraph of a card body, or its first paragraph when no TL;DR marker exists."""
+def _text(doc: Document, lines: list[str], a: int, b: int) -> str | None:
+    """Lines [a, b) as one line of text; a block that starts a list item runs to the end of its list."""
+    item = next((i for i in doc.items if i.start == a), None)
+    if item is not None:
+        siblings = [i for i in doc.items if i.parent == item.parent and i.start >= a]
+        b = item.end
+        for nxt in siblings[1:]:
+            if any(lines[k].strip() for k in range(b, nxt.start)):
+                break
+            b = nxt.end
+    return " ".join(lines[k].strip() for k in range(a, b) if lines[k].strip() and not doc.code[k]) or None
+
+
+def extract_tldr(body: str, words: CardWords, doc: Document | None = None) -> str | None:
+    """TL;DR of a card body, or its first block of text when no TL;DR marker exists (`doc`: the
+    body's parse, when the caller has it)."""
     lines = body.split("\n")
-    for i, line in enumerate(lines):
-        if words.tldr_heading.match(line):
-            return _paragraph(lines, i + 1)
-        m = words.tldr_inline.match(line)
-        if m:
-            rest = m.group("rest").strip()
-            if not rest:
-                return _paragraph(lines, i + 1)
-            tail = _paragraph(lines, i + 1) if i + 1 < len(lines) and lines[i + 1].strip() else None
-            return f"{rest} {tail}" if tail else rest
-    for i, line in enumerate(lines):
-        if line.strip() and not _HEADING.match(line):
-            return _paragraph(lines, i)
-    return None
+    doc = doc if doc is not None else read_document(clean_text(body))
+    blocks = _blocks(doc)
+    for n, (a, b) in enumerate(blocks):
+        after = blocks[n + 1] if n + 1 < len(blocks) else (0, -1)
+        if b < 0:
+            if words.tldr_heading.match(doc.heads[a][1]):
+                return _text(doc, lines, *after) if after[1] >= 0 else None
+            continue
+        for k in range(a, b):
+            m = words.tldr_inline.match(lines[k])
+            if m is None:
+                continue
+            rest, tail = m.group("rest").strip(), _text(doc, lines, k + 1, b) if k + 1 < b else None
+            if rest:
+                return f"{rest} {tail}" if tail else rest
+            return tail or (_text(doc, lines, *after) if after[1] >= 0 else None)
+    return next((_text(doc, lines, a, b) for a, b in blocks if b >= 0), None)
 
 
 def parse_card(text: str, file_name: str | None = None, words: CardWords | None = None) -> ParsedCard:
@@ -192,6 +207,8 @@ def parse_card(text: str, file_name: str | None = None, words: CardWords | None 
     (in its text or, when given, its file name). `words`: the run's `[cards]` words (`card_words`)."""
     words = words if words is not None else card_words()
     fields, body = split_front_matter(text)
+    body = normalise_newlines(body)
+    doc = read_document(clean_text(body))  # the body's one parse (clean: the parser takes no lone surrogate)
     warnings: list[str] = []
 
     raw_arxiv = _as_text(fields.get("arxiv") or fields.get("arxiv_id"))
@@ -215,8 +232,8 @@ def parse_card(text: str, file_name: str | None = None, words: CardWords | None 
 
     title = _as_text(fields.get("title"))
     if title is None:
-        heading = re.search(r"^#\s+(.+)$", body, re.M)
-        title = heading.group(1).strip() if heading else None
+        title = next((text for line, (level, text, _) in sorted(doc.heads.items())
+                      if level == 1 and not doc.quoted[line]), None)
         if title is None:
             warnings.append("title: missing")
 
@@ -237,6 +254,6 @@ def parse_card(text: str, file_name: str | None = None, words: CardWords | None 
         secondary=split_categories(fields.get("secondary"), words),
         created=created,
         votes=_parse_votes(_as_text(fields.get("votes")), warnings),
-        tldr=extract_tldr(body, words),
+        tldr=extract_tldr(body, words, doc),
         warnings=tuple(warnings),
     )

@@ -53,6 +53,8 @@ class Document:
     heads: dict[int, tuple[int, str, int]]  # {line: (level, text, lines it uses)}
     items: tuple[ListItem, ...]
     blocks: tuple[tuple[int, int], ...]  # paragraphs and items' first paragraphs, table rows left out
+    quoted: tuple[bool, ...] = ()  # per line: inside a block quote
+    tables: tuple[tuple[int, int], ...] = ()  # each table's lines: header, delimiter and rows with a pipe
 
     @cached_property
     def _item_starts(self) -> list[int]:
@@ -126,6 +128,8 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     heads: dict[int, tuple[int, str, int]] = {}
     items: list[ListItem] = []
     blocks: list[tuple[int, int]] = []
+    quoted = [False] * n
+    tables: list[tuple[int, int]] = []
     open_items: list[int] = []
     heading_at: tuple[int, int, int] = (0, 0, 0)
     in_table = 0
@@ -166,7 +170,12 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
                 in_table += 1
                 # GFM reads a line without a pipe right under a table as one more row; to its
                 # reader it is text (a heading-like line, a paragraph).
-                _text_runs(lines, line_of(span["start"]), end_line(span["end"]), blocks, lambda line: "|" not in line)
+                a, b = line_of(span["start"]), end_line(span["end"])
+                _text_runs(lines, a, b, blocks, lambda line: "|" not in line)
+                tables.append((a, next((k for k in range(a, b) if "|" not in lines[k]), b)))
+            elif kind == "BlockQuote":
+                a, b = line_of(span["start"]), end_line(span["end"])
+                quoted[a:b] = [True] * (b - a)
         elif "End" in event:
             closed = event["End"]
             if closed == "Item":
@@ -183,7 +192,8 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     _tight_items(items, blocks, lines)
     if split_at:
         blocks = _split(blocks, split_at)
-    return Document(tuple(code), tuple(hr), heads, tuple(items), tuple(sorted(set(blocks))))
+    return Document(tuple(code), tuple(hr), heads, tuple(items), tuple(sorted(set(blocks))), tuple(quoted),
+                    tuple(tables))
 
 
 def _heading(heads: dict[int, tuple[int, str, int]], hr: list[bool], blocks: list[tuple[int, int]],

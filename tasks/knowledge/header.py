@@ -87,13 +87,25 @@ class Header:
     citations: int | None = None
 
 
+_HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
+_FIELD = re.compile(r"\s*([^:：]+?)\s*[:：]\s*(.*)$")
+_HEADER_FIELDS = ("version", "updated", "citations")
+
+
+def _fields(line: str) -> list[tuple[str, str]]:
+    """(key, value) of each `key: value` field of a header line, key lower-cased."""
+    fields = (_FIELD.match(f) for f in _HEADER_SPLIT.split(line.strip().strip("*`>").strip()))
+    return [(m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")) for m in fields if m is not None]
+
+
+def names_header_field(line: str) -> bool:
+    """Whether `line` is a header line: it has a `version`, `updated` or `citations` field."""
+    return bool(_HEADER_KEY.search(line)) and any(key in _HEADER_FIELDS for key, _ in _fields(line))
+
+
 def parse_header(line: str, tz: ZoneInfo, out: Header, warnings: list[str]) -> None:
     """Fill `out` from a `version · updated · citations` line; unreadable values become warnings."""
-    for field in _HEADER_SPLIT.split(line.strip().strip("*`>").strip()):
-        m = re.match(r"\s*([^:：]+?)\s*[:：]\s*(.*)$", field)
-        if m is None:
-            continue
-        key, value = m.group(1).strip("*` ").lower(), m.group(2).strip("*` ")
+    for key, value in _fields(line):
         if key == "version":
             out.version = value if _HEADER_VERSION.fullmatch(value) else None
             if value and out.version is None:

@@ -1,11 +1,13 @@
 """Parse a topic's living knowledge document (`organized/knowledge/<topic>.md`).
 
-`parse_knowledge(text, tz)` reads the header line (version · updated · citations), the change-log
-table (columns found by name), every heading as a `Section`, and one `ParsedAnchor` per valid arXiv
-id per entry: body entries carry `[anchored YYYY-MM-DD]` (nested bullets inherit it), entries under
-`## References` carry `(cited YYYY-MM-DD)`. Tables, quotes and fenced code give no anchors; times
-are wall clock in `tz`, returned as aware UTC. Drift (undated entries, malformed ids) becomes
-`warnings`; `ParseError` only for non-empty text with none of header, section, change log or anchor.
+`parse_knowledge(text, tz)` reads, from the document's one CommonMark parse (`tasks.knowledge.layout`),
+the header line (version · updated · citations), the change-log table (columns found by name), every
+heading as a `Section`, and one `ParsedAnchor` per valid arXiv id per entry (a list item with its
+continuation lines, or a paragraph): body entries carry `[anchored YYYY-MM-DD]` (a nested item
+inherits its parent's), entries under `## References` carry `(cited YYYY-MM-DD)`. Tables, quotes and
+fenced code give no anchors; times are wall clock in `tz`, returned as aware UTC. Drift (undated
+entries, malformed ids) becomes `warnings`; `ParseError` only for non-empty text with none of header,
+section, change log or anchor.
 """
 
 from __future__ import annotations
@@ -14,14 +16,15 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime
-from typing import Literal, Protocol
+from typing import Literal, NamedTuple, Protocol
 from zoneinfo import ZoneInfo
 
 from tasks.cards.parse import ParseError as ParseError  # re-exported: callers catch it from here
-from tasks.common.arxiv_ids import find_ids
+from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.decode import normalise_newlines
 from tasks.knowledge.header import ChangelogRow as ChangelogRow  # re-exported
 from tasks.knowledge.header import DocumentWords, Header, document_words, parse_changelog, parse_header
+from tasks.knowledge.layout import read_layout
 
 
 @dataclass(frozen=True)
@@ -87,19 +90,13 @@ class Anchor(Protocol):
     def reference_only(self) -> bool: ...
 
 
-# The knowledge document's line grammar, shared with the noon merge that rewrites it
-# (tasks.merge.merged_document): a heading, a "§N.M" section number, a fence, a thematic break.
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-SECTION_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
-_BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
-FENCE = re.compile(r"^\s*(```|~~~)")
-RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 # An entry's anchor date. The workspace convention is "[anchored 2026-10-07]"; a colon, full-width
 # brackets, upper case or a one-digit month or day are read as the same (the briefing's sections
 # read bullets with this one definition, tasks.judge.sections).
 ANCHORED = re.compile(r"[\[【(（]\s*anchored\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[\]】)）]", re.I)
 _CITED = re.compile(r"[(（]\s*cited\s*[:：]?\s*(\d{4}-\d{1,2}-\d{1,2})\s*[)）]", re.I)
-_HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
+
+
 def to_date(y: str, m: str, d: str) -> date | None:
     """The date, or None for one that cannot exist (Feb 30)."""
     try:
@@ -108,23 +105,23 @@ def to_date(y: str, m: str, d: str) -> date | None:
         return None
 
 
-def _dates(pattern: re.Pattern[str], text: str, warnings: list[str]) -> list[date]:
-    out: list[date] = []
+def _earliest(pattern: re.Pattern[str], text: str, warnings: list[str]) -> date | None:
+    """The earliest date `pattern` finds in `text`; one that cannot exist is a warning."""
+    out: date | None = None
     for m in pattern.finditer(text):
         parsed = to_date(*m.group(1).split("-"))
         if parsed is None:
             warnings.append(f"invalid date {m.group(0)!r} in: {text}")
-        else:
-            out.append(parsed)
+        elif out is None or parsed < out:
+            out = parsed
     return out
 
 
-@dataclass
-class _Entry:
-    lines: list[str]
+class _Entry(NamedTuple):
+    text: str
     section: str
     in_refs: bool
-    parent: int | None  # index of the enclosing bullet entry, for date inheritance
+    parent: int | None  # index of the entry of the list item it is nested in, for date inheritance
 
 
 def _section_label(stack: list[tuple[int, str, str]]) -> str:
@@ -140,21 +137,20 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
     anchors: list[ParsedAnchor] = []
     own_dates: list[date | None] = []
     for entry in entries:
-        body = " ".join(entry.lines)
-        found = find_ids(body)
-        for bad in (m for m in found if m.canonical is None):
-            warnings.append(f"malformed arXiv id {bad.raw!r} in {entry.section or 'preamble'}: {body}")
+        body = entry.text
         ids: dict[str, str] = {}  # canonical -> first raw form, in document order
-        for m in found:
-            if m.canonical:
-                ids.setdefault(m.canonical, m.raw)
+        for span in find_id_spans(body)[0]:  # find_ids' (raw, canonical, …), without an object per id
+            if span[1]:
+                ids.setdefault(span[1], span[0])
+            else:
+                warnings.append(f"malformed arXiv id {span[0]!r} in {entry.section or 'preamble'}: {body}")
         anchored = cited = None
         if entry.in_refs:
-            cited = min(_dates(_CITED, body, warnings), default=None)
+            cited = _earliest(_CITED, body, warnings)
             if ids and cited is None:
                 warnings.append(f"reference without a (cited date): {body}")
         else:
-            anchored = min(_dates(ANCHORED, body, warnings), default=None)
+            anchored = _earliest(ANCHORED, body, warnings)
             if anchored is None and entry.parent is not None:
                 anchored = own_dates[entry.parent]  # nested detail bullets belong to their parent entry
             if ids and anchored is None:
@@ -169,78 +165,38 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
     """Parse a knowledge document; see the module docstring for the rules. `words`: the run's
     `[knowledge]` words (`document_words`)."""
     words = words if words is not None else document_words()
-    lines = normalise_newlines(text).split("\n")
+    layout = read_layout(normalise_newlines(text))
+    lines = layout.lines
     warnings: list[str] = []
     header = Header()
-    title: str | None = None
-    raw_sections: list[tuple[str, str, str, int, list[str]]] = []
-    stack: list[tuple[int, str, str]] = []
-    tables: list[list[str]] = []
+    if layout.header is not None:
+        parse_header(lines[layout.header], tz, header, warnings)
+    heads = layout.heads
+    title = next((h.text for h in heads if h.level == 1), None)
+    ends = [h.line for h in heads[1:]] + [len(lines)]
+    sections = tuple(Section(h.number, h.title, h.text, h.level, "\n".join(lines[h.line + h.used:end]).strip())
+                     for h, end in zip(heads, ends, strict=False))
+    # Each entry is labelled by the headings above it: the deepest numbered one and those below it.
     entries: list[_Entry] = []
-    open_bullets: list[tuple[int, int]] = []  # (indent, entry index) of bullets that may still nest
-    current: _Entry | None = None
+    stack: list[tuple[int, str, str]] = []
     ref_level: int | None = None
-    in_fence = False
-    prev_table = False
-
-    for line in lines:
-        heading = None if in_fence else HEADING.match(line)
-        if heading is None and raw_sections:
-            raw_sections[-1][4].append(line)
-        if FENCE.match(line):
-            in_fence, current = not in_fence, None
-            continue
-        is_table = line.lstrip().startswith("|") and not in_fence
-        if is_table and prev_table:
-            tables[-1].append(line)
-        elif is_table:
-            tables.append([line])
-        prev_table = is_table
-        if in_fence or is_table:
-            current = None
-            continue
-        if heading:
-            level, heading_text = len(heading.group(1)), heading.group(2)
-            num = SECTION_NUMBER.match(heading_text)
-            number, sec_title = (
-                (re.sub(r"\s+", "", num.group(1)), num.group(2)) if num else ("", heading_text)
-            )
-            raw_sections.append((number, sec_title, heading_text, level, []))
-            title = heading_text if title is None and level == 1 else title
-            if ref_level is not None and level <= ref_level:
-                ref_level = None
-            if ref_level is None and words.references.match(heading_text):
-                ref_level = level
-            stack = [s for s in stack if s[0] < level] + ([(level, number, sec_title)] if level > 1 else [])
-            current, open_bullets = None, []
-            continue
-        if not line.strip() or line.lstrip().startswith(">") or RULE.match(line):
-            current = None
-            continue
-        if not header.seen and _HEADER_KEY.search(line) and not _BULLET.match(line):
-            parse_header(line, tz, header, warnings)
-            current = None
-            continue
-        bullet = _BULLET.match(line)
-        label = "References" if ref_level is not None else _section_label(stack)
-        if bullet:
-            indent = len(bullet.group(1).expandtabs(4))
-            open_bullets = [(i, e) for i, e in open_bullets if i < indent]
-            parent = open_bullets[-1][1] if open_bullets else None
-            current = _Entry([bullet.group(2)], label, ref_level is not None, parent)
-            entries.append(current)
-            open_bullets.append((indent, len(entries) - 1))
-        elif current is not None:
-            current.lines.append(line.strip())  # continuation of the bullet or paragraph
-        else:
-            current = _Entry([line.strip()], label, ref_level is not None, None)
-            entries.append(current)
-            open_bullets = []
+    k, label = 0, ""
+    for entry in layout.entries:
+        if k < len(heads) and heads[k].line < entry.line:
+            while k < len(heads) and heads[k].line < entry.line:
+                h = heads[k]
+                if ref_level is not None and h.level <= ref_level:
+                    ref_level = None
+                if ref_level is None and words.references.match(h.text):
+                    ref_level = h.level
+                stack = [s for s in stack if s[0] < h.level] + ([(h.level, h.number, h.title)] if h.level > 1 else [])
+                k += 1
+            label = "References" if ref_level is not None else _section_label(stack)
+        entries.append(_Entry(entry.text, label, ref_level is not None, entry.parent))
 
     anchors = _anchors(entries, warnings)
-    changelog = [row for table in tables for row in parse_changelog(table, tz, warnings, words)]
+    changelog = [row for a, b in layout.tables for row in parse_changelog(list(lines[a:b]), tz, warnings, words)]
     changelog.sort(key=lambda r: r.at, reverse=True)
-    sections = tuple(Section(n, t, h, lv, "\n".join(body).strip()) for n, t, h, lv, body in raw_sections)
     if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):
         raise ParseError("not a knowledge document: no header, numbered section, change log or anchor")
     if not text.strip():

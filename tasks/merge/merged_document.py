@@ -2,8 +2,9 @@
 
 Lines keep their own endings (`\\n`, `\\r\\n` or `\\r`) and the first keeps a BOM, so joining them
 gives back the exact bytes; new lines take the document's dominant ending. Headings, the header
-line and tables are found the way `tasks.knowledge.parse` finds them (outside fenced code), each
-with its line index. `EntryStyle` is how the document writes an entry, read from one it has.
+line, tables and rules come from the document's one CommonMark parse, the same reading
+`tasks.knowledge.parse` makes (`tasks.knowledge.layout`), each with its line index. `EntryStyle` is
+how the document writes an entry, read from one it has.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from tasks.knowledge.header import DocumentWords, changelog_columns
-from tasks.knowledge.parse import FENCE, HEADING, RULE, SECTION_NUMBER
+from tasks.knowledge.layout import read_layout
 from tasks.model.noon_merge import MergeIncrement
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\n|\r)|[^\r\n]+$")
-_BULLET = re.compile(r"^(\s*)([-*+]|\d+[.)])(\s+)(.*)$")
-_HEADER_KEY = re.compile(r"\b(version|updated|citations)\s*[:：]", re.I)
 # A heading's trailing note ("（子节，2026-10-08 新开）") is not part of its name (tasks.judge.sections).
 _TITLE_NOISE = re.compile(r"[（(][^（()）]*(?:子节|新开|并入|\d{4}-\d{2}-\d{2})[^（()）]*[)）]\s*$")
 
@@ -61,6 +60,7 @@ class Heading:
     number: str  # "§1.1", or ""
     label: str  # as the briefing names sections: "§1.1 框架格局", "§1.1 框架格局 › 子节"
     references: bool
+    used: int = 1  # lines it takes: 2 for an underlined (setext) heading
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,10 @@ class DocLines:
     lines: list[str]
     headings: list[Heading]
     header: int | None  # index of the `version · updated · citations` line
-    tables: list[tuple[int, int]]  # (first, end) line indexes of each table outside fenced code
+    tables: list[tuple[int, int]]  # (first, end) line indexes of each table outside code and quotes
     words: DocumentWords  # the run's `[knowledge]` words
+    rules: tuple[bool, ...]  # per line: a thematic break
+    items: dict[int, str]  # each list item's first line by index: its text after the marker
 
     def section_end(self, heading: Heading) -> int:
         """Index of the first line after `heading`'s own text (the next heading of any level, or the end)."""
@@ -80,7 +82,7 @@ class DocLines:
         """The last line in [start, end) that is neither blank nor a rule."""
         for i in range(end - 1, start - 1, -1):
             text = body(self.lines[i])
-            if text.strip() and not RULE.match(text):
+            if text.strip() and not self.rules[i]:
                 return i
         return None
 
@@ -98,39 +100,16 @@ class DocLines:
 
 def scan(text: str, words: DocumentWords) -> DocLines:
     lines = split_lines(text)
+    layout = read_layout("\n".join(body(raw) for raw in lines))
     headings: list[Heading] = []
     stack: list[tuple[int, str, str]] = []  # level, number, title of the enclosing headings
-    tables: list[tuple[int, int]] = []
-    header: int | None = None
-    in_fence = False
-    for i, raw in enumerate(lines):
-        line = body(raw)
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if line.lstrip().startswith("|"):
-            if tables and tables[-1][1] == i:
-                tables[-1] = (tables[-1][0], i + 1)
-            else:
-                tables.append((i, i + 1))
-            continue
-        m = HEADING.match(line)
-        if m:
-            level, text_ = len(m.group(1)), m.group(2)
-            num = SECTION_NUMBER.match(text_)
-            number, title = (re.sub(r"\s+", "", num.group(1)), num.group(2)) if num else ("", text_)
-            stack = [s for s in stack if s[0] < level] + [(level, number, clean_title(title))]
-            numbered = [k for k, s in enumerate(stack) if s[1]]
-            start = numbered[-1] if numbered else len(stack) - 1
-            label = " › ".join(f"{n} {t}".strip() for _, n, t in stack[start:])
-            headings.append(Heading(i, level, text_, number, label, bool(words.references.match(text_))))
-            continue
-        if (header is None and _HEADER_KEY.search(line) and not _BULLET.match(line)
-                and not line.lstrip().startswith(">") and not RULE.match(line)):
-            header = i
-    return DocLines(lines, headings, header, tables, words)
+    for h in layout.heads:
+        stack = [s for s in stack if s[0] < h.level] + [(h.level, h.number, clean_title(h.title))]
+        numbered = [k for k, s in enumerate(stack) if s[1]]
+        start = numbered[-1] if numbered else len(stack) - 1
+        label = " › ".join(f"{n} {t}".strip() for _, n, t in stack[start:])
+        headings.append(Heading(h.line, h.level, h.text, h.number, label, bool(words.references.match(h.text)), h.used))
+    return DocLines(lines, headings, layout.header, list(layout.tables), words, layout.doc.hr, layout.items)
 
 
 @dataclass(frozen=True)
@@ -174,7 +153,7 @@ def entry_style(lines: list[str], start: int, end: int) -> EntryStyle | None:
 def _style(line: str) -> EntryStyle | None:
     """The style of one top-level bullet marked `[anchored D]`, else None."""
     anchor = line.find("[anchored")
-    m = _STYLED.match(line) if anchor >= 0 and _BULLET.match(line) and not line[:1].isspace() else None
+    m = _STYLED.match(line) if anchor >= 0 else None  # a top-level bullet: its marker starts the line
     if m is None:
         return None
     before = line[:anchor]
@@ -222,15 +201,15 @@ def already_merged(doc: DocLines, inc: MergeIncrement, body_dates: dict[str, dt.
         return None
     name = inc.title.casefold()
     refs = doc.references()
-    for i, raw in enumerate(doc.lines):
-        line = body(raw)
+    for i, text in doc.items.items():
         in_refs = refs is not None and refs.index < i < doc.section_end(refs)
-        named = _ENTRY_NAME.match(line)
+        named = _ENTRY_NAME.match(text)
         if not in_refs and named and (named.group(1) or named.group(2) or "").strip().casefold() == name:
-            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", line)
+            found = re.search(r"\[anchored\s+(\d{4}-\d{2}-\d{2})\]", text)
             return when(dt.date.fromisoformat(found.group(1)) if found else None)
     return None
 
 
-# An entry's name: its bold text, else what comes before its id, statement or anchor.
-_ENTRY_NAME = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")
+# An entry's name (on its item's first line, after the marker): its bold text, else what comes
+# before its id, statement or anchor.
+_ENTRY_NAME = re.compile(r"^(?:\*\*([^*]+)\*\*|([^（(：:\[]+))")

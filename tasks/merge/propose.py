@@ -218,8 +218,8 @@ def propose(text: str, increments: Sequence[MergeIncrement], merge_at: dt.dateti
             placements.append(Placement(inc.key, "entry", UNPLACED_HEADING[3:], why, line))
             notes.append(f"{inc.key}: {why}; placed under '{UNPLACED_HEADING[3:]}' at the end")
         else:
-            at = doc.last_content(heading.index + 1, end)
-            entries.setdefault(heading.index if at is None else at, []).append(line)
+            at = doc.last_content(heading.index + heading.used, end)
+            entries.setdefault(heading.index + heading.used - 1 if at is None else at, []).append(line)
             neighbours = f"; next to {', '.join(inc.neighbours)}" if inc.neighbours else ""
             basis = {"hint": "the sources name the section", "text": "text match"}.get(inc.basis, "suggested")
             placements.append(Placement(inc.key, "entry", heading.text, f"{basis}{neighbours}", line))

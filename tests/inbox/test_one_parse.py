@@ -1,5 +1,6 @@
-"""Contract: each note is parsed once, at ingest, by the one parser (tasks.inbox.document), and
-judging parses none: the verifications and the briefing read the tree ingest stored.
+"""Contract: each note is parsed once, at ingest, by the one parser (tasks.inbox.document), as are
+the knowledge document and the paper cards, and judging parses none: the verifications and the
+briefing read the tree ingest stored.
 
 The parser is counted where it is called (pyromark's event iterator), so a second parse of a note
 anywhere (an outline of the entry again, a tree for a hedge's subject) shows up as a text seen twice.
@@ -44,8 +45,9 @@ def test_a_note_is_parsed_once_and_judging_parses_nothing(
     write_workspace(tmp_path)
     notes = sorted((tmp_path / "inbox").rglob("*.md"))
     assert len(notes) >= 2
+    organized = [*(tmp_path / "organized/knowledge").glob("*.md"), *(tmp_path / "organized/paper_cards").glob("*.md")]
     ref = ingest_all(module_settings, tmp_path)
-    assert sum(parsed.values()) == len(notes), parsed.most_common(3)
+    assert sum(parsed.values()) == len(notes) + len(organized), parsed.most_common(3)
     assert max(parsed.values()) == 1  # no text read twice: no entry re-parsed apart from its note
     parsed.clear()
     (topic,) = topics_for(module_settings, tmp_path, [TOPIC])
