@@ -250,6 +250,9 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     _doc_settlements(ctx, candidates)
     # Open items pile up over a year, and a busy day has hundreds of entries: each entry is met only
     # with the subjects it names (a probe of theirs found in it), not with every subject.
+    promised = [subject for _, kind, subject in candidates if kind == "promise"]
+    doubted_promises = {subject for _, kind, subject in candidates if kind == "hedge"
+                        and any(ctx.names.same_thing(subject, p) for p in promised)}
     naming = texts_naming(probes, [t for _, t, _ in entries])
     possible_at: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
     for c in candidates:
@@ -264,7 +267,9 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
         for key, kind, subject in possible:
             if (key, entry.path, entry.ordinal) in ctx.raised_by_entry:
                 continue
-            for match in releases if kind == "promise" else settles:
+            # A hedge on a promised release ("no tag yet, 可能跳票") is settled by the release, as the promise is.
+            released = kind == "promise" or (kind == "hedge" and subject in doubted_promises)
+            for match in (releases if kind == "promise" else settles + releases if released else settles):
                 sentence = sentence_at(body, match.start())
                 if m.hedge.search(sentence) or not _about(ctx, entry, subject, sentence):
                     continue
