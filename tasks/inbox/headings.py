@@ -7,7 +7,7 @@ chapters and bold "A." lines (level 2), 「（一）」 sub-chapters (level 3), 
 A bold line that is only a label, repeats the note's text, or sits between numbered entries without
 their layout is a lead-in, never a heading. In a note with `#` headings, marked lines and bold
 lines that name a paper, carry a number or follow a `---` head entries at level 5.
-A bold phrase inside a line of text is never a heading. `pseudo_heads` gives the rules in full.
+「（一）」 lines head entries in either kind of note. A bold phrase inside a line of text is never a heading. `pseudo_heads` gives the rules in full.
 """
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def _lines(lines: list[str], body: str, code: list[bool], skip: range, headed: b
             name, level = _kind(text, True, levels, words.marked) or (None, 4)
             out.append(_Line(i, text, name, level, bold=True))
         elif (line[:1].strip() and (plain := _kind(line.strip(), False, levels, words.marked))
-              and (not headed or plain[0] == "marked")):
+              and (not headed or plain[0] == "marked" or SUB_CHAPTER.match(line.strip()))):
             out.append(_Line(i, line.strip(), *plain, bold=False))
     return out
 
@@ -169,13 +169,14 @@ def pseudo_heads(lines: list[str], body: str, code: list[bool], hr: list[bool], 
       note numbers its entries, an unnumbered bold line between two of them is a lead-in too,
       unless laid out like them (a blank line after it); one before or after them all heads a
       sibling section, and one right after a `---` always does.
-    - With `#` headings: marked lines, and bold lines that name a paper, carry a number or stand
-      after a `---` with no `#` heading since ("**明天计划**"), head entries at level 5."""
+    - With `#` headings: marked lines, 「（一）」 sub-chapter lines (a sub-heading by its shape, under
+      a `## 二、…` chapter as in a note without them), and bold lines that name a paper, carry a
+      number or stand after a `---` with no `#` heading since ("**明天计划**"), head entries at level 5."""
     found = _lines(lines, body, code, skip, bool(heads), words)
     if heads:
         closing = _closing(hr, heads) if any(x.bold for x in found) else []
-        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.bold and (
-            x.kind == "numbered" or _PAPER.search(x.text) or closing[x.at]))]
+        return [(x.at, 5, x.text, 1) for x in found if x.kind == "marked" or (x.kind == "chapter" and not x.bold)
+                or (x.bold and (x.kind == "numbered" or _PAPER.search(x.text) or closing[x.at]))]
     uses: dict[str, int] = {}
     for x in found:
         if x.bold and x.kind is None:

@@ -179,9 +179,15 @@ def sequence_starts(lines: list[str], code: list[bool] | None = None) -> dict[in
 
 
 def split_label(heading: str, words: HeadingWords) -> tuple[str | None, str]:
-    """A heading's label ("条目#1", "1", "（一）"; `HeadingWords.label`) and the rest of it."""
+    """A heading's label ("条目#1", "1", "（一）"; `HeadingWords.label`) and the rest of it. Labels
+    stacked before the name ("（三）条目#3 C2C") all go; the innermost, which numbers the entry, is its label."""
     m = words.label.match(heading)
-    return (m.group("label") or m.group("bracketed"), heading[m.end():]) if m else (None, heading)
+    if not m:
+        return None, heading
+    label, rest = m.group("label") or m.group("bracketed"), heading[m.end():]
+    while (inner := words.label.match(rest)) and inner.end() > 0:
+        label, rest = inner.group("label") or inner.group("bracketed"), rest[inner.end():]
+    return label, rest
 
 
 def front_matter(text: str) -> tuple[dict[str, str], int, str]:

@@ -41,6 +41,13 @@ def _names(candidate: Candidate, j: Judgment) -> list[str]:
     return [candidate.title, *(clean_title(e.title, j) for e in candidate.entries if e.title)]
 
 
+def other_release(a: str, b: str) -> bool:
+    """Two names that state different versions ("SGLang v0.6", "SGLang v0.5.30"): two releases of one
+    system are two things, in the window and against the knowledge document alike."""
+    va, vb = versions(a), versions(b)
+    return bool(va and vb and not va & vb)
+
+
 def _same(a: Candidate, b: Candidate, common: frozenset[str], j: Judgment) -> bool:
     """Two candidates name the same thing: a fuzzy name match that is more than a shared platform
     (tasks.increments.identity; `common` is the topic's context); the same coined head word with the
@@ -49,9 +56,9 @@ def _same(a: Candidate, b: Candidate, common: frozenset[str], j: Judgment) -> bo
     3.1"); or a shared link to one page (not a platform's home)."""
     if _links(a, common, j) & _links(b, common, j):
         return True
+    if other_release(a.title, b.title):
+        return False
     va, vb = versions(a.title), versions(b.title)
-    if va and vb and not va & vb:
-        return False  # two releases of one system are two things
     nm = names_of(j)
     if any(same_name(x, y, common, nm) for x in _names(a, j) for y in _names(b, j)):
         return True
@@ -178,7 +185,7 @@ def engineering_increments(
     # Lazy: a source cut while judging one increment drops out of the increments after it.
     for cand in budgets.each(_within(_merged(data, topic, judged, common, budgets), budgets), "engineering", _unit):
         names = _names(cand, topic.judgment)
-        if any(same_name(n, held, common, nm) for n in names[:1] for held in doc_names):
+        if any(same_name(n, held, common, nm) and not other_release(n, held) for n in names[:1] for held in doc_names):
             continue  # the document already holds it as of the cutoff
         signals = _signals(cand, topic)
         score = signal_score(signals)

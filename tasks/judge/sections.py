@@ -20,14 +20,16 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
+from tasks.common.sentences import unwrap
 from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment
+from tasks.inbox.document import read_document
 from tasks.judge.statements import word_pattern
 from tasks.knowledge.parse import ANCHORED, to_date
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
 _CJK = re.compile(f"[{CJK_RANGE}]+")
-_BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
+_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
 K1, B = 1.5, 0.75
@@ -106,21 +108,22 @@ def _date(text: str) -> dt.date | None:
 @lru_cache(maxsize=512)
 def _section_entries(label: str, text: str) -> tuple[DocEntry, ...]:
     """Every entry (bullet) of a section whatever the day, frozen and shared by every window's
-    index: every window reads the same document, and only which dates count changes. Nested
-    bullets inherit their parent's date."""
+    index: every window reads the same document, and only which dates count changes. An entry is
+    its list item's own lines, wrapped lines too (the one parse, `tasks.inbox.document`), so an
+    `[anchored D]` on a wrapped line dates it; nested bullets inherit their parent's date."""
+    lines = text.split("\n")
+    items = read_document(text).items
     out: list[DocEntry] = []
-    stack: list[tuple[int, dt.date | None]] = []
-    for line in text.splitlines():
-        m = _BULLET.match(line)
-        if not m:
-            continue
-        indent, body = len(m.group(1)), m.group(2)
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        dated = ANCHORED.search(body)
-        when = _date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
-        stack.append((indent, when))
-        out.append(DocEntry(label, _entry_name(body), body, when, bool(_BOLD.search(body))))
+    dates: list[dt.date | None] = []
+    for item in items:
+        m = _BULLET.match(lines[item.start])
+        when = None
+        if m:
+            body = unwrap("\n".join([m.group(1).strip(), *(x.strip() for x in lines[item.start + 1:item.own_end] if x.strip())]))
+            dated = ANCHORED.search(body)
+            when = _date(dated.group(1)) if dated else (dates[item.parent] if item.parent is not None else None)
+            out.append(DocEntry(label, _entry_name(body), body, when, bool(_BOLD.search(body))))
+        dates.append(when)
     return tuple(out)
 
 

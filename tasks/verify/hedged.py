@@ -18,28 +18,52 @@ from tasks.verify.markers import Markers, strip_labels
 from tasks.verify.names import names_of
 from tasks.verify.subjects import heading_thing
 
-_ITEM = re.compile(r"^\s{0,3}(?:[-*+]|\d{1,3}[.)、])\s+(?:\[[ xX]?\]\s*)?(.+)$")
-_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+# Peels a list item's marker (and a task box) off its first line; the tree says where items are.
+_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]?\]\s*)?")
+
+
+def _plain(text: str) -> str:
+    return unwrap(text).replace("**", "").strip()
+
+
+def _tables(prose: list[bool], lines: list[str]) -> list[list[int]]:
+    """The entry's tables, each its lines in order: a run of lines that lie in no stored block and
+    hold a `|` (the parse keeps table rows out of its blocks; fenced code is in none either, but a
+    fence line holds no `|` and ends the run)."""
+    out: list[list[int]] = []
+    for k, line in enumerate(lines):
+        if prose[k] or "|" not in line:
+            continue
+        if out and out[-1][-1] == k - 1:
+            out[-1].append(k)
+        else:
+            out.append([k])
+    return out
+
+
+def _prose(entry: EntryView, n: int) -> list[bool]:
+    """Which lines of the entry's text the stored parse reads as text: its blocks (paragraphs,
+    headings) and its list items' own lines."""
+    said = [False] * n
+    if entry.outline is None:
+        return said
+    spans = [*entry.outline.blocks, *((start, own_end) for start, _, own_end, _ in entry.outline.tree)]
+    for a, b in spans:
+        said[a:min(b, n)] = [True] * (min(b, n) - a)
+    return said
 
 
 def _items(entry: EntryView) -> list[str]:
-    """List items at the margin and table body rows of an entry (a table's first row is its header).
-    An item is its whole own text, wrapped continuation lines too (the tree ingest stored), never
-    a line of the next item."""
-    own_end = {start: end for start, _, end, _ in entry.outline.tree} if entry.outline is not None else {}
+    """The entry's top-level list items (the stored tree's, parent -1), each its own lines without
+    its marker, wrapped lines joined and never a nested item's or the next item's text; then its
+    tables' body rows (a table's first row is its header, its second the delimiter row)."""
     lines = entry.text.split("\n")
-    out: list[str] = []
-    header = True
-    for k, line in enumerate(lines):
-        item = _ITEM.match(line)
-        if item:
-            rest = [x.strip() for x in lines[k + 1:own_end.get(k, k + 1)] if x.strip()]
-            out.append(unwrap("\n".join([item.group(1), *rest])).replace("**", "").strip())
-        elif line.lstrip().startswith("|") and not _RULE.match(line.strip()):
-            if not header:
-                out.append(" | ".join(c.strip() for c in line.strip().strip("|").split("|")))
-            header = False
-    return [i for i in out if i]
+    tree = entry.outline.tree if entry.outline is not None else ()
+    out = [(start, _plain(_MARKER.sub("", "\n".join(lines[start:own_end]), count=1)))
+           for start, _, own_end, parent in tree if parent < 0]
+    for table in _tables(_prose(entry, len(lines)), lines):
+        out += [(k, " | ".join(c.strip() for c in lines[k].strip().strip("|").split("|"))) for k in table[2:]]
+    return [text for _, text in sorted(out) if text]
 
 
 def _under_hedge_heading(entry: EntryView, m: Markers) -> list[dict[str, str]]:
@@ -69,12 +93,24 @@ def entry_hedges(entry: EntryView, m: Markers) -> list[dict[str, str]]:
     if not m.hedge.search(entry.text):
         return out  # most entries hedge nothing: one search, not one per line
     known = " ".join(str(h.get("text", "")) for h in out)
-    fenced = False
-    for line in entry.text.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            fenced = not fenced  # code is quoted, not said
-        marker = None if fenced else m.hedge.search(line)
+    lines = entry.text.split("\n")
+    # Code is quoted, not said: a line counts when the parse read it as text or a table row.
+    said = _said(entry, lines)
+    for k, line in enumerate(lines):
+        marker = m.hedge.search(line) if said[k] else None
         plain = " ".join(line.replace("**", "").split()).strip(" -*>")
         if marker and plain and plain[:40] not in known and plain not in known:
             out.append({"marker": marker.group(0), "text": plain[:400]})
     return out
+
+
+def _said(entry: EntryView, lines: list[str]) -> list[bool]:
+    """Which lines of the entry are said rather than quoted: text and table rows in the stored parse
+    (fenced code lies in neither); every line of an entry stored without a parse (a queue row)."""
+    if entry.outline is None:
+        return [True] * len(lines)
+    said = _prose(entry, len(lines))
+    for table in _tables(said, lines):
+        for k in table:
+            said[k] = True
+    return said

@@ -1,8 +1,10 @@
 """Verifications raised by hedges in notes and queue rows, and resolved by later settling statements.
 
 A hedge's subject is the thing in doubt (`tasks.verify.subjects`): the topical id the line names,
-else its entry's id, else the name the line leads with, else by climbing the note's tree
-(`_climbed`); never a sibling line, and a hedge with no subject raises nothing.
+else its entry's id (unless only a sibling item names it, `tasks.verify.climb.sideways`), else the
+name the line leads with, else by climbing the note's tree (`tasks.verify.climb.climbed`); never a
+sibling line, and a hedge with no subject raises nothing. An entry whose heading names another
+topic's paper raises nothing: its other ids are context.
 Hedges about other topics' papers, settled in the same sentence, or (in an echo) already anchored,
 resolved or settled in the window or lookback, raise nothing. A settling sentence resolves an item only when it
 is about the same subject (`_about`). What an entry hedges is `tasks.verify.hedged`; each
@@ -22,6 +24,7 @@ from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.outline import Outline
 from tasks.model.window_views import EntryView
+from tasks.verify.climb import climbed, line_of, sideways
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.joined import JoinedTexts, texts_naming
@@ -45,8 +48,9 @@ def _subject(ctx: Context, entry: EntryView, text: str, line: int | None = None)
     # A line with an id of its own, even one that does not parse ("(arXiv:160622148)"), is about
     # what it names, not about the entry's papers.
     own_id = bool(written) or any(m.malformed for m in find_ids(text))
-    if entry.ids and not entry_ids and not own_id:
-        return None  # the entry is about another topic's paper
+    headed = text_ids(entry.heading.split(PATH_SEP)[-1]) if entry.title is not None else []
+    if not own_id and ((entry.ids and not entry_ids) or (headed and not ctx.topical(headed))):
+        return None  # the entry is about another topic's paper (its heading's; other ids are context)
     heading = heading_thing(ctx.markers, entry.title, ctx.people)
     if heading is not None and not own_id:
         for candidates in ([i for i in entry_ids if i in entry.heading], ctx.named_ids(heading)):
@@ -57,9 +61,9 @@ def _subject(ctx: Context, entry: EntryView, text: str, line: int | None = None)
     name = line_thing(ctx.markers, text, ctx.people, coined=False)
     if name:  # the heading, when it names the same thing, is its fuller name
         return heading if heading is not None and not own_id and ctx.names.same_thing(heading, name) else name
-    if len(entry_ids) == 1 and not own_id:
+    if len(entry_ids) == 1 and not own_id and not sideways(ctx.markers, entry, entry_ids[0], said, line):
         return entry_ids[0]
-    return heading or _climbed(ctx, entry, said, line)
+    return heading or climbed(ctx, entry, said, line)
 
 
 def _stored_line(hedge: dict[str, Any]) -> int | None:
@@ -67,37 +71,6 @@ def _stored_line(hedge: dict[str, Any]) -> int | None:
     stored before ingest recorded it, or one judging found)."""
     line = hedge.get("line")
     return line if isinstance(line, int) and line >= 0 else None
-
-
-def _climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) -> str | None:
-    """What the hedged line is about when it names nothing it leads with, found by climbing, never
-    sideways: the list items it is nested in, the headings above its entry's own, the line's first
-    coined name, the note's title."""
-    m = ctx.markers
-    if line is None:
-        line = _line_of(m, entry.text, text)
-    tree = entry.outline or Outline()
-    for parent in tree.enclosing(entry.text, line)[1:] if line is not None else []:
-        name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
-        if name:
-            return name
-    for above in reversed(entry.heading.split(PATH_SEP)[:-1]):
-        ids = ctx.topical(text_ids(above))
-        if len(ids) == 1:
-            return ids[0]
-        thing = heading_thing(m, above, ctx.people)
-        if thing is not None:
-            return thing
-    return line_thing(m, text, ctx.people) or heading_thing(m, ctx.note_title(entry.source_id), ctx.people)
-
-
-def _line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
-    """The line of the entry's text that holds the hedged line (the parser gives its text, not its place)."""
-    probe = strip_labels(m, hedge_text)[:24]
-    if not probe:
-        return None
-    return next((k for k, line in enumerate(entry_text.split("\n"))
-                 if probe in strip_labels(m, line.replace("**", ""))), None)
 
 
 def _doc_entries(ctx: Context) -> list[DocEntry]:
@@ -197,7 +170,7 @@ def observe_hedges(ctx: Context) -> None:
                 continue
             title = ctx.title_of(subject)
             # The claim is its list item, never a sibling's text (a wrapped line of the item before).
-            line = _stored_line(hedge) if "line" in hedge else _line_of(ctx.markers, entry.text, text)
+            line = _stored_line(hedge) if "line" in hedge else line_of(ctx.markers, entry.text, text)
             block = (entry.outline or Outline()).item_block(entry.text, line) if line is not None else None
             parts = hedge_parts(ctx.markers, block or entry.text, text,
                                 tuple(n for n in (subject, nm.short_name(title) or "") if n))
@@ -277,6 +250,9 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
     _doc_settlements(ctx, candidates)
     # Open items pile up over a year, and a busy day has hundreds of entries: each entry is met only
     # with the subjects it names (a probe of theirs found in it), not with every subject.
+    promised = [subject for _, kind, subject in candidates if kind == "promise"]
+    doubted_promises = {subject for _, kind, subject in candidates if kind == "hedge"
+                        and any(ctx.names.same_thing(subject, p) for p in promised)}
     naming = texts_naming(probes, [t for _, t, _ in entries])
     possible_at: dict[int, list[tuple[str, str, str]]] = defaultdict(list)
     for c in candidates:
@@ -291,7 +267,9 @@ def observe_settlements(ctx: Context, tracked: list[Tracked]) -> None:
         for key, kind, subject in possible:
             if (key, entry.path, entry.ordinal) in ctx.raised_by_entry:
                 continue
-            for match in releases if kind == "promise" else settles:
+            # A hedge on a promised release ("no tag yet, 可能跳票") is settled by the release, as the promise is.
+            released = kind == "promise" or (kind == "hedge" and subject in doubted_promises)
+            for match in (releases if kind == "promise" else settles + releases if released else settles):
                 sentence = sentence_at(body, match.start())
                 if m.hedge.search(sentence) or not _about(ctx, entry, subject, sentence):
                     continue

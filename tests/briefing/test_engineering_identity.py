@@ -9,7 +9,8 @@ On notes this test writes into the 2026-10-09 window of the generated ten-day wo
 - the same system written up by two notes (one English, one Chinese, one with the announcement's
   link) is one increment naming both notes.
 And the rules underneath (tasks.increments.identity), on names and links made up here: a shared
-platform word or platform link is no identity, a shared coined name or page link is.
+platform word or platform link is no identity, a shared coined name or page link is; two names
+stating different versions are two releases (in the window and against the knowledge document).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from tasks.config.judgment import default_judgment
 from tasks.config.settings import Settings
 from tasks.inbox.notes import parse_note
 from tasks.increments.candidates import Judged, note_candidates
+from tasks.increments.engineering import other_release
 from tasks.increments.identity import context_words, identifying_links, same_name
 from tasks.model.window_views import EntryView
 from tasks.verify.names import names_of
@@ -163,3 +165,10 @@ def test_label_sub_headings_are_parts_of_the_thing_their_section_names() -> None
         ("Wrenfall tiered KV offloading", ["机制", "数字（官方博文）", "未解决"]),
         ("Kimi K3 on vLLM 2.8×", ["Kimi K3 on vLLM 2.8×"]),
     ]
+
+
+def test_another_version_is_another_release() -> None:
+    assert other_release("SGLang v0.6", "SGLang v0.5.30")
+    assert other_release("Kestrel 2.0 is out", "Kestrel 3.1")
+    assert not other_release("SGLang v0.6", "SGLang 0.6 release notes")
+    assert not other_release("SGLang v0.6", "SGLang")  # a name without a version says nothing of it

@@ -111,3 +111,25 @@ def bold_headings(workspace: Path, labels: Path) -> None:
 
 
 STYLES["bold_headings"] = bold_headings
+
+
+_CJK_NUMERALS = "一二三四五六七八九十"
+
+
+def _cjk_numbered(text: str) -> str:
+    count = iter(range(10_000))
+
+    def numbered(m: re.Match[str]) -> str:
+        k = next(count)
+        return f"（{_CJK_NUMERALS[k]}）{m.group(1).strip()}" if k < len(_CJK_NUMERALS) else m.group(0)
+
+    return _SUBHEADING.sub(numbered, text)
+
+
+def cjk_numbered_headings(workspace: Path, labels: Path) -> None:
+    """Every `### ` heading of a note written as a 「（一）」-numbered line, counted per note."""
+    for path in _notes(workspace):
+        path.write_text(_cjk_numbered(path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+STYLES["cjk_numbered_headings"] = cjk_numbered_headings

@@ -49,6 +49,7 @@ STYLES: dict[str, Callable[[int, str], str]] = {
     "numbered_bracket": lambda n, t: f"({n}) {t}",
     "zh_chapter": lambda n, t: f"{_cn(n)}、{t}",
     "zh_sub_chapter": lambda n, t: f"（{_cn(n)}）{t}",
+    "zh_sub_chapter_entry_mark": lambda n, t: f"（{_cn(n)}）条目#{n} {t}",  # labels stacked before the name
     "entry_mark": lambda n, t: f"条目#{n} · {t}",
     "increment_mark": lambda n, t: f"Increment {n} - {t}",
     "bold_entry_mark": lambda n, t: f"**条目#{n} · {t}**",

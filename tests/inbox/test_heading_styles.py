@@ -2,7 +2,7 @@
 
 The same note content (tests/inbox/heading_styles.py), with its entries headed by `##`–`####`,
 whole-line bold (with or without a colon inside or after), numbered lines ("1.", "1)", "(1)"),
-「一、」/「（一）」, "条目#1 ·", "Increment 1 -", bold "条目#1 ·" or bold "1.", parses to the same
+「一、」/「（一）」 (stacked on "条目#1" too), "条目#1 ·", "Increment 1 -", bold "条目#1 ·" or bold "1.", parses to the same
 entries: the same titles (no marker left on them), the same bodies and the same arXiv ids, and in
 the numbered styles each entry's label carries its number. Bold label lines inside an entry
 ("**核心论点**"), bold phrases inside a line, bullets under a numbered heading and the summary
@@ -146,6 +146,16 @@ def test_marked_lines_head_entries_beside_hashed_headings() -> None:
     entries = parse_note(text).entries
     assert [(e.label, e.title, e.text) for e in entries] == [
         ("条目#1", "Larkspur router 1.0", "- released"), ("条目#2", "Larkspur numbers", "- TTFT -41%"), (None, "小结", "- 合成一条")]
+
+
+def test_sub_chapter_lines_head_entries_under_hashed_chapters() -> None:
+    """「（一）」 lines under `## 一、…` chapters head entries as they do in a note without `#` headings,
+    a stacked entry label ("（二）条目#2") included."""
+    text = ("# 周记\n\n## 一、新论文\n\n（一）Larkspur router 1.0\n- released\n\n"
+            "（二）条目#2 Larkspur numbers\n- TTFT -41%\n\n## 二、工程\n\n- 无\n")
+    entries = parse_note(text).entries
+    assert [(e.label, e.title, e.text) for e in entries] == [
+        ("（一）", "Larkspur router 1.0", "- released"), ("条目#2", "Larkspur numbers", "- TTFT -41%"), ("二", "工程", "- 无")]
 
 
 @pytest.mark.parametrize("style", ["h2", "h3"])

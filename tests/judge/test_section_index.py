@@ -24,6 +24,9 @@ from tests.generate.large import generate
 from tests.helpers import SAMPLE_WORKSPACE
 
 TZ = ZoneInfo("Asia/Shanghai")
+# The plain computation reads a bullet as its first line (the documents here wrap none; an entry
+# whose anchor sits on a wrapped line is tests/judge/test_doc_entries.py's).
+_PLAIN_BULLET = re.compile(r"^(\s*)[-*+]\s+(.*)$")
 
 
 # --- the plain computation (as it was before the caches) -------------------------------------------
@@ -44,7 +47,7 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
             continue
         stack: list[tuple[int, dt.date | None]] = []
         for line in str(raw.get("text") or "").splitlines():
-            m = S._BULLET.match(line)
+            m = _PLAIN_BULLET.match(line)
             if not m:
                 continue
             indent, body = len(m.group(1)), m.group(2)

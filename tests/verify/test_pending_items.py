@@ -33,6 +33,7 @@ from sqlalchemy import Engine
 
 from tasks.config.judgment import default_judgment, make_judgment, merge
 from tasks.config.settings import Settings
+from tasks.inbox.outline_reader import stored_outline
 from tasks.model.judged import StatusAsOf
 from tasks.model.window_views import EntryView
 from tasks.render.labels import LABELS
@@ -118,7 +119,8 @@ def test_parts_come_from_the_passage_sentences() -> None:
 
 def _entry(heading: str, text: str) -> EntryView:
     title = heading.split(" › ")[-1]
-    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, title, text, ())
+    # As ingest stores it: the text's outline with its part of the parse (the items' tree).
+    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, title, text, (), outline=stored_outline(text))
 
 
 def test_a_hedging_heading_puts_its_items_in_doubt() -> None:
@@ -129,6 +131,17 @@ def test_a_hedging_heading_puts_its_items_in_doubt() -> None:
     assert (named[0]["text"], named[0]["about"]) == ("现象：P99 TTFT <15% 只有摘要级数字", "LoRA-Pool（arXiv:2610.04377）")
     assert entry_hedges(_entry("三、值得警惕的矛盾或待核实说法", "下面三条。\n"), M) == []  # a list's heading names nothing
     assert entry_hedges(_entry("FooServe", "- 吞吐 2.1×。\n"), M) == []  # no marker, no hedge
+
+
+def test_hedging_heading_items_come_from_the_stored_tree() -> None:
+    """Each top-level item is one hedge, its nested items and wrapped lines inside it; a table's
+    header and delimiter rows are no claims (each table's), and fenced code is quoted, not said."""
+    text = ("- BlipRoute P99: blog only,\n  no trace.\n  - nested detail\n- KVPipe 3×\n\n"
+            "| name | claim |\n|---|---|\n| A | 2× |\n\ntext\n\n| h | c |\n|---|---|\n| B | 3× |\n")
+    listed = [h["text"] for h in entry_hedges(_entry("Needs verification", text), M)]
+    assert listed == ["BlipRoute P99: blog only, no trace.", "KVPipe 3×", "A | 2×", "B | 3×"]
+    fenced = "Plain line.\n\n```\n# 待核实 in a shell comment\n```\n\nFooServe 2×，待核实。\n"
+    assert [h["text"] for h in entry_hedges(_entry("FooServe", fenced), M)] == ["FooServe 2×，待核实。"]
 
 
 def _view(subject: str, title: str, key: str, sources: tuple[str, ...], seen: bool = True) -> StatusAsOf:

@@ -1,0 +1,61 @@
+"""A hedged line's subject where the line itself names nothing: found by climbing the note's tree.
+
+`climbed` walks up from the hedged line: the list items it is nested in, the headings above its
+entry's own, the line's first coined name, the note's title; never a sibling line. `sideways` says
+when the one paper an entry names lies only in a sibling item (a comparison baseline), so it is
+not taken for the claim's subject. `line_of` finds the line of an entry that holds a hedged text.
+"""
+
+from __future__ import annotations
+
+from tasks.inbox.segment import PATH_SEP
+from tasks.model.outline import Outline
+from tasks.model.window_views import EntryView
+from tasks.verify.context import Context, text_ids
+from tasks.verify.markers import Markers, strip_labels, without_context
+from tasks.verify.subjects import heading_thing, line_thing
+
+
+def climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) -> str | None:
+    """What the hedged line is about when it names nothing it leads with, found by climbing, never
+    sideways: the list items it is nested in, the headings above its entry's own, the line's first
+    coined name, the note's title."""
+    m = ctx.markers
+    if line is None:
+        line = line_of(m, entry.text, text)
+    tree = entry.outline or Outline()
+    for parent in tree.enclosing(entry.text, line)[1:] if line is not None else []:
+        name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
+        if name:
+            return name
+    for above in reversed(entry.heading.split(PATH_SEP)[:-1]):
+        ids = ctx.topical(text_ids(above))
+        if len(ids) == 1:
+            return ids[0]
+        thing = heading_thing(m, above, ctx.people)
+        if thing is not None:
+            return thing
+    return line_thing(m, text, ctx.people) or heading_thing(m, ctx.note_title(entry.source_id), ctx.people)
+
+
+def line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
+    """The line of the entry's text that holds the hedged line (the parser gives its text, not its place)."""
+    probe = strip_labels(m, hedge_text)[:24]
+    if not probe:
+        return None
+    return next((k for k, line in enumerate(entry_text.split("\n"))
+                 if probe in strip_labels(m, line.replace("**", ""))), None)
+
+
+def sideways(m: Markers, entry: EntryView, arxiv_id: str, text: str, line: int | None) -> bool:
+    """The entry names `arxiv_id` only in list items that neither hold the hedged line nor enclose
+    it: a sibling's paper (a comparison baseline), not what the claim is about."""
+    tree = entry.outline or Outline()
+    if line is None:
+        line = line_of(m, entry.text, text)
+    if not tree.tree or line is None or arxiv_id in text_ids(entry.heading):
+        return False
+    if any(arxiv_id in text_ids(item) for item in tree.enclosing(entry.text, line)):
+        return False
+    lines = entry.text.split("\n")
+    return not any(arxiv_id in text_ids(x) for k, x in enumerate(lines) if tree.item_at(k) is None)

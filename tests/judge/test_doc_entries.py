@@ -1,0 +1,35 @@
+"""Contract of a knowledge-document section's entries (`tasks.judge.sections.doc_sections`): an entry
+is its whole list item, so an `[anchored D]` written on a wrapped line dates it; nested bullets take
+their parent's date; a bullet-like line inside fenced code is no entry."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from tasks.config.judgment import default_judgment
+from tasks.judge.sections import doc_sections
+
+J = default_judgment()
+TEXT = """- **PipeServe (arXiv:2611.03456)**: pipelined prefill interleaved with decode, P99 TTFT -35%
+  at 2K prompts (longer prompts not reported). [anchored 2026-11-06]
+  - nested note on the setup
+- **KVShare (arXiv:2610.05555)**: cross-request KV reuse. [anchored 2026-11-04]
+
+```
+- not an entry [anchored 2026-01-01]
+```
+"""
+
+
+def _entries(day: dt.date) -> list[tuple[str, dt.date | None]]:
+    sections = [{"number": "§1", "title": "Engines", "level": 2, "text": TEXT}]
+    return [(e.name, e.anchored_on) for s in doc_sections(sections, day, False, J) for e in s.entries]
+
+
+def test_an_anchor_on_a_wrapped_line_dates_its_entry() -> None:
+    assert _entries(dt.date(2026, 11, 6)) == [
+        ("PipeServe (arXiv:2611.03456)", dt.date(2026, 11, 6)),
+        ("nested note on the setup", dt.date(2026, 11, 6)),
+        ("KVShare (arXiv:2610.05555)", dt.date(2026, 11, 4)),
+    ]
+    assert _entries(dt.date(2026, 11, 5)) == [("KVShare (arXiv:2610.05555)", dt.date(2026, 11, 4))]

@@ -1,0 +1,39 @@
+"""Contract of `tasks.verify.climb.sideways`: the one paper an entry names is a hedge's subject only
+when the hedged item, an item it is nested in, the entry's heading or its text outside any list
+names it; a paper named only in a sibling item (a comparison baseline) is context, in Chinese and
+English notes alike.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tasks.config.judgment import default_judgment
+from tasks.inbox.outline_reader import stored_outline
+from tasks.model.window_views import EntryView
+from tasks.verify.climb import sideways
+from tasks.verify.markers import markers_of
+
+M = markers_of(default_judgment())
+BASE = "2503.01840"
+
+
+def _entry(heading: str, text: str) -> EntryView:
+    return EntryView(1, "inbox/x/n.md", "note", 1, None, heading, heading, text, (), outline=stored_outline(text))
+
+
+@pytest.mark.parametrize(("heading", "text", "hedge", "aside"), [
+    # a sibling bullet names the baseline: not the claim's subject
+    ("QuickSpec", f"- 1.9x, where EAGLE-3 (arXiv:{BASE}) gets 1.6x.\n- TODO verify: rates from a blog.\n",
+     "TODO verify: rates from a blog.", True),
+    ("PipeServe", f"- 对比：\n  - 不同于 DistServe（arXiv:{BASE}）。\n  - 实验：8×H100。\n    - ⚠ 待核实：只测了 2K。\n",
+     "⚠ 待核实：只测了 2K。", True),
+    # the item the hedge is nested in names it: climbing reaches it
+    ("Notes", f"- EAGLE-3 (arXiv:{BASE}) reproduced:\n  - TODO verify: 1.6x on our setup.\n",
+     "TODO verify: 1.6x on our setup.", False),
+    # the heading or the entry's text outside its list names it
+    (f"EAGLE-3 (arXiv:{BASE})", "- 1.6x.\n- TODO verify: rates from a blog.\n", "TODO verify: rates from a blog.", False),
+    ("Notes", f"About arXiv:{BASE}.\n\n- 1.6x.\n- TODO verify: rates from a blog.\n", "TODO verify: rates from a blog.", False),
+])
+def test_a_paper_named_only_by_a_sibling_item_is_aside(heading: str, text: str, hedge: str, aside: bool) -> None:
+    assert sideways(M, _entry(heading, text), BASE, hedge, None) is aside
