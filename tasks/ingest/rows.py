@@ -225,7 +225,9 @@ def snapshot_fields(doc: ParsedKnowledge, topic: str) -> dict[str, Any]:
         topic=topic, version=doc.version, updated_at=doc.updated_at, citations=doc.citations,
         changelog=[{"at": r.at.isoformat(), "summary": r.summary, "citations_before": r.citations_before,
                     "citations_after": r.citations_after, "version": r.version} for r in doc.changelog],
-        sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections],
+        sections=[{"number": s.number, "title": s.title, "level": s.level, "text": s.text,
+                   "entries": [[e.text, e.anchored_on.isoformat() if e.anchored_on else None] for e in s.entries]}
+                  for s in doc.sections],
     )
 
 

@@ -20,16 +20,13 @@ from functools import lru_cache
 from itertools import chain
 from typing import Any
 
-from tasks.common.sentences import unwrap
 from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment
-from tasks.inbox.document import read_document
 from tasks.judge.statements import word_pattern
-from tasks.knowledge.parse import ANCHORED, to_date
+from tasks.knowledge.parse import ANCHORED, section_entries
 
 _ASCII = re.compile(r"[a-z0-9][a-z0-9.+-]*[a-z0-9]|[a-z]")
 _CJK = re.compile(f"[{CJK_RANGE}]+")
-_BULLET = re.compile(r"^\s*[-*+]\s+(.*)$")
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF = re.compile(r"§\s*(\d+(?:\.\(\d+\)|\.\d+)*)")
 K1, B = 1.5, 0.75
@@ -92,7 +89,7 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
         else:
             parent = None
             continue
-        current.entries = [e for e in _section_entries(current.label, str(raw.get("text") or ""))
+        current.entries = [e for e in _section_entries(current.label, _stored(raw))
                            if (e.anchored_on is not None and e.anchored_on <= day)
                            or (e.anchored_on is None and undated_count)]
         if current.entries:
@@ -100,31 +97,23 @@ def doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated_count
     return out
 
 
-def _date(text: str) -> dt.date | None:
-    """An anchor date, or None for one that cannot exist (Feb 30): that entry counts as undated."""
-    return to_date(*text.split("-"))
-
-
 @lru_cache(maxsize=512)
-def _section_entries(label: str, text: str) -> tuple[DocEntry, ...]:
-    """Every entry (bullet) of a section whatever the day, frozen and shared by every window's
-    index: every window reads the same document, and only which dates count changes. An entry is
-    its list item's own lines, wrapped lines too (the one parse, `tasks.inbox.document`), so an
-    `[anchored D]` on a wrapped line dates it; nested bullets inherit their parent's date."""
-    lines = text.split("\n")
-    items = read_document(text).items
-    out: list[DocEntry] = []
-    dates: list[dt.date | None] = []
-    for item in items:
-        m = _BULLET.match(lines[item.start])
-        when = None
-        if m:
-            body = unwrap("\n".join([m.group(1).strip(), *(x.strip() for x in lines[item.start + 1:item.own_end] if x.strip())]))
-            dated = ANCHORED.search(body)
-            when = _date(dated.group(1)) if dated else (dates[item.parent] if item.parent is not None else None)
-            out.append(DocEntry(label, _entry_name(body), body, when, bool(_BOLD.search(body))))
-        dates.append(when)
-    return tuple(out)
+def _section_entries(label: str, stored: tuple[tuple[str, str | None], ...]) -> tuple[DocEntry, ...]:
+    """Every entry (list item) of a section whatever the day, frozen and shared by every window's
+    index: every window reads the same document, and only which dates count changes. Ingest read
+    them from the document's one parse (`tasks.knowledge.parse.Section.entries`): an entry is its
+    list item's own text, wrapped lines too, dated by its own `[anchored D]` or its parent's."""
+    return tuple(DocEntry(label, _entry_name(text), text, dt.date.fromisoformat(when) if when else None,
+                          bool(_BOLD.search(text))) for text, when in stored)
+
+
+def _stored(raw: dict[str, Any]) -> tuple[tuple[str, str | None], ...]:
+    """A stored section's entries; read from its text for a snapshot stored before ingest stored them."""
+    stored = raw.get("entries")
+    if stored is None:
+        return tuple((e.text, e.anchored_on.isoformat() if e.anchored_on else None)
+                     for e in section_entries(str(raw.get("text") or "")))
+    return tuple((str(text), str(when) if when else None) for text, when in stored)
 
 
 def legacy_map(sections: Iterable[dict[str, Any]]) -> dict[str, str]:

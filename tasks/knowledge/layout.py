@@ -49,6 +49,7 @@ class Entry(NamedTuple):  # a tuple: a long document has thousands
     line: int
     text: str
     parent: int | None
+    listed: bool = False  # a list item's own text (else a paragraph)
 
 
 @dataclass(frozen=True)
@@ -119,7 +120,7 @@ class Layout:
             if key >= 0 and own[0] == starts[key]:
                 first = first[_MARKER.match(first).end():]  # type: ignore[union-attr]  # an item's line has a marker
             text = first.strip() if len(own) == 1 else " ".join([first.strip(), *(lines[k].strip() for k in own[1:])])
-            out.append(Entry(own[0], text, entry_of[parent] if parent >= 0 else None))
+            out.append(Entry(own[0], text, entry_of[parent] if parent >= 0 else None, key >= 0))
         return tuple(out)
 
 

@@ -27,6 +27,13 @@ from tasks.knowledge.header import DocumentWords, Header, document_words, parse_
 from tasks.knowledge.layout import read_layout
 
 
+class SectionEntry(NamedTuple):
+    """A list item of a section, its own text: what judging reads of the document's entries."""
+
+    text: str
+    anchored_on: date | None  # its own `[anchored D]`, else its parent item's
+
+
 @dataclass(frozen=True)
 class Section:
     """One heading and the text up to the next heading of any level."""
@@ -36,6 +43,7 @@ class Section:
     heading: str  # heading text without the hashes
     level: int
     text: str
+    entries: tuple[SectionEntry, ...] = ()  # its list items (not those of the sections below it)
 
 
 @dataclass(frozen=True)
@@ -132,8 +140,9 @@ def _section_label(stack: list[tuple[int, str, str]]) -> str:
     return " › ".join(p for p in parts if p)
 
 
-def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, ...]:
-    """One anchor per valid id per entry, dated by the entry's own (or inherited) date."""
+def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[tuple[ParsedAnchor, ...], list[date | None]]:
+    """One anchor per valid id per entry, dated by the entry's own (or inherited) date; and that
+    date of each entry (None in References)."""
     anchors: list[ParsedAnchor] = []
     own_dates: list[date | None] = []
     for entry in entries:
@@ -158,7 +167,7 @@ def _anchors(entries: list[_Entry], warnings: list[str]) -> tuple[ParsedAnchor, 
         own_dates.append(anchored)
         for arxiv_id, raw in ids.items():
             anchors.append(ParsedAnchor(arxiv_id, raw, entry.section, anchored, cited, entry.in_refs, body))
-    return tuple(anchors)
+    return tuple(anchors), own_dates
 
 
 def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None) -> ParsedKnowledge:
@@ -174,13 +183,12 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
     heads = layout.heads
     title = next((h.text for h in heads if h.level == 1), None)
     ends = [h.line for h in heads[1:]] + [len(lines)]
-    sections = tuple(Section(h.number, h.title, h.text, h.level, "\n".join(lines[h.line + h.used:end]).strip())
-                     for h, end in zip(heads, ends, strict=False))
     # Each entry is labelled by the headings above it: the deepest numbered one and those below it.
     entries: list[_Entry] = []
     stack: list[tuple[int, str, str]] = []
     ref_level: int | None = None
     k, label = 0, ""
+    in_section: list[int] = []  # the index of the heading each entry sits under (-1: none)
     for entry in layout.entries:
         if k < len(heads) and heads[k].line < entry.line:
             while k < len(heads) and heads[k].line < entry.line:
@@ -193,8 +201,15 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
                 k += 1
             label = "References" if ref_level is not None else _section_label(stack)
         entries.append(_Entry(entry.text, label, ref_level is not None, entry.parent))
+        in_section.append(k - 1)
 
-    anchors = _anchors(entries, warnings)
+    anchors, dates = _anchors(entries, warnings)
+    listed: list[list[SectionEntry]] = [[] for _ in heads]
+    for entry, at, when in zip(layout.entries, in_section, dates, strict=True):
+        if entry.listed and at >= 0:
+            listed[at].append(SectionEntry(entry.text, when))
+    sections = tuple(Section(h.number, h.title, h.text, h.level, "\n".join(lines[h.line + h.used:end]).strip(),
+                             tuple(own)) for h, end, own in zip(heads, ends, listed, strict=False))
     changelog = [row for a, b in layout.tables for row in parse_changelog(list(lines[a:b]), tz, warnings, words)]
     changelog.sort(key=lambda r: r.at, reverse=True)
     if text.strip() and not (header.seen or changelog or anchors or any(s.number for s in sections)):
@@ -211,6 +226,14 @@ def parse_knowledge(text: str, tz: ZoneInfo, words: DocumentWords | None = None)
         anchors=anchors,
         warnings=tuple(warnings),
     )
+
+
+def section_entries(text: str) -> tuple[SectionEntry, ...]:
+    """The entries of a section read from its text alone: for a snapshot stored before sections
+    carried their entries (`Section.entries`, which ingest stores)."""
+    layout = read_layout(normalise_newlines(text))
+    _, dates = _anchors([_Entry(e.text, "", False, e.parent) for e in layout.entries], [])
+    return tuple(SectionEntry(e.text, when) for e, when in zip(layout.entries, dates, strict=True) if e.listed)
 
 
 def anchor_status_as_of(anchors: Iterable[Anchor], day: date) -> dict[str, AnchorStatus]:

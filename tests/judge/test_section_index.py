@@ -17,9 +17,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tasks.config.judgment import default_judgment
+from tasks.ingest.rows import snapshot_fields
 from tasks.ingest.sources import note_items
 from tasks.judge import sections as S
-from tasks.knowledge.parse import ANCHORED, parse_knowledge
+from tasks.knowledge.parse import ANCHORED, parse_knowledge, to_date
 from tests.generate.large import generate
 from tests.helpers import SAMPLE_WORKSPACE
 
@@ -54,7 +55,7 @@ def plain_doc_sections(sections: Iterable[dict[str, Any]], day: dt.date, undated
             while stack and stack[-1][0] >= indent:
                 stack.pop()
             dated = ANCHORED.search(body)
-            when = S._date(dated.group(1)) if dated else (stack[-1][1] if stack else None)
+            when = to_date(*dated.group(1).split("-")) if dated else (stack[-1][1] if stack else None)
             stack.append((indent, when))
             if (when is not None and when <= day) or (when is None and undated_count):
                 current.entries.append(S.DocEntry(current.label, S._entry_name(body), body, when,
@@ -88,7 +89,7 @@ class PlainIndex:
 
 def _raw(text: str) -> list[dict[str, Any]]:
     doc = parse_knowledge(text, TZ)
-    return [{"number": s.number, "title": s.title, "level": s.level, "text": s.text} for s in doc.sections]
+    return snapshot_fields(doc, "inference")["sections"]  # as ingest stores them, their entries too
 
 
 @pytest.fixture(scope="module")
