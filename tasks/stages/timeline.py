@@ -14,18 +14,30 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+import tasks
 from db.models import ArxivLookup, Item, Source
 from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
 from tasks.window.collect import FIRST_SEEN
 
-# Bump when the derivation's code changes what it records: every stored window is then derived again.
-DERIVATION = "2026-12-05.1"
+
+@lru_cache(maxsize=1)
+def derivation_code() -> str:
+    """A digest of the code and data that decide what a derivation records (every module and TOML
+    file of the `tasks` package): a new version of predigest derives every stored window again,
+    with no number for a person to remember to bump."""
+    root = Path(tasks.__file__).parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and p.is_file()):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -110,7 +122,7 @@ def timeline(session: Session, workspace_id: int, topic: Topic, known: list[str]
         return []
     entries, always = _entries(session, workspace_id, topic.name)
     digest = hashlib.sha256()
-    base = [DERIVATION, repr(topic), repr(sorted(known)), *always]  # the repr of a topic names its whole configuration
+    base = [derivation_code(), repr(topic), repr(sorted(known)), *always]  # the repr of a topic names its whole configuration
     digest.update("\n".join(base).encode())
     out: list[DerivedWindow] = []
     tz = ZoneInfo(topic.timezone)

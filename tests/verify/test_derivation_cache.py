@@ -4,6 +4,8 @@ windows, kept valid by fingerprints.
 - deriving through a date derives every window up to it that holds something, oldest first;
   deriving again (through that date or an earlier one) writes nothing;
 - a note added later and dated on day k drops and re-derives from day k's window on, never earlier;
+- a new version of the code (`timeline.derivation_code`) derives every window again, with no number
+  bumped by hand;
   an arXiv lookup made later re-derives from the window of its time;
 - the staleness check derives through its day first, so its report never depends on which
   evenings were run;
@@ -17,10 +19,12 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
 from sqlalchemy import Engine, insert, text
 
 from db.models import Paper
 from tasks.config.settings import Settings
+from tasks.stages import timeline
 from tasks.stages.briefed_topics import topics_for
 from tasks.stages.verifications import derive_verifications, report_staleness
 from tests.generate import replay as gen
@@ -78,3 +82,19 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
         conn.execute(insert(Paper).values(arxiv_id=gen.PAPER, status="unknown", looked_up_at=looked_up))
     derive_verifications(settings, ref, topic, gen.day_of(6))
     assert _stored(clean_db) == after
+
+
+def test_new_code_derives_every_window_again(clean_db: Engine, settings: Settings, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "ws"
+    for index in range(1, 4):
+        gen.write_day(root, index)
+    ref = ingest_all(settings, root)
+    (topic,) = topics_for(settings, root, [gen.TOPIC])
+    first = derive_verifications(settings, ref, topic, gen.day_of(3))
+    assert derive_verifications(settings, ref, topic, gen.day_of(3)).derived == []
+    stored = _stored(clean_db)
+    monkeypatch.setattr(timeline, "derivation_code", lambda: "another version of predigest")
+    upgraded = derive_verifications(settings, ref, topic, gen.day_of(3))
+    assert _derived(upgraded) == _derived(first) and upgraded.dropped_from == gen.day_of(1)
+    assert _stored(clean_db) == stored  # the same code's answer: derived again, recorded the same
