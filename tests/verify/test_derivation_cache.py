@@ -46,15 +46,20 @@ def _derived(summary: Any) -> list[str]:
     return [d["date"] for d in summary.derived]
 
 
-def test_the_cache_is_rederived_from_the_first_window_that_changed(
-    clean_db: Engine, settings: Settings, tmp_path: Path
-) -> None:
+def _derived_days(settings: Settings, tmp_path: Path, days: int) -> tuple[Path, Any, Any, Any]:
+    """A generated workspace of `days` days, ingested and derived through its last day."""
     root = tmp_path / "ws"
-    for index in range(1, 7):
+    for index in range(1, days + 1):
         gen.write_day(root, index)
     ref = ingest_all(settings, root)
     (topic,) = topics_for(settings, root, [gen.TOPIC])
-    first = derive_verifications(settings, ref, topic, gen.day_of(6))
+    return root, ref, topic, derive_verifications(settings, ref, topic, gen.day_of(days))
+
+
+def test_the_cache_is_rederived_from_the_first_window_that_changed(
+    clean_db: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    root, ref, topic, first = _derived_days(settings, tmp_path, 6)
     assert first.dropped_from is not None and gen.day_of(1).isoformat() in _derived(first)
     assert _derived(first) == sorted(_derived(first)) and _derived(first)[-1] == gen.day_of(6).isoformat()
     for day in (gen.day_of(6), gen.day_of(3)):
@@ -86,12 +91,7 @@ def test_the_cache_is_rederived_from_the_first_window_that_changed(
 
 def test_new_code_derives_every_window_again(clean_db: Engine, settings: Settings, tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    root = tmp_path / "ws"
-    for index in range(1, 4):
-        gen.write_day(root, index)
-    ref = ingest_all(settings, root)
-    (topic,) = topics_for(settings, root, [gen.TOPIC])
-    first = derive_verifications(settings, ref, topic, gen.day_of(3))
+    _, ref, topic, first = _derived_days(settings, tmp_path, 3)
     assert derive_verifications(settings, ref, topic, gen.day_of(3)).derived == []
     stored = _stored(clean_db)
     monkeypatch.setattr(timeline, "derivation_code", lambda: "another version of predigest")
