@@ -21,7 +21,6 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-import tasks
 from db.models import ArxivLookup, Item, Source
 from tasks.config.topics import Topic
 from tasks.model.windows import ScheduleError, Window, window_for
@@ -33,7 +32,7 @@ def derivation_code() -> str:
     """A digest of the code and data that decide what a derivation records (every module and TOML
     file of the `tasks` package): a new version of predigest derives every stored window again,
     with no number for a person to remember to bump."""
-    root = Path(tasks.__file__).parent
+    root = Path(__file__).resolve().parents[1]  # the tasks package
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.suffix in (".py", ".toml") and p.is_file()):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
