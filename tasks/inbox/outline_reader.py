@@ -29,7 +29,7 @@ from tasks.model.outline import Outline, OutlineItem
 MAX_POINT_CHARS = 600  # a longer "point" is a dump; it is cut (and says so with "…")
 _ENDS = "；;。.,，、"
 _SENTENCE_ENDS = ("。", ".", "！", "!", "？", "?")
-_LEAD_CHARS = 80  # a lead-in is one short line
+_LEAD_CHARS = 80  # a lead-in is short: a label over its list, not a paragraph
 CELL_SEP = " · "  # between a row's cells: one line of the source, never a "；" it did not write
 
 
