@@ -4,7 +4,8 @@
 lines are fenced code, thematic breaks and headings (the entry split), and the list items with their
 nesting, continuation lines and spans (a claim's block, a subject found by climbing). An entry keeps
 its part of the tree (`Document.part`), re-based to its own text, and ingest stores it with the
-entry's outline, so judging never parses again.
+entry's outline, so judging never parses again. `PartText` reads a part's top-level units (items,
+labelled lines, other blocks) and their texts: what the outline is made of.
 
 Two readings differ from CommonMark on purpose, because notes are written by people and tools that
 do not know it: indented text is text, never code (only fences make code), and a `---` under a
@@ -14,7 +15,8 @@ paragraph of several lines is a break, not a setext heading (one line above it i
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Sequence
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import accumulate
@@ -22,7 +24,11 @@ from typing import Any, cast
 
 import pyromark
 
+from tasks.common.sentences import unwrap
+
 _OPTIONS = pyromark.Options.ENABLE_TABLES | pyromark.Options.ENABLE_STRIKETHROUGH
+# The marker of a line the tree says starts a list item: "- ", "12. ", "3) ", a task box.
+_MARKER = re.compile(r"[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+\[[ xX]\])?[ \t]*")
 
 
 @dataclass(frozen=True)
@@ -38,12 +44,17 @@ class ListItem:
 
 @dataclass(frozen=True)
 class Part:
-    """An entry's part of its note's tree, in lines of the entry's own text: its list items and its
-    blocks (paragraphs and list items' own lines, table rows left out) as (first line, line after
-    its last) spans."""
+    """An entry's part of its note's tree, in lines of the entry's own text: its list items, its
+    blocks (paragraphs and list items' own lines, table rows left out), its fenced code, its table
+    rows and its headings as (first line, line after its last) spans, and its labelled lines (a
+    digest's "R1 …") as (line, where the text starts after the line's indent). Ints only: storable."""
 
     items: tuple[ListItem, ...] = ()
     blocks: tuple[tuple[int, int], ...] = ()
+    code: tuple[tuple[int, int], ...] = ()
+    rows: tuple[tuple[int, int], ...] = ()
+    heads: tuple[tuple[int, int], ...] = ()
+    labels: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -55,10 +66,17 @@ class Document:
     blocks: tuple[tuple[int, int], ...]  # paragraphs and items' first paragraphs, table rows left out
     quoted: tuple[bool, ...] = ()  # per line: inside a block quote
     tables: tuple[tuple[int, int], ...] = ()  # each table's lines: header, delimiter and rows with a pipe
+    fences: tuple[tuple[int, int], ...] = ()  # fenced code, as spans
+    rows: tuple[tuple[int, int], ...] = ()  # runs of table rows (a pipeless line under a table is text)
+    labels: tuple[tuple[int, int], ...] = ()  # labelled lines that split blocks: (line, text start after the indent)
 
     @cached_property
     def _item_starts(self) -> list[int]:
         return [i.start for i in self.items]
+
+    @cached_property
+    def _head_spans(self) -> list[tuple[int, int]]:
+        return sorted((a, a + used) for a, (_, _, used) in self.heads.items())
 
     def part(self, lines: Sequence[int]) -> Part:
         """The tree of an entry whose text is the note's `lines` (ascending, maybe with a gap where
@@ -88,7 +106,7 @@ class Document:
                                       None if item.parent is None else kept.get(item.parent)))
             blocks = {((a if a > first else first) - first, (b if b < stop else stop) - first)
                       for a, b in self.blocks[b_lo:b_hi] if a <= last and b > first}
-            return Part(tuple(items), tuple(sorted(blocks)))
+            return Part(tuple(items), tuple(sorted(blocks)), *self._spans(first, stop, lambda k: k - first, None))
 
         def at(line: int) -> int:  # how many of the entry's lines come before `line`
             return bisect.bisect_left(lines, line)
@@ -106,14 +124,103 @@ class Document:
                                   None if item.parent is None else kept.get(item.parent)))
         blocks = {(at(max(a, first)), at(min(b, stop))) for a, b in self.blocks[b_lo:b_hi]
                   if a <= last and b > first and held(max(a, first))}
-        return Part(tuple(items), tuple(sorted(blocks)))
+        return Part(tuple(items), tuple(sorted(blocks)), *self._spans(first, stop, at, held))
+
+    def _spans(self, first: int, stop: int, at: Callable[[int], int], held: Callable[[int], bool] | None
+               ) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """The fences, table rows, headings and labels of the lines [first, stop), re-based by `at`
+        (`held`: whether a line is the entry's, when its lines have a gap)."""
+        out: list[tuple[tuple[int, int], ...]] = []
+        for spans in (self.fences, self.rows, self._head_spans):
+            lo = max(bisect.bisect_left(spans, (first, -1)) - 1, 0)
+            out.append(tuple((at(max(a, first)), at(min(b, stop))) for a, b in spans[lo:bisect.bisect_left(spans, (stop, -1))]
+                             if b > first and (held is None or held(max(a, first)))))
+        lo = bisect.bisect_left(self.labels, (first, -1))
+        out.append(tuple((at(k), col) for k, col in self.labels[lo:bisect.bisect_left(self.labels, (stop, -1))]
+                         if held is None or held(k)))
+        return tuple(out)
 
 
-def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document:
+# A top-level unit of a text: (first line, line after it and what is nested in it, line after its own
+# lines, its list item's index or -1 for a block, whether it is a labelled block or item, the column
+# of its first line its text starts at: after a marker or a label). A tuple: there are many.
+_Unit = tuple[int, int, int, int, bool, int]
+
+
+class PartText:
+    """A text read with its part of the tree (`tasks.inbox.outline_reader` makes its outline of it):
+    which lines are skipped (code, table rows), which block is a heading, its top-level units in
+    order (`_Unit`), and their texts as written, wraps joined back."""
+
+    def __init__(self, text: str, part: Part) -> None:
+        self.lines = text.split("\n")
+        self.part = part
+        self.skip = {k for a, b in (*part.code, *part.rows) for k in range(a, b)} if part.code or part.rows else set()
+        self.heads = dict(part.heads)
+        self.units = self._units()
+
+    def _units(self) -> list[_Unit]:
+        lines, items = self.lines, self.part.items
+        labels = {k: self._indent(k) + col for k, col in self.part.labels
+                  if k not in self.skip and k < len(lines)} if len(self.part.labels) > 1 else {}
+        if len(labels) < 2:  # one line of the note's run, where an entry ends (the next paper's "R2 …"), is text
+            labels = {}
+        out: list[_Unit] = []
+        covered: list[tuple[int, int]] = []
+        for k, item in enumerate(items):
+            if item.parent is None:
+                m = _MARKER.match(lines[item.start])
+                cut = labels.get(item.start, m.end() if m else 0)
+                out.append((item.start, item.end, item.own_end, k, item.start in labels, cut))
+                covered.append((item.start, item.end))
+        at = 0
+        for a, b in self.part.blocks:
+            while at < len(covered) and covered[at][1] <= a:
+                at += 1
+            if at < len(covered) and covered[at][0] <= a:
+                continue  # inside an item: its own lines or a nested item's
+            out.append((a, b, b, -1, a in labels, labels.get(a, 0)))
+        out.sort()
+        return out
+
+    def _indent(self, k: int) -> int:
+        return len(self.lines[k]) - len(self.lines[k].lstrip())
+
+    def raw(self, a: int, b: int, cut: int = 0) -> str:
+        """Lines [a, b) but skipped ones, wraps joined back; the first from column `cut`."""
+        if b == a + 1:
+            return "" if a in self.skip else self.lines[a][cut:].strip()
+        kept = [self.lines[k][cut:] if k == a else self.lines[k] for k in range(a, b) if k not in self.skip]
+        return unwrap("\n".join(x for x in kept if x.strip())).strip()
+
+    def block(self, unit: _Unit) -> str:
+        """A block's text as written: a heading's without its marks."""
+        start, _, own_end, _, _, cut = unit
+        used = self.heads.get(start)
+        if used is not None:
+            line = self.lines[start]
+            return atx_text(line) if used - start == 1 and line.lstrip().startswith("#") else line.strip()
+        return self.raw(start, own_end, cut)
+
+    def nested(self, k: int) -> list[str]:
+        """The items nested (at any depth) in item `k`, each its own lines without its marker."""
+        items = self.part.items
+        out, end = [], items[k].end
+        for j in range(k + 1, len(items)):
+            nested = items[j]
+            if nested.start >= end:
+                break
+            m = _MARKER.match(self.lines[nested.start])
+            out.append(self.raw(nested.start, nested.own_end, m.end() if m else 0))
+        return out
+
+
+def read_document(body: str, labels: Mapping[int, tuple[str, int]] | None = None) -> Document:
     """The document of a note body (newlines normalised to "\\n"); never raises for any text.
-    `split_at`: lines that start a block of their own inside a paragraph (a digest's labelled run,
-    "R1 … R2 …", which CommonMark reads as one paragraph)."""
+    `labels`: lines that start a block of their own inside a paragraph (a digest's labelled run,
+    "R1 … R2 …", which CommonMark reads as one paragraph), as `segment.sequence_starts` finds them."""
     lines = body.split("\n")
+    split_at = frozenset(labels or ())
     # Byte offset of each line's start (pyromark's ranges are in bytes of the UTF-8 text).
     starts = list(accumulate((len(x) + 1 for x in body.encode("utf-8", "surrogatepass").split(b"\n")), initial=0))
 
@@ -130,6 +237,8 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     blocks: list[tuple[int, int]] = []
     quoted = [False] * n
     tables: list[tuple[int, int]] = []
+    fences: list[tuple[int, int]] = []
+    rows: list[tuple[int, int]] = []
     open_items: list[int] = []
     heading_at: tuple[int, int, int] = (0, 0, 0)
     in_table = 0
@@ -164,6 +273,7 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
                 a, b = line_of(span["start"]), end_line(span["end"])
                 if isinstance(tag["CodeBlock"], dict) and "Fenced" in tag["CodeBlock"]:
                     code[a:b] = [True] * (b - a)
+                    fences.append((a, b))
                 else:  # indented text is text: its paragraphs are blocks
                     _text_runs(lines, a, b, blocks, lambda _: True)
             elif kind == "Table":
@@ -173,6 +283,7 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
                 a, b = line_of(span["start"]), end_line(span["end"])
                 _text_runs(lines, a, b, blocks, lambda line: "|" not in line)
                 tables.append((a, next((k for k in range(a, b) if "|" not in lines[k]), b)))
+                _text_runs(lines, a, b, rows, lambda line: "|" in line)
             elif kind == "BlockQuote":
                 a, b = line_of(span["start"]), end_line(span["end"])
                 quoted[a:b] = [True] * (b - a)
@@ -192,8 +303,9 @@ def read_document(body: str, split_at: frozenset[int] = frozenset()) -> Document
     _tight_items(items, blocks, lines)
     if split_at:
         blocks = _split(blocks, split_at)
+    labelled = tuple(sorted((k, col - (len(lines[k]) - len(lines[k].lstrip()))) for k, (_, col) in (labels or {}).items()))
     return Document(tuple(code), tuple(hr), heads, tuple(items), tuple(sorted(set(blocks))), tuple(quoted),
-                    tuple(tables))
+                    tuple(tables), tuple(fences), tuple(sorted(rows)), labelled)
 
 
 def _heading(heads: dict[int, tuple[int, str, int]], hr: list[bool], blocks: list[tuple[int, int]],

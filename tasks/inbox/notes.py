@@ -158,7 +158,7 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
     text = normalise_newlines(text).lstrip("\ufeff")
     front, offset, body = front_matter(text)
     lines = body.split("\n")
-    doc = read_document(body, frozenset(sequence_starts(lines)))
+    doc = read_document(body, sequence_starts(lines))
     code, hr, heads = list(doc.code), list(doc.hr), doc.heads
     # The first level-1 heading is the note's title, unless it names a paper: then it heads that
     # paper's entry ("# Relay (arXiv:2610.90003)" in a note whose entries are all level 1).
@@ -183,15 +183,17 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.
-        entries.append(_whole(body, offset))
+        entries.append(_whole(body, offset, doc))
     return ParsedNote(front_matter=front, title=title or None, entries=entries)
 
 
-def _whole(body: str, offset: int) -> Entry:
-    """The whole body as one preamble entry, with its ids."""
+def _whole(body: str, offset: int, doc: Document) -> Entry:
+    """The whole body as one preamble entry, with its ids and its part of the tree."""
     text = body.strip()
+    first = body.count("\n", 0, len(body) - len(body.lstrip()))  # the line its text starts on
     mentions = [MentionRef(m.raw, m.canonical, m.version, m.malformed, text) for m in find_ids(text)]
-    return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions)
+    return Entry(0, "preamble", None, "", None, text, offset + 1, mentions=mentions,
+                 tree=doc.part(range(first, first + text.count("\n") + 1)))
 
 
 def parse_note(text: str, deadline: Deadline | None = None, words: NoteWords | None = None) -> ParsedNote:

@@ -1,37 +1,35 @@
-"""An entry's text as an outline of points, read from its structure alone (no words of any language).
+"""An entry's text as an outline of points, read from its part of the note's one parse (no words of any language).
 
-- A point is a top-level list item or a labelled line ("R1 …", "(2) …"), wrapped lines joined back;
-  deeper items nest under the point above them.
-- A short line directly above a list is its lead-in: a group of short fragments is one point,
+- A point is a top-level list item or a labelled line ("R1 …", "(2) …"), its own lines joined back;
+  the items nested in it are its children. Structure comes from a `Part` (the entry's, or the text
+  read once through `read_document`), never from classifying its lines again.
+- A short block directly above a list is its lead-in: a group of short fragments is one point,
   otherwise each item is a point that remembers its lead-in.
 - Pieces are joined as the source wrote them (`joined`), never with a "；" it did not write.
-- An entry without any list: each paragraph is a point. Table rows are read whole by `row_point`;
+- An entry without any list: each block is a point. Table rows are read whole by `row_point`;
   fenced code is skipped.
 - `units` cuts a text into the same top-level units, so a digest's entry can be read one paper at
-  a time.
+  a time; `listed` names what a text lists.
 """
 
 from __future__ import annotations
 
-import re
 import textwrap
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 
 from tasks.common.arxiv_ids import find_id_spans
-from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join, unwrap
+from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join
 from tasks.inbox.claims import plain
-from tasks.inbox.document import Part, read_document
+from tasks.inbox.document import ListItem, Part, PartText, read_document
 from tasks.inbox.numbers import find_numbers
-from tasks.inbox.segment import ITEM, is_hr, is_table, sequence_starts
+from tasks.inbox.segment import sequence_starts
 from tasks.model.outline import Outline, OutlineItem
 
 MAX_POINT_CHARS = 600  # a longer "point" is a dump; it is cut (and says so with "…")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r" {0,3}#{1,6}[ \t]+(.*?)[ \t#]*$")
 _ENDS = "；;。.,，、"
 _SENTENCE_ENDS = ("。", ".", "！", "!", "？", "?")
-_LEAD_CHARS = 80  # a lead-in is one short line
+_LEAD_CHARS = 80  # a lead-in is short: a label over its list, not a paragraph
 CELL_SEP = " · "  # between a row's cells: one line of the source, never a "；" it did not write
 
 
@@ -42,39 +40,12 @@ class Point:
     group: int = 0  # points under the same lead-in share a group (0: none)
 
 
-@dataclass
-class _Item:
-    indent: int
-    parts: list[str]
-    children: list[str]
-    lead: str
-    group: int
-
-
-def _code_flags(lines: list[str]) -> list[bool]:
-    flags, fence = [], ""
-    for line in lines:
-        m = _FENCE.match(line)
-        if fence:
-            flags.append(True)
-            if line.strip().startswith(fence) and not line.strip().lstrip(fence[0]):
-                fence = ""
-        elif m:
-            flags.append(True)
-            fence = m.group(1)
-        else:
-            flags.append(False)
-    return flags
-
-
-def _lead_text(line: str) -> str | None:
-    """A lead-in's text, when the line can be one: a sub-heading, a bold line, a line ending in a colon."""
-    heading = _ATX.match(line)
-    text = heading.group(1) if heading else line.strip()
-    bold = text.startswith(("**", "__")) and text.rstrip("：:").endswith(("**", "__"))
-    if not (heading or bold or text.endswith(("：", ":"))):
+def _lead_text(block: str, heading: bool) -> str | None:
+    """A lead-in's text, when a block can be one: a sub-heading, a bold line, a line ending in a colon."""
+    bold = block.startswith(("**", "__")) and block.rstrip("：:").endswith(("**", "__"))
+    if not (heading or bold or block.endswith(("：", ":"))):
         return None
-    text = plain(text).rstrip("：: ")
+    text = plain(block).rstrip("：: ")
     return text if 0 < len(text) <= _LEAD_CHARS else None
 
 
@@ -117,16 +88,32 @@ def joined(head: str, items: list[str]) -> str:
 
 def stored_outline(text: str, part: Part | None = None) -> Outline:
     """What ingest stores of an entry's text (`items.outline`): its outline, its part of its note's
-    document (blocks' line spans and list items; `part`, or the text read as a document of its own
-    for a text that is no note's entry) and, when every line of it is indented, the outline of the
-    text dedented."""
+    document (`part`, or the text read as a document of its own for a text that is no note's entry:
+    see `read_alone`) and, when every line of it is indented, the same outline as `dedented` (the
+    tree already reads such a text as the inside of a list item)."""
+    part = read_alone(text) if part is None else part
+    outline = parse_outline(text, part)
     lines = [x for x in text.split("\n") if x.strip()]
-    dedented = parse_outline(textwrap.dedent(text)) if lines and all(x[:1].isspace() for x in lines) else None
-    if part is None:  # read as the note read it: an indented entry is the inside of a list item
-        alone = textwrap.dedent(text) if dedented is not None else text
-        part = read_document(alone, frozenset(sequence_starts(alone.split("\n")))).part(range(text.count("\n") + 1))
+    dedented = outline if lines and all(x[:1].isspace() for x in lines) else None
     tree = tuple((i.start, i.end, i.own_end, -1 if i.parent is None else i.parent) for i in part.items)
-    return replace(parse_outline(text), dedented=dedented, blocks=part.blocks, tree=tree)
+    return Outline(outline.items, outline.paragraphs, dedented, part.blocks, tree, part.code, part.rows, part.heads,
+                   part.labels)
+
+
+def stored_part(outline: Outline) -> Part:
+    """The part of its text's tree that `stored_outline` stored with an outline."""
+    return Part(tuple(ListItem(a, b, c, None if d < 0 else d) for a, b, c, d in outline.tree), outline.blocks,
+                outline.code, outline.rows, outline.heads, outline.labels)
+
+
+@lru_cache(maxsize=256)
+def read_alone(text: str) -> Part:
+    """The tree of a text that is no note's entry (a feed's summary, a card's TL;DR, a paper's own
+    joined text, a stored row re-read), read once: a text whose every line is indented reads as
+    the inside of a list item, as its note read it."""
+    lines = [x for x in text.split("\n") if x.strip()]
+    alone = textwrap.dedent(text) if lines and all(x[:1].isspace() for x in lines) else text
+    return read_document(alone, sequence_starts(alone.split("\n"))).part(range(text.count("\n") + 1))
 
 
 def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:
@@ -136,60 +123,36 @@ def points_of(parsed: Outline, join_below: int = 60) -> tuple[Point, ...]:
     return tuple(_points(parsed.items, join_below))
 
 
-@lru_cache(maxsize=256)
-def parse_outline(text: str) -> Outline:
-    """An entry's outline, read from its structure (see the module docstring): what no setting
-    changes, which ingest stores; `points_of` turns it into points."""
-    lines = text.split("\n")
-    code = _code_flags(lines)
-    labelled = sequence_starts(lines, code)
-    marks = [None if code[k] or is_table(line) else ITEM.match(line) for k, line in enumerate(lines)]
-    indents = [len(m.group(1)) for m in marks if m] + [0 for k in labelled]
-    top = min(indents) if indents else 0
-    items: list[_Item] = []
-    lead, group, groups, open_item = "", 0, 0, False
+def parse_outline(text: str, part: Part | None = None) -> Outline:
+    """An entry's outline, read from its tree (`part`, else `read_alone`; see the module docstring):
+    what no setting changes, which ingest stores; `points_of` turns it into points."""
+    if part is None:
+        return _alone_outline(text)
+    read = PartText(text, part)
+    if not any(u[3] >= 0 or u[4] for u in read.units):
+        return Outline(paragraphs=tuple(t for u in read.units if (t := plain(read.block(u)))))
+    items: list[OutlineItem] = []
+    lead, group, groups = "", 0, 0
     pending: str | None = None  # a lead-in waiting for the list below it
-    for k, line in enumerate(lines):
-        if code[k] or is_table(line) or is_hr(line) or not line.strip():
-            open_item = False  # a blank line, a rule or a table ends an item's wrapped lines
+    for unit in read.units:
+        start, _, own_end, item, labelled, cut = unit
+        if item < 0 and not labelled:
+            lead, group = "", 0  # text between lists ends the group above it
+            pending = _lead_text(read.block(unit), start in read.heads)
             continue
-        m = marks[k]
-        if k in labelled or m:
-            indent = 0 if k in labelled or not m else len(m.group(1))
-            body = line[labelled[k][1]:] if k in labelled else line[m.end():] if m else line
-            if pending is not None:
-                groups += 1
-                lead, group, pending = pending, groups, None
-            if indent > top + 1 and items:
-                items[-1].children.append(plain(body))
-            else:
-                items.append(_Item(indent, [body], [], lead, group))
-            open_item = True
-            continue
-        if open_item and len(line) - len(line.lstrip()) > top:
-            target = items[-1]
-            if target.children:  # the wrapped line of a nested item
-                target.children[-1] = plain(unwrap(f"{target.children[-1]}\n{line}"))
-            else:
-                target.parts.append(line)
-            continue
-        open_item = False
-        lead, group = "", 0  # text between lists ends the group above it
-        pending = _lead_text(line)
-    if not items:
-        return Outline(paragraphs=tuple(_merge_paragraphs(lines, code)))
-    return Outline(tuple(OutlineItem(plain(unwrap("\n".join(i.parts))), tuple(i.children), i.lead, i.group)
-                         for i in items))
+        if pending is not None:
+            groups += 1
+            lead, group, pending = pending, groups, None
+        head = plain(read.raw(start, own_end, cut))
+        children = tuple(t for c in read.nested(item) if (t := plain(c))) if item >= 0 else ()
+        if head or children:
+            items.append(OutlineItem(head, children, lead, group))
+    return Outline(tuple(items))
 
 
-def _merge_paragraphs(lines: list[str], code: list[bool]) -> list[str]:
-    out: list[list[str]] = [[]]
-    for k, line in enumerate(lines):
-        if code[k] or is_table(line) or is_hr(line) or not line.strip():
-            out.append([])
-        else:
-            out[-1].append(line.strip())
-    return [plain(unwrap("\n".join(p))) for p in out if p]
+@lru_cache(maxsize=256)
+def _alone_outline(text: str) -> Outline:
+    return parse_outline(text, read_alone(text))
 
 
 def _fragments(texts: list[str], join_below: int) -> bool:
@@ -220,27 +183,19 @@ def _points(items: tuple[OutlineItem, ...], join_below: int) -> list[Point]:
     return points
 
 
-def units(text: str) -> list[str]:
-    """Top-level units of a text: an item with its continuation and nested items, a labelled line with
-    its continuation (without its label: "R3 " is the digest's numbering, not the paper's text), a
-    paragraph, a table row (each row alone)."""
-    lines = text.split("\n")
-    code = _code_flags(lines)
-    labelled = sequence_starts(lines, code)
-    indents = [len(m.group(1)) for k, line in enumerate(lines) if not code[k] and (m := ITEM.match(line))]
-    top = min(indents) if indents else 0
-    out: list[list[str]] = []
-    for k, line in enumerate(lines):
-        if not line.strip() or is_hr(line):
-            out.append([])
-            continue
-        m = None if code[k] else ITEM.match(line)
-        starts = k in labelled or is_table(line) or (m is not None and len(m.group(1)) <= top + 1)
-        if starts or not out or not out[-1] or is_table(out[-1][-1]):
-            out.append([line[labelled[k][1]:] if k in labelled else line])
-        else:
-            out[-1].append(line)
-    return ["\n".join(u) for u in out if u]
+def units(text: str, part: Part | None = None) -> list[str]:
+    """Top-level units of a text (`part`, else `read_alone`): an item with its continuation and nested
+    items, a labelled block (without its label: "R3 " is the digest's numbering, not the paper's
+    text), another block, a table row (each row alone)."""
+    read = PartText(text, read_alone(text) if part is None else part)
+    rows = [(k, k + 1) for a, b in read.part.rows for k in range(a, b)]
+    out = []
+    for a, b, cut in sorted([*((u[0], u[1], u[5] if u[4] else 0) for u in read.units),
+                             *((a, b, 0) for a, b in rows)]):
+        kept = [read.lines[k][cut:] if k == a else read.lines[k] for k in range(a, b) if k not in read.skip or b == a + 1]
+        if unit := "\n".join(kept).strip("\n"):
+            out.append(unit)
+    return out
 
 
 def has_number(text: str) -> bool:
@@ -303,32 +258,17 @@ def rank_cell(cell: str) -> bool:
     return len(cell) <= 5 and any(c.isdigit() for c in cell)
 
 
-def listed(text: str) -> list[str]:
-    """What a text lists, one name per line: a top-level list item's or labelled line's text, a
-    table row's first cell that is more than a rank, a row label or an id (each table's header row
-    and rule aside)."""
-    lines = text.split("\n")
-    code = _code_flags(lines)
-    labelled = sequence_starts(lines, code)
-    out: list[str] = []
-    in_table = False
-    for k, line in enumerate(lines):
-        if code[k] or not is_table(line):
-            in_table = False
-        if code[k]:
-            continue
-        if is_table(line):
-            cells = row_cells(line)
-            if in_table and cells:
-                name = next((c for c in cells if c.strip() and not rank_cell(c) and not only_ids(c)), "")
-                out += [name[:120]] if name else []
-            in_table = True  # the first row is the header; a rule row has no cells
-            continue
-        m = ITEM.match(line)
-        body = line[labelled[k][1]:] if k in labelled else line[m.end():] if m and len(m.group(1)) <= 1 else ""
-        if body.strip():
-            out.append(plain(body)[:120])
-    return out
+def listed(text: str, part: Part | None = None) -> list[str]:
+    """What a text lists (`part`, else `read_alone`), one name per line: a top-level list item's or
+    labelled block's first line, a table row's first cell that is more than a rank, a row label or
+    an id (each table's header row and rule aside)."""
+    read = PartText(text, read_alone(text) if part is None else part)
+    named = [(u[0], plain(read.lines[u[0]][u[5]:])[:120]) for u in read.units if u[3] >= 0 or u[4]]
+    for a, b in read.part.rows:
+        for k in range(a + 1, b):  # the first row is the header; a rule row has no cells
+            name = next((c for c in row_cells(read.lines[k]) if c.strip() and not rank_cell(c) and not only_ids(c)), "")
+            named += [(k, name[:120])] if name else []
+    return [name for _, name in sorted(named) if name]
 
 
 def _without(cell: str, ids: list[tuple[str, str | None, int | None, int, int]]) -> str:

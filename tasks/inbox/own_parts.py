@@ -17,7 +17,8 @@ from functools import cached_property, lru_cache
 
 from tasks.common.arxiv_ids import id_month
 from tasks.common.limits import CAPPED
-from tasks.inbox.outline_reader import parse_outline, units
+from tasks.inbox.document import Part
+from tasks.inbox.outline_reader import parse_outline, stored_part, units
 from tasks.inbox.segment import PATH_SEP, is_table
 from tasks.model.outline import OWN_OUTLINE, Outline, PaperOutlines
 
@@ -87,10 +88,11 @@ def with_subsections(text: str, heading: str, subsections: Iterable[tuple[str, s
 
 
 @lru_cache(maxsize=64)
-def own_units(text: str, ids: frozenset[str]) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
-    """An entry's units other than table rows, and the units naming each id: indexed once per entry,
-    not once per paper (a digest's entry can name hundreds)."""
-    cut = tuple(u for u in units(text) if not is_table(u))
+def own_units(text: str, ids: frozenset[str], part: Part | None = None) -> tuple[tuple[str, ...], dict[str, tuple[int, ...]]]:
+    """An entry's units other than table rows (read from `part`, its part of its note's tree, when
+    there is one), and the units naming each id: indexed once per entry, not once per paper (a
+    digest's entry can name hundreds)."""
+    cut = tuple(u for u in units(text, part) if not is_table(u))
     by_id: dict[str, list[int]] = {}
     for k, unit in enumerate(cut):
         for arxiv_id in ids_named(unit, ids):
@@ -101,11 +103,13 @@ def own_units(text: str, ids: frozenset[str]) -> tuple[tuple[str, ...], dict[str
 @dataclass(frozen=True)
 class EntryText:
     """What ingest knows of a note's entry: its heading path, its text, the canonical ids its
-    well-formed mentions name (as stored, in order)."""
+    well-formed mentions name (as stored, in order), and the outline ingest stores of it with its
+    part of its note's tree (None: the text is read alone, `outline_reader.read_alone`)."""
 
     heading: str
     text: str
     ids: tuple[str, ...]
+    stored: Outline | None = None
 
 
 def paper_outlines(entries: Sequence[EntryText], warnings: list[str]) -> list[PaperOutlines | None]:
@@ -144,7 +148,9 @@ class _Built:
 
     @cached_property
     def _own(self) -> Outline:
-        return parse_outline(self.entry.text)
+        """The entry's own outline, as judging reads it for OWN_OUTLINE (its stored outline)."""
+        stored = self.entry.stored
+        return parse_outline(self.entry.text) if stored is None else Outline(stored.items, stored.paragraphs)
 
     def result(self) -> PaperOutlines | None:
         if not self.outlines and not self.by_id and not self.by_subsections:
@@ -194,7 +200,8 @@ class _Built:
         distinct = frozenset(self.entry.ids)
         if len(distinct) < 2:
             return {}
-        cut, units_of = own_units(self.entry.text, distinct)
+        stored = self.entry.stored
+        cut, units_of = own_units(self.entry.text, distinct, None if stored is None else stored_part(stored))
         in_heading = ids_named(self.entry.heading, distinct)
         by_units: dict[tuple[int, ...], int | None] = {}
         out = {}

@@ -26,9 +26,10 @@ from tasks.ingest.sources import WHOLE_ITEMS, entry_text
 QUEUE = "work_queue"
 # What ingest stores of an item's text for judging: 1, outlines (0011) and a title-less queue
 # row's cells (0012); 2, a note entry's papers' own joined texts' outlines (0014) and an outline's
-# blocks' line spans; 3, the blocks and list items from the note's one parse (`tasks.inbox.document`). A change to
-# `stored_outline`, `naming_cells` or `paper_outlines` output raises it.
-STORED_PARSE = 3
+# blocks' line spans; 3, the blocks and list items from the note's one parse (`tasks.inbox.document`); 4, outlines
+# read from that tree, stored with its code, table rows, headings and labels. A change to `stored_outline`,
+# `naming_cells` or `paper_outlines` output raises it.
+STORED_PARSE = 4
 # Rows read per query while bringing a workspace up to date: its memory stays bounded (a source's
 # rows are computed together, its papers' own texts read its later entries: a chunk ends at a source).
 FILL_CHUNK_ROWS = 2000

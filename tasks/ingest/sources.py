@@ -72,15 +72,16 @@ WHOLE_ITEMS = ("paper_card", "work_queue")
 def with_paper_outlines(items: list[ExtractedItem], warnings: list[str]) -> list[ExtractedItem]:
     """A note's entries as stored (within the caps, mentions capped too), each with its papers' own
     joined texts' outlines (`tasks.inbox.own_parts.paper_outlines`, which judging reads)."""
-    found = paper_outlines([entry_text(x.heading, x.text, (m.canonical for m in x.mentions if not m.malformed))
-                            for x in items], warnings)
+    found = paper_outlines([entry_text(x.heading, x.text, (m.canonical for m in x.mentions if not m.malformed),
+                                       x.outline) for x in items], warnings)
     return [x if p is None and x.paper_outlines is None else replace(x, paper_outlines=p)
             for x, p in zip(items, found, strict=True)]
 
 
-def entry_text(heading: str, text: str, canonical: Iterable[str | None]) -> EntryText:
-    """What `paper_outlines` reads of an entry: its well-formed mentions' ids as judging reads them."""
-    return EntryText(heading, text, tuple(dict.fromkeys(i for i in canonical if i)))
+def entry_text(heading: str, text: str, canonical: Iterable[str | None], stored: Outline | None = None) -> EntryText:
+    """What `paper_outlines` reads of an entry: its well-formed mentions' ids as judging reads them,
+    and the outline stored of it with its part of its note's tree, so it is not read again."""
+    return EntryText(heading, text, tuple(dict.fromkeys(i for i in canonical if i)), stored)
 
 
 def card_items(card: ParsedCard, timezone: str) -> Iterator[ExtractedItem]:

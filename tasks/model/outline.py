@@ -1,11 +1,13 @@
 """An entry's outline as ingest parses it once and stores it (`items.outline`), and judging reads it.
 
-It is the structure of the text alone, before any setting of the run's judgment applies: the list
-items at the entry's top indent (each its own text, the deeper items nested under it, its lead-in
-and the lead-in's group), or, for an entry without any list, its paragraphs. Judging turns it into
-points (`tasks.inbox.outline_reader.points_of`, which joins a group of fragments under `[points]
-join_below_chars`). `dedented` is the outline of the text dedented, for an entry whose every line
-is indented (a list item or a digest's labelled line: `tasks.judge.points` reads what is nested in it).
+It is the structure of the text alone, before any setting of the run's judgment applies: the
+top-level list items of its part of the note's tree (each its own lines, the items nested in it,
+its lead-in and the lead-in's group), or, for an entry without any list, its blocks. That part is
+stored with it (`tree`, `blocks`, `code`, `rows`, `heads`, `labels`), so judging never reads the text
+again. Judging turns it into points (`tasks.inbox.outline_reader.points_of`, which joins a group of
+fragments under `[points] join_below_chars`). `dedented` is set for an entry whose every line is indented (a list item or a
+digest's labelled line: `tasks.judge.points` reads what is nested in it); the tree reads such a text
+as the inside of its item, so it is the outline itself.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+
+_SPANS = ("code", "rows", "heads", "labels")
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,12 @@ class Outline:
     blocks: tuple[tuple[int, int], ...] = ()  # its blocks other than table rows, as line spans
     # Its list items as (start, end, own end, parent index or -1), lines of the text (`tasks.inbox.document`).
     tree: tuple[tuple[int, int, int, int], ...] = ()
+    # The rest of its part of the tree, as line spans: fenced code, table rows, headings; and its
+    # labelled lines as (line, where the text starts after the indent).
+    code: tuple[tuple[int, int], ...] = ()
+    rows: tuple[tuple[int, int], ...] = ()
+    heads: tuple[tuple[int, int], ...] = ()
+    labels: tuple[tuple[int, int], ...] = ()
 
     def __hash__(self) -> int:
         return self._hash
@@ -38,7 +48,8 @@ class Outline:
     @cached_property
     def _hash(self) -> int:
         # Once per object: judging looks an entry's points up by its outline once per paper it names.
-        return hash((self.items, self.paragraphs, self.dedented, self.blocks, self.tree))
+        return hash((self.items, self.paragraphs, self.dedented, self.blocks, self.tree, self.code, self.rows,
+                     self.heads, self.labels))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -52,6 +63,9 @@ class Outline:
             out["blocks"] = [list(b) for b in self.blocks]
         if self.tree:
             out["tree"] = [list(t) for t in self.tree]
+        for key in _SPANS:
+            if spans := getattr(self, key):
+                out[key] = [list(s) for s in spans]
         return out
 
     def item_at(self, line: int) -> int | None:
@@ -94,6 +108,7 @@ class Outline:
             None if dedented is None else cls.from_json(dedented),
             tuple((int(a), int(b)) for a, b in value.get("blocks", ())),
             tuple((int(a), int(b), int(c), int(d)) for a, b, c, d in value.get("tree", ())),
+            *(tuple((int(a), int(b)) for a, b in value.get(key, ())) for key in _SPANS),
         )
 
 

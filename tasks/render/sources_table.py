@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from tasks.common.limits import CutShort
 from tasks.config.judgment import Judgment
 from tasks.config.topics import Topic
-from tasks.inbox.outline_reader import listed
+from tasks.inbox.outline_reader import listed, stored_part
 from tasks.judge.relevance import Verdict, judge_context
 from tasks.model.judged import Paper, Rating, SourceCheck, SourceTexts
 from tasks.model.window_views import EntryView, SourceView, WindowData
@@ -84,7 +84,8 @@ def _entries_named(entries: list[EntryView], known: set[str], j: Judgment) -> li
         if title and not nm.is_generic(title):
             out.append((title, [i for i in entry.ids if i in known]))
     if not out:  # no headed entry: a digest may still list its papers in rows, lines or bullets
-        out = [(name, []) for e in entries for name in listed(e.text)]
+        # Read from the tree ingest stored with the entry's outline: judging parses no text.
+        out = [(name, []) for e in entries for name in listed(e.text, stored_part(e.outline) if e.outline else None)]
     return out
 
 

@@ -9,34 +9,16 @@ anywhere (an outline of the entry again, a tree for a hedge's subject) shows up 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-import pytest
 from sqlalchemy import Engine
 
 from tasks.config.settings import Settings
-from tasks.inbox import document
 from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
 from tasks.stages.verifications import derive_verifications
 from tests.generate.siblings import DAY, TOPIC, write_workspace
 from tests.helpers import empty_tables, ingest_all
-
-
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
-    """The texts the parser read, each with how often."""
-    seen: Counter[str] = Counter()
-    real = document.pyromark.events_with_range
-
-    def counted(text: str, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        seen[text] += 1
-        return real(text, *args, **kwargs)
-
-    monkeypatch.setattr(document.pyromark, "events_with_range", counted)
-    return seen
 
 
 def test_a_note_is_parsed_once_and_judging_parses_nothing(
