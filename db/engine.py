@@ -14,7 +14,7 @@ import logging
 import os
 import threading
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from urllib.parse import quote
@@ -235,12 +235,15 @@ def session_scope(engine: Engine) -> Iterator[Session]:
             raise
 
 
-def refresh_statistics(engine: Engine, tables: Sequence[str]) -> None:
-    """ANALYZE `tables` now (the planner's statistics); a failure, e.g. a role that does not own
-    them, is logged and otherwise ignored: the data is stored either way."""
+def refresh_statistics(engine: Engine, tables: Sequence[str], columns: Mapping[str, Sequence[str]] | None = None) -> None:
+    """ANALYZE `tables` now (the planner's statistics), each only in its `columns` when named there
+    (else in all of them); a failure, e.g. a role that does not own them, is logged and otherwise
+    ignored: the data is stored either way."""
+    named = columns or {}
+    listed = [f'"{t}"' + (" (" + ", ".join(f'"{c}"' for c in named[t]) + ")" if named.get(t) else "") for t in tables]
     try:
         with engine.begin() as conn:
-            conn.execute(text("ANALYZE " + ", ".join(f'"{t}"' for t in tables)))
+            conn.execute(text("ANALYZE " + ", ".join(listed)))
     except SQLAlchemyError as exc:
         log.warning("could not refresh the planner's statistics of %s: %s", ", ".join(tables), exc)
 

@@ -233,7 +233,9 @@ def read_document(body: str, labels: Mapping[int, tuple[str, int]] | None = None
     n = len(lines)
     code, hr = [False] * n, [False] * n
     heads: dict[int, tuple[int, str, int]] = {}
-    items: list[ListItem] = []
+    # Items as [start, end, own end, parent] while they are read and corrected: each becomes one
+    # ListItem at the end (a note holds hundreds; building frozen objects per correction was a cost).
+    found: list[list[Any]] = []
     blocks: list[tuple[int, int]] = []
     quoted = [False] * n
     tables: list[tuple[int, int]] = []
@@ -256,17 +258,16 @@ def read_document(body: str, labels: Mapping[int, tuple[str, int]] | None = None
             if tag.__class__ is str:
                 if tag == "Item":
                     a, b = line_of(span["start"]), end_line(span["end"])
-                    items.append(ListItem(a, b, b, open_items[-1] if open_items else None))
-                    open_items.append(len(items) - 1)
+                    found.append([a, b, b, open_items[-1] if open_items else None])
+                    open_items.append(len(found) - 1)
                 elif tag == "Paragraph" and not in_table:
                     blocks.append((line_of(span["start"]), end_line(span["end"])))
                 continue
             kind = next(iter(tag))
             if kind == "List":
-                if open_items and items[open_items[-1]].own_end == items[open_items[-1]].end:
-                    holder = items[open_items[-1]]  # its first nested list ends its own lines
-                    items[open_items[-1]] = ListItem(holder.start, holder.end,
-                                                     max(line_of(span["start"]), holder.start + 1), holder.parent)
+                if open_items and found[open_items[-1]][2] == found[open_items[-1]][1]:
+                    holder = found[open_items[-1]]  # its first nested list ends its own lines
+                    holder[2] = max(line_of(span["start"]), holder[0] + 1)
             elif kind == "Heading":
                 heading_at = (line_of(span["start"]), end_line(span["end"]), int(tag["Heading"]["level"][1:]))
             elif kind == "CodeBlock":
@@ -296,9 +297,8 @@ def read_document(body: str, labels: Mapping[int, tuple[str, int]] | None = None
                 in_table -= 1
             elif closed.__class__ is dict and "Heading" in closed:
                 _heading(heads, hr, blocks, lines, heading_at)
-    _underlined_items(items, heads, hr, lines)
-    items = [ListItem(i.start, _trimmed(lines, i.start, i.end), _trimmed(lines, i.start, i.own_end), i.parent)
-             for i in _without_empty(items)]
+    _underlined_items(found, heads, hr, lines)
+    items = _kept_items(found, lines)
     blocks = [(a, _trimmed(lines, a, b)) for a, b in blocks]
     _tight_items(items, blocks, lines)
     if split_at:
@@ -334,18 +334,18 @@ def atx_text(line: str) -> str:
     return text
 
 
-def _underlined_items(items: list[ListItem], heads: dict[int, tuple[int, str, int]], hr: list[bool],
+def _underlined_items(items: list[list[Any]], heads: dict[int, tuple[int, str, int]], hr: list[bool],
                       lines: list[str]) -> None:
     """A one-line numbered item underlined with `---` or `===` ("1) Engines" over "-----") is a heading
-    to its reader, though CommonMark reads a list item and a break: the note's author numbered a heading."""
-    for k, item in enumerate(items):
-        a = item.start
+    to its reader, though CommonMark reads a list item and a break: the note's author numbered a heading.
+    `items`: [start, end, own end, parent] each."""
+    for k, (a, _, _, parent) in enumerate(items):
         under = lines[a + 1].strip() if a + 1 < len(lines) else ""
-        if (item.parent is None and len(under) >= 2 and under[0] in "=-" and under == under[0] * len(under)
+        if (parent is None and len(under) >= 2 and under[0] in "=-" and under == under[0] * len(under)
                 and lines[a].lstrip()[:1].isdigit() and (a == 0 or not lines[a - 1].strip() or hr[a - 1])):
             heads[a] = (1 if under[0] == "=" else 2, lines[a].strip(), 2)
             hr[a + 1] = False
-            items[k] = ListItem(a, a, a, None)  # no longer an item: nothing lies in it
+            items[k] = [a, a, a, None]  # no longer an item: nothing lies in it
 
 
 def _text_runs(lines: list[str], a: int, b: int, blocks: list[tuple[int, int]], keep: Callable[[str], bool]) -> None:
@@ -367,17 +367,18 @@ def _trimmed(lines: list[str], a: int, b: int) -> int:
     return b
 
 
-def _without_empty(items: list[ListItem]) -> list[ListItem]:
-    """The items that still hold a line, their parents renumbered (an emptied one's children climb to its parent)."""
+def _kept_items(items: list[list[Any]], lines: list[str]) -> list[ListItem]:
+    """The items ([start, end, own end, parent] each) that still hold a line, their parents renumbered
+    (an emptied one's children climb to its parent), their ends without trailing blank lines."""
     new: dict[int, int | None] = {}
     out: list[ListItem] = []
-    for k, item in enumerate(items):
-        parent = new.get(item.parent) if item.parent is not None else None
-        if item.start == item.end:
+    for k, (start, end, own_end, was_in) in enumerate(items):
+        parent = new.get(was_in) if was_in is not None else None
+        if start == end:
             new[k] = parent
             continue
         new[k] = len(out)
-        out.append(ListItem(item.start, item.end, item.own_end, parent))
+        out.append(ListItem(start, _trimmed(lines, start, end), _trimmed(lines, start, own_end), parent))
     return out
 
 

@@ -58,7 +58,9 @@ def json_field(value: Any) -> str:
     """A JSON value (for a jsonb column) as a COPY field."""
     if isinstance(value, list) and not value:
         return "[]"  # most lists of an entry are empty: skip the encoder
-    return escape(_encode_json(value))
+    # JSON text holds no raw tab, newline or carriage return (the encoder writes them as \t, \n,
+    # \r): of what COPY escapes, only its backslashes are left to double.
+    return _encode_json(value).replace("\\", "\\\\")
 
 
 def line(fields: Iterable[str]) -> str:

@@ -23,7 +23,7 @@ from tasks.common.text import clamp_text
 from tasks.config.judgment import Judgment
 from tasks.inbox.feedback_file import parse_feedback
 from tasks.inbox.notes import NoteWords, note_words
-from tasks.ingest.copytext import NULL, escape, json_field, template
+from tasks.ingest.copytext import NULL, escape, json_field, line, template
 from tasks.ingest.copytext import field as f
 from tasks.ingest.past_caps import rest_item
 from tasks.ingest.scan import WorkspaceFile
@@ -295,16 +295,17 @@ class _Lines:
 
     def add(self, ordinal: int, x: ExtractedItem) -> None:
         self.items.append(_item_line(ordinal, x))
-        # Mentions of an entry mostly share one context (the entry's text): escape each distinct one once.
-        contexts: dict[str, str] = {}
+        # Mentions of an entry mostly share one context (the entry's text): each distinct one is
+        # made a line's end once (`template`'s escaping and `%` doubling), not copied through it per mention.
+        ends: dict[str, str] = {}
         for m in x.mentions:
-            context = contexts.get(m.context)
-            if context is None:
-                context = contexts[m.context] = escape(m.context)
-            self.mentions.append(template([
+            end = ends.get(m.context)
+            if end is None:
+                end = ends[m.context] = template([escape(m.context)], 1)
+            self.mentions.append(line([
                 _text(m.canonical), NULL if m.version is None else str(m.version), escape(m.raw),
-                "t" if m.malformed else "f", context,
-            ], 1))
+                "t" if m.malformed else "f", "",
+            ]).replace("%", "%%") + end)
         self.mention_counts.append(len(x.mentions))
         row = x.queue_row
         if row is not None:

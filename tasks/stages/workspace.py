@@ -125,7 +125,7 @@ def ingest_batch(
     else:
         _ingest_pipelined(settings, ref, batches, workers, judgment, outcomes, one_by_one)
     if sum(o.status == "new" for o in outcomes) >= ANALYZE_AFTER_FILES:
-        refresh_statistics(engine, INGESTED_TABLES)
+        refresh_statistics(engine, INGESTED_TABLES, PLANNED_COLUMNS)
     if failures:
         raise failures[0]
     return outcomes
@@ -151,6 +151,11 @@ def _record_refused(
 # planner reads a window's items by scanning every source's.
 ANALYZE_AFTER_FILES = 500
 INGESTED_TABLES = ("sources", "items", "mentions", "paper_cards", "queue_entries", "knowledge_snapshots", "anchors")
+# The columns the planner estimates with (the ones queries filter, join and sort on) of the two large
+# tables. Statistics of their texts and JSON (sorting sampled jsonb values, detoasting texts) were
+# most of the ANALYZE, which no worker overlaps: it runs after the last batch is written.
+PLANNED_COLUMNS = {"items": ("id", "source_id", "ordinal", "observed_at"),
+                   "mentions": ("id", "item_id", "arxiv_id", "malformed")}
 
 
 def _ingest_pipelined(

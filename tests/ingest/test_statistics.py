@@ -69,6 +69,10 @@ def test_large_ingest_refreshes_statistics_small_one_does_not(
     assert sum(o.status == "new" for o in _ingest(settings, root)) == 5
     after = _analyzed(engine)
     assert all(after[t] == before[t] + 1 for t in after), (before, after)
+    with engine.connect() as conn:  # the planner's columns of the large tables have statistics
+        for table, columns in workspace_stage.PLANNED_COLUMNS.items():
+            stats = set(conn.execute(text("SELECT attname FROM pg_stats WHERE tablename = :t"), {"t": table}).scalars())
+            assert set(columns) <= stats, (table, stats)
 
     assert _ingest(settings, root) == []  # nothing changed: nothing stored, no ANALYZE
     assert _analyzed(engine) == after
