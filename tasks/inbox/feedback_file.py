@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from tasks.common.arxiv_ids import canonicalize
 from tasks.common.item_keys import ENGINEERING, PENDING, key_prefix
 from tasks.inbox.document import read_document
+from tasks.inbox.part_text import ITEM_MARKER
 
 FEEDBACK_DIR = ("organized", "feedback")
 # Each verdict and the items it can be about: an arXiv id ("") or an item key's prefix.
@@ -30,7 +31,6 @@ _ITEM_NAMES = {"": "a paper (arXiv id)", PENDING: "a pending item (p-…)", ENGI
 FIELDS = ("date", "item", "verdict", "by", "at", "reason")
 REQUIRED = ("date", "item", "verdict", "by", "at")
 _KEY = re.compile(r"(?:^|\s·\s)\s*(" + "|".join(FIELDS) + r")\s*[:：]\s*")
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _SPACE = re.compile(r"\s+")
 
 
@@ -115,7 +115,7 @@ def verdict_problem(item: str, verdict: str, reason: str) -> str | None:
 
 def parse_line(text: str, line: int) -> tuple[FeedbackLine | None, str | None, dt.datetime | None]:
     """(the verdict, None, its time) or (None, why it is not one, its time if it gives one)."""
-    fields = _fields(_one_line(_MARKER.sub("", text, count=1)))
+    fields = _fields(_one_line(ITEM_MARKER.sub("", text, count=1)))
     at = None
     try:
         at = dt.datetime.fromisoformat(fields["at"]) if fields.get("at") else None

@@ -21,8 +21,9 @@ from functools import lru_cache
 from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import clip_text, ends_sentence, is_cjk, join
 from tasks.inbox.claims import plain
-from tasks.inbox.document import ListItem, Part, PartText, read_document
+from tasks.inbox.document import ListItem, Part, read_document
 from tasks.inbox.numbers import find_numbers
+from tasks.inbox.part_text import PartText
 from tasks.inbox.segment import sequence_starts
 from tasks.model.outline import Outline, OutlineItem
 

@@ -21,12 +21,11 @@ from typing import NamedTuple
 
 from tasks.common.text import clean_text
 from tasks.inbox.document import Document, ListItem, read_document
+from tasks.inbox.part_text import ITEM_MARKER
 from tasks.knowledge.header import names_header_field
 
 # A section number inside a heading's text: "§1.1 框架格局", "§ 2 …".
 SECTION_NUMBER = re.compile(r"^(§\s*\d+(?:\.\d+)*)\s*(.*)$")
-# The marker of a list item, on the line the parse says the item starts on.
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])")
 
 
 @dataclass(frozen=True)
@@ -66,7 +65,7 @@ class Layout:
     def items(self) -> dict[int, str]:
         """Each list item outside quotes, by the line it starts on: that line's text after the marker."""
         doc = self.doc
-        return {i.start: _MARKER.sub("", self.lines[i.start], count=1).strip() for i in doc.items
+        return {i.start: ITEM_MARKER.sub("", self.lines[i.start], count=1).strip() for i in doc.items
                 if not doc.quoted[i.start] and i.start not in doc.heads}
 
     @cached_property
@@ -118,7 +117,7 @@ class Layout:
             own = groups[key]
             first = lines[own[0]]
             if key >= 0 and own[0] == starts[key]:
-                first = first[_MARKER.match(first).end():]  # type: ignore[union-attr]  # an item's line has a marker
+                first = first[ITEM_MARKER.match(first).end():]  # type: ignore[union-attr]  # an item's line has a marker
             text = first.strip() if len(own) == 1 else " ".join([first.strip(), *(lines[k].strip() for k in own[1:])])
             out.append(Entry(own[0], text, entry_of[parent] if parent >= 0 else None, key >= 0))
         return tuple(out)

@@ -9,9 +9,8 @@ names (`subjects.heading_thing`: a label, a source's name or an appendix heading
 
 from __future__ import annotations
 
-import re
-
 from tasks.common.sentences import unwrap
+from tasks.inbox.part_text import ITEM_MARKER
 from tasks.model.window_views import EntryView
 from tasks.verify.context import text_ids
 from tasks.verify.markers import Markers, strip_labels
@@ -19,7 +18,6 @@ from tasks.verify.names import names_of
 from tasks.verify.subjects import heading_thing
 
 # Peels a list item's marker (and a task box) off its first line; the tree says where items are.
-_MARKER = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]?\]\s*)?")
 
 
 def _plain(text: str) -> str:
@@ -59,7 +57,7 @@ def _items(entry: EntryView) -> list[str]:
     tables' body rows (a table's first row is its header, its second the delimiter row)."""
     lines = entry.text.split("\n")
     tree = entry.outline.tree if entry.outline is not None else ()
-    out = [(start, _plain(_MARKER.sub("", "\n".join(lines[start:own_end]), count=1)))
+    out = [(start, _plain(ITEM_MARKER.sub("", "\n".join(lines[start:own_end]), count=1)))
            for start, _, own_end, parent in tree if parent < 0]
     for table in _tables(_prose(entry, len(lines)), lines):
         out += [(k, " | ".join(c.strip() for c in lines[k].strip().strip("|").split("|"))) for k in table[2:]]
