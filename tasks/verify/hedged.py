@@ -24,30 +24,24 @@ def _plain(text: str) -> str:
     return unwrap(text).replace("**", "").strip()
 
 
-def _tables(prose: list[bool], lines: list[str]) -> list[list[int]]:
-    """The entry's tables, each its lines in order: a run of lines that lie in no stored block and
-    hold a `|` (the parse keeps table rows out of its blocks; fenced code is in none either, but a
-    fence line holds no `|` and ends the run)."""
-    out: list[list[int]] = []
-    for k, line in enumerate(lines):
-        if prose[k] or "|" not in line:
-            continue
-        if out and out[-1][-1] == k - 1:
-            out[-1].append(k)
-        else:
-            out.append([k])
-    return out
+def _tables(entry: EntryView) -> list[list[int]]:
+    """The entry's tables, each its lines in order (header, delimiter, body rows), as the stored
+    parse found them."""
+    return [list(range(a, b)) for a, b in entry.outline.rows] if entry.outline is not None else []
 
 
 def _prose(entry: EntryView, n: int) -> list[bool]:
     """Which lines of the entry's text the stored parse reads as text: its blocks (paragraphs,
-    headings) and its list items' own lines."""
+    headings) and its list items' own lines, fenced code left out (a fence inside a tight list
+    item lies in the item's own lines)."""
     said = [False] * n
     if entry.outline is None:
         return said
     spans = [*entry.outline.blocks, *((start, own_end) for start, _, own_end, _ in entry.outline.tree)]
     for a, b in spans:
         said[a:min(b, n)] = [True] * (min(b, n) - a)
+    for a, b in entry.outline.code:
+        said[a:min(b, n)] = [False] * (min(b, n) - a)
     return said
 
 
@@ -59,7 +53,7 @@ def _items(entry: EntryView) -> list[str]:
     tree = entry.outline.tree if entry.outline is not None else ()
     out = [(start, _plain(ITEM_MARKER.sub("", "\n".join(lines[start:own_end]), count=1)))
            for start, _, own_end, parent in tree if parent < 0]
-    for table in _tables(_prose(entry, len(lines)), lines):
+    for table in _tables(entry):
         out += [(k, " | ".join(c.strip() for c in lines[k].strip().strip("|").split("|"))) for k in table[2:]]
     return [text for _, text in sorted(out) if text]
 
@@ -108,7 +102,7 @@ def _said(entry: EntryView, lines: list[str]) -> list[bool]:
     if entry.outline is None:
         return [True] * len(lines)
     said = _prose(entry, len(lines))
-    for table in _tables(said, lines):
+    for table in _tables(entry):
         for k in table:
             said[k] = True
     return said

@@ -142,6 +142,8 @@ def test_hedging_heading_items_come_from_the_stored_tree() -> None:
     assert listed == ["BlipRoute P99: blog only, no trace.", "KVPipe 3×", "A | 2×", "B | 3×"]
     fenced = "Plain line.\n\n```\n# 待核实 in a shell comment\n```\n\nFooServe 2×，待核实。\n"
     assert [h["text"] for h in entry_hedges(_entry("FooServe", fenced), M)] == ["FooServe 2×，待核实。"]
+    in_item = "- FooServe 2×，待核实。\n  ```\n  # 待核实 in a shell comment\n  ```\n- BarServe 3×\n"
+    assert [h["text"] for h in entry_hedges(_entry("FooServe", in_item), M)] == ["FooServe 2×，待核实。"]
 
 
 def _view(subject: str, title: str, key: str, sources: tuple[str, ...], seen: bool = True) -> StatusAsOf:
