@@ -12,6 +12,7 @@ as the inside of its item, so it is the outline itself.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -68,15 +69,16 @@ class Outline:
                 out[key] = [list(s) for s in spans]
         return out
 
+    @cached_property
+    def _starts(self) -> list[int]:
+        return [start for start, _, _, _ in self.tree]
+
     def item_at(self, line: int) -> int | None:
-        """The innermost list item whose own lines hold `line` of the text, or None outside every item."""
-        found = None
-        for k, (start, _, own_end, _) in enumerate(self.tree):
-            if start > line:
-                break
-            if line < own_end:
-                found = k
-        return found
+        """The innermost list item whose own lines hold `line` of the text, or None outside every item.
+        Only the last item starting by `line` can: an earlier one is its ancestor, whose own lines
+        end where its nested list starts, or ends before it starts."""
+        k = bisect.bisect_right(self._starts, line) - 1
+        return k if k >= 0 and line < self.tree[k][2] else None
 
     def item_block(self, text: str, line: int) -> str | None:
         """The whole item holding `line`: its marker, continuation lines and nested items; a claim's
