@@ -4,6 +4,7 @@
 entry's own, the line's first coined name, the note's title; never a sibling line. `sideways` says
 when the one paper an entry names lies only in a sibling item (a comparison baseline), so it is
 not taken for the claim's subject. `line_of` finds the line of an entry that holds a hedged text.
+`row_key_ids` gives a table row's own papers: its key cells are to the row what a heading is to a body.
 """
 
 from __future__ import annotations
@@ -59,3 +60,16 @@ def sideways(m: Markers, entry: EntryView, arxiv_id: str, text: str, line: int |
         return False
     lines = entry.text.split("\n")
     return not any(arxiv_id in text_ids(x) for k, x in enumerate(lines) if tree.item_at(k) is None)
+
+
+def row_key_ids(m: Markers, entry: EntryView, text: str, line: int | None) -> list[str]:
+    """The papers a hedged table row is about: the ids of its leading cells, up to the first cell
+    that names one (the row's key, as in "Paper | arXiv | claim | status"). An id in a later cell is
+    what the row's claim compares with. Empty when the hedge is not on a row of the stored parse."""
+    tree = entry.outline
+    if line is None:
+        line = line_of(m, entry.text, text)
+    if tree is None or line is None or not any(a <= line < b for a, b in tree.rows):
+        return []
+    cells = entry.text.split("\n")[line].strip().strip("|").split("|")
+    return next((ids for ids in (text_ids(cell) for cell in cells[:-1]) if ids), [])
