@@ -101,6 +101,7 @@ def test_a_heading_names_a_thing_or_nothing(heading: str) -> None:
 @pytest.mark.parametrize(("line", "thing"), [
     ("CSDN 博客称 FlashMLA 在 H800 上有 ~3000 GB/s 内存带宽，待核实", "FlashMLA"),
     ("Jay 说 DeepSeek 的 85% 加速待核实", "DeepSeek"),
+    ("SGLang v0.5.31, Llama-3.1-70B, FP8, batch 64: 4,100 tok/s", "SGLang v0.5.31"),  # a release, with its version
     ("InferenceBench 的 vLLM baseline：论文写 62，leaderboard 写 71", "InferenceBench 的 vLLM baseline"),
     ("`--kv-offload-backend` 在 vLLM 0.12 是否已合入 main，待核实", "vLLM --kv-offload-backend"),
     ("SGLang GitHub issues | SGLang 的 KV offload 回归已确认修复", "SGLang GitHub issues"),
