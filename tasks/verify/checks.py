@@ -149,7 +149,8 @@ def _quoted_from_another(ctx: Context, path: str, piece: str) -> bool:
     a reading that note restates from theirs, not one of its own."""
     words = {w.lower() for w in piece.replace("'", " ").replace("’", " ").split()}
     author = path.split("/")[1].lower() if path.startswith("inbox/") else ""
-    return bool((words & ctx.people) - {author})
+    # A folder may carry a suffix ("inbox/ben-lab"): notes still call the person by the first part.
+    return any(words & {p, p.split("-")[0]} for p in ctx.people if p != author)
 
 
 def _line_holding(text: str, context: str) -> str:
