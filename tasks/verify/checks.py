@@ -8,15 +8,17 @@ import datetime as dt
 from rapidfuzz import fuzz
 
 from tasks.common.limits import CAPPED, MAX_COMPARED_SOURCES
+from tasks.inbox.part_text import ITEM_MARKER
 from tasks.model.window_views import NOTE_KINDS, EntryView
+from tasks.verify.climb import sideways
 from tasks.verify.conflicts import conflict_summaries
 from tasks.verify.context import Context, text_ids
 from tasks.verify.name_index import NameIndex
 from tasks.verify.names import Names, normalise
 from tasks.verify.promises import find_promises
-from tasks.verify.readings import Reading
+from tasks.verify.readings import Reading, segment
 from tasks.verify.status import Observation, Tracked, is_open
-from tasks.verify.subjects import heading_thing
+from tasks.verify.subjects import heading_thing, line_thing
 
 TITLE_MATCH = 80  # rapidfuzz token_set_ratio at or above which two titles are the same paper's
 
@@ -111,18 +113,44 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         named = None
     out = []
     for number in entry.numbers:
-        context = str(number.get("context", ""))
+        context, value = str(number.get("context", "")), str(number.get("value", ""))
+        if _quoted_from_another(ctx, entry.path, segment(context, value)):
+            continue  # "和 ben 的 4,100 tok/s 对不上": ben's reading, restated to disagree with it
         written = text_ids(context)
-        ids = [i for i in written if i in ctx.papers] if written else entry_ids
+        line = _line_holding(entry.text, context)
+        # The entry's one paper, unless only a sibling item names it: never sideways to another item.
+        ids = [i for i in written if i in ctx.papers] if written else [
+            i for i in entry_ids if not sideways(ctx.markers, entry, i, line, None)]
         if len(ids) == 1:
             subject = ids[0]
-        elif not written and not entry.ids and named is not None:
-            subject = names.resolve(named)
+        elif written or ids or (entry.ids and not entry_ids):
+            continue  # several papers, or another topic's
         else:
-            continue
-        out.append(Reading(subject, str(number.get("value", "")), str(number.get("unit", "")), context,
-                           entry.path, in_window, ctx.markers, _line_holding(entry.text, context)))
+            # Climbing from the number: its entry's heading, else the name its own line leads with.
+            thing = named or (_leading_thing(ctx, line) if ctx.relevant(entry) else None)
+            if thing is None:
+                continue
+            subject = names.resolve(thing)
+        out.append(Reading(subject, value, str(number.get("unit", "")), context, entry.path, in_window,
+                           ctx.markers, line))
     return out
+
+
+def _leading_thing(ctx: Context, line: str) -> str | None:
+    """The thing a number's line opens with ("1) SGLang v0.5.31, Llama-3.1-70B, …"); a name met
+    later in the line is one of its conditions or comparisons, not what it measures."""
+    thing = line_thing(ctx.markers, line, ctx.people)
+    opened = ITEM_MARKER.sub("", line.strip(), count=1).lstrip("*_ ")
+    return thing if thing and opened.startswith(thing) else None
+
+
+def _quoted_from_another(ctx: Context, path: str, piece: str) -> bool:
+    """Whether the clause piece holding a number attributes it to another of the workspace's people:
+    a reading that note restates from theirs, not one of its own."""
+    words = {w.lower() for w in piece.replace("'", " ").replace("’", " ").split()}
+    author = path.split("/")[1].lower() if path.startswith("inbox/") else ""
+    # A folder may carry a suffix ("inbox/ben-lab"): notes still call the person by the first part.
+    return any(words & {p, p.split("-")[0]} for p in ctx.people if p != author)
 
 
 def _line_holding(text: str, context: str) -> str:

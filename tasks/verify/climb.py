@@ -1,12 +1,16 @@
 """A hedged line's subject where the line itself names nothing: found by climbing the note's tree.
 
-`climbed` walks up from the hedged line: the list items it is nested in, the headings above its
-entry's own, the line's first coined name, the note's title; never a sibling line. `sideways` says
+`climbed` walks up from the hedged line: the list items it is nested in, the block it points back
+to (the one just before, when it restates that block's figure), the headings above its entry's own,
+the line's first coined name, the note's title; never any other sibling line. `sideways` says
 when the one paper an entry names lies only in a sibling item (a comparison baseline), so it is
 not taken for the claim's subject. `line_of` finds the line of an entry that holds a hedged text.
+`row_key_ids` gives a table row's own papers: its key cells are to the row what a heading is to a body.
 """
 
 from __future__ import annotations
+
+import re
 
 from tasks.inbox.segment import PATH_SEP
 from tasks.model.outline import Outline
@@ -28,6 +32,10 @@ def climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) 
         name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
         if name:
             return name
+    if line is not None:
+        name = _pointed_back(m, entry, line, ctx.people)
+        if name:
+            return name
     for above in reversed(entry.heading.split(PATH_SEP)[:-1]):
         ids = ctx.topical(text_ids(above))
         if len(ids) == 1:
@@ -36,6 +44,27 @@ def climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) 
         if thing is not None:
             return thing
     return line_thing(m, text, ctx.people) or heading_thing(m, ctx.note_title(entry.source_id), ctx.people)
+
+
+# A value with its unit ("90%", "3x", "2.4×"): the same one in two blocks is one figure talked about twice.
+_AFTER_LEAD = re.compile(r"^[^：:\n]{1,20}[：:]\s*")
+_FIGURE = re.compile(r"\d[\d,]*(?:\.\d+)?\s*[%×xX]")
+
+
+def _pointed_back(m: Markers, entry: EntryView, line: int, people: frozenset[str]) -> str | None:
+    """What a block that names nothing points back to: the block just before it (a quoted claim,
+    say), when it restates one of that block's figures ("这个 90% 看起来是单租户测的")."""
+    spans = sorted((entry.outline or Outline()).blocks)
+    k = next((i for i, (a, b) in enumerate(spans) if a <= line < b), 0)
+    if k == 0:
+        return None
+    lines = entry.text.split("\n")
+    before, here = ("\n".join(lines[a:b]) for a, b in spans[k - 1:k + 1])
+    if not set(_FIGURE.findall(here)) & set(_FIGURE.findall(before)):
+        return None
+    said = before.lstrip("> ")
+    # "群里有人转述：vLLM v0.13 …": who said it leads, then what it is about.
+    return line_thing(m, said, people) or line_thing(m, _AFTER_LEAD.sub("", said, count=1), people)
 
 
 def line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
@@ -59,3 +88,16 @@ def sideways(m: Markers, entry: EntryView, arxiv_id: str, text: str, line: int |
         return False
     lines = entry.text.split("\n")
     return not any(arxiv_id in text_ids(x) for k, x in enumerate(lines) if tree.item_at(k) is None)
+
+
+def row_key_ids(m: Markers, entry: EntryView, text: str, line: int | None) -> list[str]:
+    """The papers a hedged table row is about: the ids of its leading cells, up to the first cell
+    that names one (the row's key, as in "Paper | arXiv | claim | status"). An id in a later cell is
+    what the row's claim compares with. Empty when the hedge is not on a row of the stored parse."""
+    tree = entry.outline
+    if line is None:
+        line = line_of(m, entry.text, text)
+    if tree is None or line is None or not any(a <= line < b for a, b in tree.rows):
+        return []
+    cells = entry.text.split("\n")[line].strip().strip("|").split("|")
+    return next((ids for ids in (text_ids(cell) for cell in cells[:-1]) if ids), [])

@@ -24,7 +24,7 @@ from tasks.judge.own_text import echo_paths
 from tasks.judge.sections import DocEntry, doc_sections
 from tasks.model.outline import Outline
 from tasks.model.window_views import EntryView
-from tasks.verify.climb import climbed, line_of, sideways
+from tasks.verify.climb import climbed, line_of, row_key_ids, sideways
 from tasks.verify.context import Context, text_ids
 from tasks.verify.hedged import entry_hedges
 from tasks.verify.joined import JoinedTexts, texts_naming
@@ -37,7 +37,8 @@ from tasks.verify.subjects import heading_thing, line_thing
 
 def _subject(ctx: Context, entry: EntryView, text: str, line: int | None = None) -> str | None:
     """What a hedged line is about, or None when it is about nothing of this topic (or nothing at all)."""
-    written = text_ids(text)
+    # A table row is about its key cells' paper, not a baseline its claim cell names.
+    written = row_key_ids(ctx.markers, entry, text, line) or text_ids(text)
     if written and not ctx.topical(written):
         return None
     said, text = text, without_context(ctx.markers, text)  # "compared with X": X is context, not the subject

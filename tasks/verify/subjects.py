@@ -56,6 +56,7 @@ _TRAILING_BRACKET = re.compile(r"\s*[（(\[【]([^（()）\[\]【】]{1,60})[)�
 _LEAD_SEGMENT = re.compile(r"^([^:：·|｜]{1,24}?)\s*(?:[:：·|｜]|\s[—–-]\s)\s*(?=\S)")
 _SENTENCE = re.compile(r"[。！？；;，]|[.!?,](?:\s|$)")
 # A coined name, with the capitalised parts of a compound ("LoRA-Pool", "TRT-LLM").
+_VERSION_AFTER = re.compile(r" v?\d+(?:\.\d+)+\b")
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-.](?![a-z]+\b)[A-Za-z0-9]+)*")
 # A name's words: the first any, the others capitalised or with a digit ("Llama 3.1 70B", "KV Cache"),
 # so a sentence's verb ("DeepSeek claims …") ends it.
@@ -152,10 +153,12 @@ def _line_thing(m: Markers, text: str, group: frozenset[str], coined: bool) -> s
         return run.group(1)
     if not coined:
         return None
-    for hit in _TOKEN.finditer(m.hedge.sub(" ", rest)):
+    plain = m.hedge.sub(" ", rest)
+    for hit in _TOKEN.finditer(plain):
         token = hit.group(0)
         if nm.head_token(token) and not only_scaffolding(m, token, group) and not nm.names_nothing(token):
-            return token
+            version = _VERSION_AFTER.match(plain, hit.end())  # "SGLang v0.5.31": one release, not the project
+            return token + version.group(0) if version else token
     return None
 
 

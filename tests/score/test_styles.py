@@ -1,4 +1,4 @@
-"""Contract: the figures `predigest score` gives corpus2's and the held-out set's labelled evenings do not move when the same
+"""Contract: the figures `predigest score` gives corpus2's and the held-out sets' labelled evenings do not move when the same
 notes are saved with a BOM and CRLF, when each note's sections come in another order, when every
 author's folder has another name, when headings sit one level deeper or are written setext-style,
 when 「条目#N」 labels are written "Entry N -", or when `###` headings are written as bold-only lines
@@ -19,7 +19,7 @@ from tasks.config.settings import Settings
 from tests.generate.styles import STYLES
 from tests.helpers import FIXTURES, point_flows_at
 
-SETS = {"corpus2": FIXTURES / "corpus2", "heldout": FIXTURES / "heldout"}
+SETS = {"corpus2": FIXTURES / "corpus2", "heldout": FIXTURES / "heldout", "heldout2": FIXTURES / "heldout2"}
 
 
 def _figures(workspace: Path, labels: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

@@ -2,6 +2,9 @@
 
 - two sources giving non-overlapping numbers for the same subject, unit and metric give exactly one
   contradiction naming both sources and both numbers (quoting the same pair of numbers does not);
+- a number's subject is climbed to: the name its own item opens with when its heading names nothing,
+  never the paper a sibling item names; a number restated from another person ("和 ben 的 …") is
+  theirs, not a second reading of the note that quotes it;
 - an arXiv lookup made by the cutoff raises an unknown id or a title mismatch; a lookup made after
   the cutoff does not exist yet; an empty papers table raises nothing; a later matching lookup
   resolves the item with that evidence.
@@ -62,6 +65,26 @@ def test_quoting_the_same_numbers_is_not_a_contradiction(clean_db: Engine, setti
                         "- READ 在 decode 95% 负载下 P99 延迟 31ms vs WRITE 190ms。\n", encoding="utf-8")
     brief = _brief(settings, tmp_path, gen.day_of(1))
     assert [v for v in brief["verifications"] if v["kind"] == "conflict"] == []
+
+
+def test_a_line_named_system_contradicts_across_notes_and_a_sibling_paper_takes_no_number(
+        clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
+    gen.write_day(tmp_path, 1)
+    day = gen.day_of(1).isoformat()
+    notes = {
+        "ben": "Measurements\n------------\n\n1) FooServe v2.1, 70B, FP8, 8×H100, batch 64, decode: 4,100 tok/s.\n"
+               "2) BarPrefill (arXiv:2611.00031) at 128K tokens: 1.9x over chunked prefill.\n",
+        "chen": "# 记录\n\n- FooServe v2.1：同样是 70B、FP8、8×H100、batch 64 的 decode，只有 3,200 tok/s，"
+                "和 ben 的 4,100 tok/s 对不上。\n",
+    }
+    for who, text in notes.items():
+        note = tmp_path / "inbox" / who / f"{day}T1100-{who}-numbers.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(f"Numbers, {who}\n=====\n\n{text}" if who == "ben" else text, encoding="utf-8")
+    brief = _brief(settings, tmp_path, gen.day_of(1))
+    (item,) = [v for v in brief["verifications"] if v["kind"] == "conflict"]
+    assert item["subject"] == "FooServe v2.1"
+    assert "4,100" in item["claim"] and "3,200" in item["claim"] and len(item["sources"]) == 2
 
 
 def _lookup(engine: Engine, arxiv_id: str, status: str, title: str | None, at: dt.datetime) -> None:

@@ -1,7 +1,9 @@
 """Contract of `tasks.verify.climb.sideways`: the one paper an entry names is a hedge's subject only
 when the hedged item, an item it is nested in, the entry's heading or its text outside any list
 names it; a paper named only in a sibling item (a comparison baseline) is context, in Chinese and
-English notes alike.
+English notes alike. Of `row_key_ids`: a hedged table row is about the paper of its key cells, not
+a baseline its claim cell names. Of `_pointed_back`: a block naming nothing that restates a figure
+of the block just before it (a quoted claim) is about what that block names.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import pytest
 from tasks.config.judgment import default_judgment
 from tasks.inbox.outline_reader import stored_outline
 from tasks.model.window_views import EntryView
-from tasks.verify.climb import sideways
+from tasks.verify.climb import _pointed_back, row_key_ids, sideways
 from tasks.verify.markers import markers_of
 
 M = markers_of(default_judgment())
@@ -37,3 +39,35 @@ def _entry(heading: str, text: str) -> EntryView:
 ])
 def test_a_paper_named_only_by_a_sibling_item_is_aside(heading: str, text: str, hedge: str, aside: bool) -> None:
     assert sideways(M, _entry(heading, text), BASE, hedge, None) is aside
+
+
+OWN = "2611.10345"
+TABLE = ("| Paper | arXiv | Claim | Status |\n|---|---|---|---|\n"
+         f"| LookaheadKV | {OWN} | 40% less memory than SnapKV (arXiv:{BASE}) | 待核实：只在 LongBench 上测过 |\n"
+         f"| TurboDraft (arXiv:2611.10456) | — | 2.2x, compared with SnapKV (arXiv:{BASE}) | unverified: the 2x |\n")
+
+
+@pytest.mark.parametrize(("hedge", "line", "ids"), [
+    ("待核实：只在 LongBench 上测过", 2, [OWN]),  # the key cell's paper, not the baseline in the claim cell
+    ("unverified: the 2x", 3, ["2611.10456"]),  # the key is the first cell naming a paper
+    ("待核实：只在 LongBench 上测过", None, [OWN]),  # the row found by its text
+])
+def test_a_table_row_is_about_its_key_cells_paper(hedge: str, line: int | None, ids: list[str]) -> None:
+    assert row_key_ids(M, _entry("Papers", TABLE), hedge, line) == ids
+
+
+def test_a_line_outside_any_table_has_no_row_key() -> None:
+    text = f"- LookaheadKV ({OWN}) | vs SnapKV\n- 待核实：LongBench only\n"
+    assert row_key_ids(M, _entry("Papers", text), "待核实：LongBench only", 1) == []
+
+
+QUOTE = "Part 2\n\n> 有人转述：FooServe v2.1 的命中率能到 90%。\n\n我不太信：这个 90% 待核实。\n\n另一段：这个 80% 待核实。\n"
+
+
+@pytest.mark.parametrize(("line", "name"), [
+    (4, "FooServe v2.1"),  # restates the quote's 90%: the quote's subject
+    (6, None),  # a figure the block before does not hold: it points nowhere
+    (2, None),  # the quote itself, after a block naming nothing
+])
+def test_a_block_restating_the_figure_before_it_points_back(line: int, name: str | None) -> None:
+    assert _pointed_back(M, _entry("", QUOTE), line, frozenset()) == name

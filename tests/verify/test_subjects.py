@@ -79,12 +79,15 @@ def test_markers_and_asides_in_any_number_leave_the_name(markers: list[str], nam
 SCAFFOLDING = ["口径问题（重要）", "Summary", "Action items", "Open questions", "条目#2 · CSDN", "CSDN 博客", "Jay",
                "附：筛选时顺手核对的几个 vLLM 配置项（给 11:20 的 e1prep 用）", "Appendix: FooServe numbers",
                "附录 B：QuuxCache", "一、背景", "TL;DR", "### 小结", "Numbers", "Results", "数字", "结果",
-               "Evaluation", "Experiments", "Metrics", "Measurements", "Ablations", "Method", "Key numbers"]
+               "Evaluation", "Experiments", "Metrics", "Measurements", "Ablations", "Method", "Key numbers",
+               # a note's title that says when it was written names no thing a claim could be about
+               "Papers this week", "Serving notes, Thursday", "Evening pick-up, Nov 5"]
 THINGS = {
     "CSDN：DeepSeek 开源周组件回顾": "DeepSeek 开源周组件回顾",
     "GoodServe: Agentic LLM Inference Serving（arXiv:2605.16867）": "GoodServe: Agentic LLM Inference Serving（arXiv:2605.16867）",
     "SGLang GitHub issues": "SGLang GitHub issues",
     "FooServe numbers": "FooServe numbers",
+    "Evening: FlashDecode-3 notes": "FlashDecode-3 notes",
     "DeepSeek claims an 85% speed-up (arXiv:160622148); unverified.": "DeepSeek",
 }
 
@@ -98,6 +101,7 @@ def test_a_heading_names_a_thing_or_nothing(heading: str) -> None:
 @pytest.mark.parametrize(("line", "thing"), [
     ("CSDN 博客称 FlashMLA 在 H800 上有 ~3000 GB/s 内存带宽，待核实", "FlashMLA"),
     ("Jay 说 DeepSeek 的 85% 加速待核实", "DeepSeek"),
+    ("SGLang v0.5.31, Llama-3.1-70B, FP8, batch 64: 4,100 tok/s", "SGLang v0.5.31"),  # a release, with its version
     ("InferenceBench 的 vLLM baseline：论文写 62，leaderboard 写 71", "InferenceBench 的 vLLM baseline"),
     ("`--kv-offload-backend` 在 vLLM 0.12 是否已合入 main，待核实", "vLLM --kv-offload-backend"),
     ("SGLang GitHub issues | SGLang 的 KV offload 回归已确认修复", "SGLang GitHub issues"),
