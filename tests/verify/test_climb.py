@@ -71,3 +71,32 @@ QUOTE = "Part 2\n\n> 有人转述：FooServe v2.1 的命中率能到 90%。\n\n�
 ])
 def test_a_block_restating_the_figure_before_it_points_back(line: int, name: str | None) -> None:
     assert _pointed_back(M, _entry("", QUOTE), line, frozenset()) == name
+
+
+def test_an_entry_is_read_for_its_ids_once_however_many_claims_ask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Counting, not timing: the lines outside the entry's items are read for ids once, so asking for
+    each of many numbers costs a few reads each (the enclosing items), not one per line of the entry."""
+    import tasks.verify.climb as climb
+
+    calls = {"n": 0}
+    real = climb.text_ids
+
+    def counted(text: str) -> list[str]:
+        calls["n"] += 1
+        return real(text)
+
+    monkeypatch.setattr(climb, "text_ids", counted)
+    lines = "\n".join(f"Context line {k} of the setup." for k in range(300))
+    text = f"{lines}\n\n- 1.9x where EAGLE-3 (arXiv:{BASE}) gets 1.6x.\n- TODO verify: rates from a blog.\n"
+
+    def asked(times: int) -> int:
+        if hasattr(climb, "_ids_outside_items"):
+            climb._ids_outside_items.cache_clear()
+        calls["n"] = 0
+        entry = _entry("QuickSpec", text)
+        for _ in range(times):
+            assert sideways(M, entry, BASE, "TODO verify: rates from a blog.", None)
+        return calls["n"]
+
+    once, many = asked(1), asked(100)
+    assert once >= 300 and many <= once + 100 * 3
