@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.config.topics import Topic
+from tasks.judge.compared import context_pattern
 from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts, preambles
 from tasks.judge.reader import reader_decision, reader_evidence
 from tasks.judge.relevance import Verdict
@@ -216,7 +217,7 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
         evidence += _written_for(path, j, topics)
     for preamble in preambles(mentions, entries):
         evidence += _note_wide(preamble, extra, topic)
-    for text in own_texts(arxiv_id, mentions, entries):
+    for text in own_texts(arxiv_id, mentions, entries, context_pattern(j)):
         collecting = tuple(e.topic for e in evidence
                            if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
         evidence += _text_evidence(text, extra, collecting, topic, topics)
@@ -235,7 +236,7 @@ def _declared_by_briefings(arxiv_id: str, echoed: Sequence[MentionView], entries
     """What other topics' briefings state about the paper: the topic each is written for, and its
     statements (never vocabulary, never anything about the briefed topic)."""
     j, extra, out = topic.judgment, tuple((n, topic.name) for n in topic.names), []
-    for text in own_texts(arxiv_id, echoed, entries):
+    for text in own_texts(arxiv_id, echoed, entries, context_pattern(j)):
         written_for = _written_for(text.path, j, topics)
         collecting = tuple(e.topic for e in written_for)
         out += written_for

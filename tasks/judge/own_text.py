@@ -6,7 +6,9 @@ Own text is what a source says about this paper and nothing else:
 - a note entry naming several papers (a digest, a radar list): its own heading when that names the
   paper, and the blocks (a list item with its continuation lines, or a paragraph) that name it;
   when its heading names this paper, also the blocks that name no paper at all; a heading that
-  names no paper is read like a section heading.
+  names no paper is read like a section heading;
+- none where a source names the paper only as what another is compared with: in a cell after the
+  key cells of another paper's row, or in a comparison phrase (`tasks.judge.compared`).
 The headings of the sections an entry sits in are kept apart (`sections`): statements there
 ("## 训练侧（不进 inference）") apply to the paper, vocabulary there does not.
 """
@@ -23,6 +25,7 @@ from tasks.common.text import CJK_RANGE
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.inbox.own_parts import ids_named
 from tasks.inbox.segment import PATH_SEP
+from tasks.judge.compared import row_key_ids, without_context
 from tasks.judge.echoes import laid_out
 from tasks.judge.statements import found_word
 from tasks.model.window_views import EntryView, MentionView
@@ -103,25 +106,42 @@ def _split_heading(entry: EntryView) -> tuple[str, str]:
     return PATH_SEP.join(parts), ""
 
 
-def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None) -> OwnText:
+def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None,
+               context: re.Pattern[str]) -> OwnText | None:
+    """The paper's own text in a note entry; None when the entry names it only as what another
+    paper is compared with (a later cell of that paper's row, a "compared with X" in its item)."""
     if entry is None:
         return OwnText(mention.path, "", mention.context)
     sections, heading = _split_heading(entry)
-    if mention.context.lstrip().startswith("|"):
-        return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
     known = entry.ids_with(arxiv_id)
+    if mention.context.lstrip().startswith("|"):
+        if not _keyed(arxiv_id, mention.context, known):
+            return None
+        return OwnText(mention.path, f"{sections}\n{heading}", mention.context, listed=True)
     named = _named_blocks(entry.text, entry.outline.blocks if entry.outline else (), known)
     if len(known) == 1:
         return OwnText(mention.path, sections, "\n".join([heading, *named.blocks]))
     in_heading = ids_named(heading, known)
-    headed = arxiv_id in in_heading
+    # A heading naming it only as a comparison ("SpecLite: faster than Hydra (arXiv:…)") is another paper's.
+    headed = arxiv_id in ids_named(without_context(context, heading), known)
     # Its own blocks, and under a heading that names it, the blocks that name no paper at all; of a
     # block that names other papers too, only the clauses written next to this one.
     chosen = set(named.by_id.get(arxiv_id, ())) | (set(named.unnamed) if headed else set())
     mine = [bound_clauses(named.blocks[k], arxiv_id, known) for k in sorted(chosen)]
+    if not headed and (arxiv_id in in_heading or chosen) and \
+            arxiv_id not in ids_named(without_context(context, "\n".join(mine)), known):
+        return None  # the entry names it only as another paper's baseline or contrast
     if not headed and not in_heading - {arxiv_id}:
         sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
+
+
+def _keyed(arxiv_id: str, rows: str, known: frozenset[str]) -> bool:
+    """Some table row of `rows` naming the paper has it among its key cells' ids, or has no key:
+    a row keyed by another paper names this one only as what it is compared with."""
+    named = [row for row in rows.split("\n") if arxiv_id in ids_named(row, known)]
+    keys = [row_key_ids(row, lambda cell: sorted(ids_named(cell, known))) for row in named]
+    return not named or any(not key or arxiv_id in key for key in keys)
 
 
 def entry_own_text(entry: EntryView) -> OwnText:
@@ -131,9 +151,10 @@ def entry_own_text(entry: EntryView) -> OwnText:
     return OwnText(entry.path, sections, f"{heading}\n{entry.text}".strip("\n"))
 
 
-def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
-              entries: dict[tuple[int, int], EntryView]) -> Iterator[OwnText]:
-    """The paper's own text in each distinct context that names it."""
+def own_texts(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView],
+              context: re.Pattern[str]) -> Iterator[OwnText]:
+    """The paper's own text in each distinct context that names it (`context`: `compared.context_pattern`;
+    a context naming it only as another paper's comparison has none)."""
     seen: set[tuple[int, int, str]] = set()
     for m in mentions:
         key = (m.source_id, m.item_ordinal, m.context if m.context.lstrip().startswith("|") else "")
@@ -143,7 +164,9 @@ def own_texts(arxiv_id: str, mentions: Sequence[MentionView],
         if m.kind in ("paper_card", "work_queue") or m.path.startswith(("http://", "https://")):
             yield OwnText(m.path, "", m.context, note=False)
         else:
-            yield _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)))
+            text = _note_text(arxiv_id, m, entries.get((m.source_id, m.item_ordinal)), context)
+            if text is not None:
+                yield text
 
 
 def preambles(mentions: Sequence[MentionView], entries: dict[tuple[int, int], EntryView]) -> list[OwnText]:

@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from tasks.inbox.segment import PATH_SEP
+from tasks.judge.compared import row_key_ids as row_key_ids_of
 from tasks.model.outline import Outline
 from tasks.model.window_views import EntryView
 from tasks.verify.context import Context, text_ids
@@ -98,13 +99,11 @@ def _ids_outside_items(text: str, tree: Outline) -> frozenset[str]:
 
 
 def row_key_ids(m: Markers, entry: EntryView, text: str, line: int | None) -> list[str]:
-    """The papers a hedged table row is about: the ids of its leading cells, up to the first cell
-    that names one (the row's key, as in "Paper | arXiv | claim | status"). An id in a later cell is
-    what the row's claim compares with. Empty when the hedge is not on a row of the stored parse."""
+    """The papers a hedged table row is about: its key cells' ids (`tasks.judge.compared.row_key_ids`).
+    Empty when the hedge is not on a row of the stored parse."""
     tree = entry.outline
     if line is None:
         line = line_of(m, entry.text, text)
     if tree is None or line is None or not any(a <= line < b for a, b in tree.rows):
         return []
-    cells = entry.text.split("\n")[line].strip().strip("|").split("|")
-    return next((ids for ids in (text_ids(cell) for cell in cells[:-1]) if ids), [])
+    return row_key_ids_of(entry.text.split("\n")[line], text_ids)

@@ -14,6 +14,7 @@ from functools import lru_cache
 from tasks.common import sentences
 from tasks.common.text import word_alternation
 from tasks.config.judgment import Judgment
+from tasks.judge import compared
 from tasks.judge.statements import word_pattern
 
 _SEP = r"[\s·:：\-—–|*>•,，、]"
@@ -113,7 +114,7 @@ def markers_of(j: Judgment) -> Markers:
         advice_label=re.compile(f"^(?:{alt('advice_label')})\\s*[:：]", re.IGNORECASE),
         stop_words=frozenset(w.lower() for w in j.words("names", "stop")),
         common_words=frozenset(w.lower() for w in j.words("names", "common")),
-        context=_regexes(words("context_regex")),
+        context=compared.context_pattern(j),
         points_back=word_pattern(words("points_back")),
     )
 
@@ -121,7 +122,7 @@ def markers_of(j: Judgment) -> Markers:
 def without_context(m: Markers, text: str) -> str:
     """`text` without the things it names only as a comparison or a contrast ("compared with X",
     "not to be confused with X", 「与 X 相比」): what is left says what the text is about."""
-    return m.context.sub(" ", text) if m.context.pattern else text
+    return compared.without_context(m.context, text)
 
 
 def strip_labels(m: Markers, text: str) -> str:

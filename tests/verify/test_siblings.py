@@ -61,6 +61,10 @@ def test_lettered_labels_are_found_by_their_run(headings: list[str], labels: dic
     ("how it compares with Tortuga's setup (A100) is open", "setup", "Tortuga"),
     ("与 SGLang 相比，TTFT 低 20%", "TTFT", "SGLang"),
     ("不同于 Orthrus 的有损投机解码", "有损", "Orthrus"),
+    # A name's id bracketed right after it goes with it; "than X" and 「比 X」 compare, too.
+    ("2.2x, compared with Medusa (arXiv:2611.70001) at 1.8x", "1.8x", "2611.70001"),
+    ("40% less memory than SnapKV (arXiv:2611.70002) at equal accuracy", "equal", "2611.70002"),
+    ("比 SnapKV（arXiv:2611.70002）省 40% 显存", "显存", "2611.70002"),
 ])
 def test_a_compared_or_contrasted_name_is_context(text: str, kept: str, gone: str) -> None:
     out = without_context(M, text)
