@@ -3,8 +3,9 @@
 Evidence (a kind with a weight from `judgment.toml [weights]`) is gathered for every known topic:
 declared categories (cards, queue, digest tags), the topic a note is written for, statements in the
 paper's own text (`tasks.judge.own_text`: owner, handoff, missing, taken, primary, secondary,
-exclusion; each binds to the paper it is written next to), and topic vocabulary in that own text
-only. Adjacency and background registrations carry no weight.
+exclusion; each binds to the paper it is written next to), topic vocabulary in that own text
+only, and the subject of a note whose own text of the paper has that subject's vocabulary
+(`tasks.judge.note_subject`). Adjacency and background registrations carry no weight.
 `decide` rules for one topic T from T's evidence and what the sources say about T, never by
 comparing totals across topics, so a paper can be T's and X's on the same evening. Its docstring
 lists the rules in order; docs/judgment.md ("Topics of a paper") explains them for readers.
@@ -21,6 +22,7 @@ from functools import lru_cache
 from tasks.config.judgment import Judgment, TopicTerms
 from tasks.config.topics import Topic
 from tasks.judge.compared import context_pattern
+from tasks.judge.note_subject import subject_evidence
 from tasks.judge.own_text import OwnText, entry_own_text, note_topics, own_texts, preambles
 from tasks.judge.reader import reader_decision, reader_evidence
 from tasks.judge.relevance import Verdict
@@ -217,10 +219,12 @@ def gather(arxiv_id: str, mentions: Sequence[MentionView], entries: dict[tuple[i
         evidence += _written_for(path, j, topics)
     for preamble in preambles(mentions, entries):
         evidence += _note_wide(preamble, extra, topic)
+    source_of = {m.path: m.source_id for m in mentions}
     for text in own_texts(arxiv_id, mentions, entries, context_pattern(j)):
         collecting = tuple(e.topic for e in evidence
                            if e.path == text.path and e.kind in ("note_for_topic", "note_names_topic"))
-        evidence += _text_evidence(text, extra, collecting, topic, topics)
+        found = _text_evidence(text, extra, collecting, topic, topics)
+        evidence += (*found, *subject_evidence(text, found, source_of.get(text.path), entries, j, topics))
     evidence += _declared_by_briefings(arxiv_id, echoed, entries, topic, topics)
     return list(dict.fromkeys(evidence))
 
