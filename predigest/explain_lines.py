@@ -20,7 +20,7 @@ from tasks.common.decode import decode_bytes
 MAX_BYTES = 8 * 1024 * 1024
 _CARD_KEYS = {"card_primary": "primary", "card_secondary": "secondary"}
 _SPACE = re.compile(r"\s+")
-_NO_LINE = ("vocabulary", "note_for_topic", "note_names_topic")
+_NO_LINE = ("vocabulary", "note_for_topic", "note_names_topic", "note_about_topic")
 
 
 def _squeeze(text: str) -> str:
