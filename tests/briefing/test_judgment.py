@@ -188,15 +188,15 @@ def test_ranking_rule() -> None:
 
 
 def test_density_rule_is_documented_and_configurable(tmp_path: Path, settings: Settings) -> None:
-    assert [density_of(DENSITY, n) for n in (5, 3, 1, 0)] == ["high", "medium", "medium-low", "low"]
-    # The extras together weigh less than one more NET-new paper: 4 NET-new stay below high.
-    assert density_of(DENSITY, 4, engineering=7) == "medium" and density_of(DENSITY, 2, adjacent=6) == "medium-low"
+    assert [density_of(DENSITY, n) for n in (6, 3, 2, 1)] == ["high", "medium", "medium-low", "low"]
+    # The extras together weigh less than one more NET-new paper: 5 NET-new stay below high.
+    assert density_of(DENSITY, 5, engineering=7) == "medium" and density_of(DENSITY, 2, adjacent=6) == "medium-low"
     strict = DensityRule.from_mapping({"high": 8, "medium": 4, "engineering_weight": 0}, default_judgment().density)
     assert density_of(strict, 6, engineering=4) == "medium"
     report = density_report({"net_new": 3, "adjacent": 2}, [("a.md", "increments"), ("b.md", "confirmatory"),
                                                            ("c.md", "error")], DENSITY)
     assert report.level == "medium" and report.empty == ("b.md",) and report.errors == ("c.md",)
-    assert "≥5 high" in report.rule
+    assert "≥6 high" in report.rule
     (tmp_path / "organized" / "knowledge").mkdir(parents=True)
     (tmp_path / "predigest-topics.toml").write_text("[topics.inference.density]\nhigh = 8\n", encoding="utf-8")
     assert density_rule_for(settings, tmp_path, "inference").high == 8
