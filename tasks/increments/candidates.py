@@ -7,7 +7,8 @@ not marked confirmatory (确认性, 已锚, 不进, 背景 … in `[markers] con
 by its note's summary. A recommendation ("建议进 E1" in the entry, or a summary line pointing at
 entry numbers, possibly merging them into one named increment) makes a candidate of its targets.
 Candidates holding one entry, or entries the note says are one thing (tasks.increments.identity),
-are one.
+are one. An entry about a paper by its items, under a heading naming nothing, adds the releases
+listed beside its papers, each a candidate of its own (tasks.increments.parts).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from tasks.common.item_keys import engineering_key
 from tasks.config.judgment import Judgment
 from tasks.inbox.segment import PATH_SEP
 from tasks.increments.identity import declared_groups, fold_targets, same_name
+from tasks.increments.parts import release_parts
 from tasks.model.window_views import EntryView
 from tasks.verify.markers import found, label_number, label_refs, markers_of, recommends_e1
 from tasks.verify.names import names_of
@@ -94,10 +96,25 @@ def _about_paper(entry: EntryView, papers: Judged, j: Judgment) -> bool:
     """An entry whose heading or first line names an arXiv id, or whose heading is the title of a
     paper it names, is about that paper."""
     first = next((line for line in entry.text.splitlines() if line.strip()), "")
-    if any(i in entry.heading or i in first for i in entry.ids):
+    return _headed_by_paper(entry, papers, j) or any(i in first for i in entry.ids)
+
+
+def _headed_by_paper(entry: EntryView, papers: Judged, j: Judgment) -> bool:
+    """An entry whose heading names an arXiv id or is the title of a paper it names."""
+    if any(i in entry.heading for i in entry.ids):
         return True
     return bool(entry.title) and any(same_name(entry.title or "", papers.titles[i], frozenset(), names_of(j))
                                      for i in entry.ids if papers.titles.get(i))
+
+
+def _beside_papers(entry: EntryView, papers: Judged, j: Judgment) -> list[EntryView]:
+    """The releases listed beside the papers of an entry about a paper by its items, not by its
+    heading (tasks.increments.parts): each a part to judge as an entry of its own."""
+    if not entry.ids or _headed_by_paper(entry, papers, j):
+        return []
+    if not (_about_paper(entry, papers, j) or papers.increments & set(entry.ids)):
+        return []
+    return release_parts(entry, j)
 
 
 def eligible(entry: EntryView, confirmed: set[str], papers: Judged, j: Judgment) -> bool:
@@ -142,6 +159,7 @@ def note_candidates(entries: list[EntryView], papers: Judged, common: frozenset[
         else:
             single.append(Candidate(parent, [e], recommended=False))
     cands = _joined([*recommended, *single], entries, j)
+    cands += [Candidate(part.title or "", [part], recommended=False) for e in entries for part in _beside_papers(e, papers, j)]
     out = []
     for cand in cands:
         cand.entries = [e for e in cand.entries if eligible(e, confirmed, papers, j)]

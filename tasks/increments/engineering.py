@@ -4,9 +4,10 @@ that a window source presents as new.
 Candidates are the notes' eligible entries and recommendations (tasks.increments.candidates),
 scored by signals (tasks.increments.novelty); candidates of several sources naming the same thing
 become one (tasks.increments.identity), two of one note never do. A candidate is an increment when
-its signals reach `eng_threshold`, the briefed topic owns it or has it as adjacent (the papers'
-evidence), and the knowledge document's body does not hold it as of the cutoff. Every entry naming
-it, in this window and earlier ones, is counted. A reader's `not-new` verdict on its key makes it
+its signals reach `eng_threshold`, the briefed topic owns it (the papers' evidence; a thing a
+source calls only adjacent to the topic is not the topic's increment), and the knowledge
+document's body does not hold it as of the cutoff. Every entry naming it, in this window and
+earlier ones, is counted. A reader's `not-new` verdict on its key makes it
 confirmatory (`tasks.judge.reader`).
 """
 
@@ -192,7 +193,7 @@ def engineering_increments(
         if score < topic.judgment.weight("eng_threshold"):
             continue
         ownership = decide(gather_entries(cand.entries, data, topic, firsts), topic)
-        if ownership.verdict not in (Verdict.RELEVANT, Verdict.ADJACENT):
+        if ownership.verdict is not Verdict.RELEVANT:
             continue
         own = set(map(id, cand.entries))
         others = [e for e in window_index.naming(names, common) if id(e) not in own]

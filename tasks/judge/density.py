@@ -6,8 +6,9 @@ under `density` in its topics TOML entry or `[defaults.density]`):
 score = NET-new + min(extras_cap, engineering_weight × engineering + adjacent_weight × adjacent
         + deepening_weight × reference-list papers the window discusses as the topic's);
 score >= high: high, >= medium: medium, >= medium_low: medium-low, else low.
-A new paper counts 1 and everything else a fraction: the team calls an evening of 2 NET-new papers
-with engineering, adjacencies and deepenings around them medium-low, and one of 3 NET-new medium.
+A new paper counts 1 and everything else a fraction, so the level is the band of the NET-new count:
+the team calls an evening of 2 NET-new papers with engineering, adjacencies and deepenings around
+them medium-low, one of 3 or 5 NET-new medium, one of 6 high, and one paper with a release low.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from tasks.model.judged import EntryRef, Paper
 from tasks.model.window_views import EntryView, MentionView, SourceView, WindowData
 from tasks.verify.markers import Markers, markers_of
 from tasks.window.anchors import anchors_as_of
+from tasks.window.named import named_anchored
 from tasks.window.titles import (
     clean_title as clean_title,  # re-exported: engineering names its increments with it
 )
@@ -105,6 +106,8 @@ def judge_window(
             (echoed if m.path in echoes else by_id)[m.arxiv_id].append(m)
     entries: dict[tuple[int, int], EntryView] = {(e.source_id, e.ordinal): e for e in data.entries}
     anchors = anchors_as_of(data.knowledge, data.window.cutoff_local.date())
+    named = named_anchored(data, anchors, by_id.keys(), echoes, topic.judgment)
+    by_id.update(named)
     papers: list[Paper] = []
     per_item = ids_per_item(data)
     by_path = sources_by_path(data)
@@ -122,9 +125,11 @@ def judge_window(
         else:
             status = "off_topic"
         sources = list(dict.fromkeys(m.path for m in mentions))
-        title = title_for(arxiv_id, mentions, data, per_item, topic.judgment)
+        # A paper named only by name takes the name its sources give it, not the headings naming it.
+        titled = [] if arxiv_id in named else mentions
+        title = title_for(arxiv_id, titled, data, per_item, topic.judgment)
         lookup = data.lookups.get(arxiv_id)
-        given = title_for(arxiv_id, mentions, data, per_item, topic.judgment, use_lookup=False) if lookup and lookup.title else title
+        given = title_for(arxiv_id, titled, data, per_item, topic.judgment, use_lookup=False) if lookup and lookup.title else title
         own = key_points(arxiv_id, title, mentions, entries, topic.name, topic.judgment)
         cards = data.cards.get(arxiv_id, [])
         days = data.mention_days.get(arxiv_id, ())

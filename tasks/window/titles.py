@@ -18,15 +18,17 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from tasks.common.arxiv_ids import find_ids
 from tasks.config.judgment import Judgment
 from tasks.judge.statements import word_pattern
-from tasks.model.window_views import MentionView, WindowData
+from tasks.model.window_views import AnchorView, MentionView, WindowData
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of
 from tasks.verify.subjects import entry_heading
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
+_ID_BRACKET = re.compile(r"\s*[（(]([^（()）]{1,60})[)）]")
 _COMMENT = re.compile(r"\s+—{1,2}\s+.*$|\s*——.*$")
 # Separators a note puts between its markers and the name; the colon only when it ends a segment.
 _SEP = re.compile(r"\s*[·|｜]\s*|\s+[—–-]{1,2}\s+|\s*[:：]\s*")
@@ -142,7 +144,35 @@ def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
     if data.knowledge:
         for anchor in data.knowledge.anchors:
             if anchor.arxiv_id == arxiv_id:
-                found = _BOLD.search(anchor.entry) or _REF_TITLE.search(anchor.entry)
-                if found:
-                    return clean_title(found.group(1).strip(), j)
+                name = anchor_name(anchor, j)
+                if name:
+                    return name
     return best_title(alone, j) or arxiv_id
+
+
+def anchor_name(anchor: AnchorView, j: Judgment) -> str | None:
+    """The name the knowledge document gives an anchored paper: a bold name written with its id
+    (inside the bold, or in a bracket right after it: "**FlashDecode-3 (arXiv:…)**",
+    "**GoodServe**（arXiv:…）"), else the title of its References line. A bold name whose id stands
+    elsewhere in the entry names the entry ("**DeepSeek 开源组件链**：… DeepSeek-V3（arXiv:…）"), not
+    the paper: None. The id is left out of the name (it is shown beside it)."""
+    for bold in _BOLD.finditer(anchor.entry):
+        after = _ID_BRACKET.match(anchor.entry, bold.end())
+        if anchor.arxiv_id in _ids(bold.group(1)) or (after and _only_ids(after.group(1))
+                                                       and anchor.arxiv_id in _ids(after.group(1))):
+            name = _ID_BRACKET.sub(lambda b: " " if _only_ids(b.group(1)) else b.group(0), bold.group(1))
+            return clean_title(" ".join(name.split()), j) or None
+    ref = _REF_TITLE.search(anchor.entry)
+    return clean_title(ref.group(1).strip(), j) if ref else None
+
+
+def _ids(text: str) -> set[str | None]:
+    return {found.canonical for found in find_ids(text)}
+
+
+def _only_ids(text: str) -> bool:
+    """Whether `text` holds arXiv references and nothing else but their prefixes and separators."""
+    rest, ids = text, find_ids(text)
+    for found in reversed(ids):
+        rest = rest[: found.start] + rest[found.end:]
+    return bool(ids) and not re.sub(r"(?i)arxiv|[\s:：,，;；/]", "", rest)

@@ -143,6 +143,28 @@ def test_engineering_increments_need_a_recommendation_and_are_merged(
     assert brief["counts"]["engineering"] == 1  # BarTool (不进), BazRouter (a bare launch line), QuxServe (in the doc) are not
 
 
+ADJACENT_ONLY = """# Radar · 2026-11-03
+
+## A1. Ember-9：思考 token 压缩（官方博客 + 技术报告）
+
+- 来源：官方博客，附技术报告 PDF（不在 arXiv）；首个在长思考模式下压缩思考 token 的方案。
+- 思考 token 总量 -40%，decode 成本下降 35%。
+- 归属：模型侧压缩；inference 只算邻接，不是推理引擎的 KV cache 压缩。
+"""
+
+
+def test_an_engineering_thing_only_adjacent_to_the_topic_is_no_increment(
+    clean_db: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    # Engineering increments are the topic's own (DESIGN: "owned by T"); an adjacent one is not one.
+    (tmp_path / "organized/knowledge").mkdir(parents=True)
+    (tmp_path / "organized/knowledge/inference.md").write_text(DOC, encoding="utf-8")
+    (tmp_path / "inbox/tom").mkdir(parents=True)
+    (tmp_path / "inbox/tom/2026-11-03T2040-tom-radar.md").write_text(ADJACENT_ONLY, encoding="utf-8")
+    _, brief = _brief(settings, tmp_path)
+    assert [i["title"] for i in brief["increments"] if i["status"] == "engineering"] == []
+
+
 def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     raw = [
         {"number": "§0", "title": "旧编号对照", "level": 2,
@@ -188,15 +210,15 @@ def test_ranking_rule() -> None:
 
 
 def test_density_rule_is_documented_and_configurable(tmp_path: Path, settings: Settings) -> None:
-    assert [density_of(DENSITY, n) for n in (5, 3, 1, 0)] == ["high", "medium", "medium-low", "low"]
-    # The extras together weigh less than one more NET-new paper: 4 NET-new stay below high.
-    assert density_of(DENSITY, 4, engineering=7) == "medium" and density_of(DENSITY, 2, adjacent=6) == "medium-low"
+    assert [density_of(DENSITY, n) for n in (6, 3, 2, 1)] == ["high", "medium", "medium-low", "low"]
+    # The extras together weigh less than one more NET-new paper: 5 NET-new stay below high.
+    assert density_of(DENSITY, 5, engineering=7) == "medium" and density_of(DENSITY, 2, adjacent=6) == "medium-low"
     strict = DensityRule.from_mapping({"high": 8, "medium": 4, "engineering_weight": 0}, default_judgment().density)
     assert density_of(strict, 6, engineering=4) == "medium"
     report = density_report({"net_new": 3, "adjacent": 2}, [("a.md", "increments"), ("b.md", "confirmatory"),
                                                            ("c.md", "error")], DENSITY)
     assert report.level == "medium" and report.empty == ("b.md",) and report.errors == ("c.md",)
-    assert "≥5 high" in report.rule
+    assert "≥6 high" in report.rule
     (tmp_path / "organized" / "knowledge").mkdir(parents=True)
     (tmp_path / "predigest-topics.toml").write_text("[topics.inference.density]\nhigh = 8\n", encoding="utf-8")
     assert density_rule_for(settings, tmp_path, "inference").high == 8
