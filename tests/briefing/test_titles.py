@@ -107,3 +107,9 @@ def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
     data = _data()
     data.queue_categories["2611.00001"] = [("rag", None)]
     assert title_for("2611.00001", [queue], data, {}, J) == "PagedFlux: Paged KV Scheduling"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_agents_finding_label_leaves_the_name(name: str) -> None:
+    """"### Finding 2 — Name": the label before the spaced dash is the note's, not trailing commentary after "Finding 2"."""
+    assert clean_title(f"Finding 2 — {name}", J) == name
