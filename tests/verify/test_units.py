@@ -27,6 +27,8 @@ D = dt.date
     ("FlashMLA", "DeepSeek FlashMLA"),
     ("QuokkaServe 调度器", "QuokkaServe 调度器（复测）"),
     ("vllm-project/production-stack", "vLLM Production Stack 2026 GA + V1 Model Runner V2 重构"),
+    ("SGLang v0.5.40", "SGLang 0.5.40"),  # the same release, with or without its "v"
+    ("FooServe", "FooServe v2.1"),  # a name without a version may mean any of them
 ])
 def test_names_that_match(a: str, b: str) -> None:
     assert N.names_match(a, b) and N.names_match(b, a)
@@ -36,6 +38,9 @@ def test_names_that_match(a: str, b: str) -> None:
     ("vLLM v0.30 + 官方博客三篇", "vLLM Production Stack 2026 GA"),
     ("benchmark", "Acadify H100 benchmark"),  # a common word alone names nothing
     ("腾讯云：vLLM + SGLang 高并发 Serving 实践", "vLLM vs SGLang on H100：基本持平"),
+    # two versions are two releases, and a release is not every named part of the system
+    ("SGLang v0.5.31", "SGLang v0.5.40"), ("TensorRT-LLM v1.3", "TensorRT-LLM v1.2"),
+    ("SGLang 0.5.13", "复现：SGLang overlap scheduler 开关"),
 ])
 def test_names_that_do_not_match(a: str, b: str) -> None:
     assert not N.names_match(a, b)
