@@ -29,8 +29,13 @@ def climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) 
     if line is None:
         line = line_of(m, entry.text, text)
     tree = entry.outline or Outline()
-    for parent in tree.enclosing(entry.text, line)[1:] if line is not None else []:
-        name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
+    enclosing = tree.enclosing(entry.text, line) if line is not None else []
+    if enclosing and line is not None and entry.text.split("\n")[line].strip() in enclosing[0]:
+        enclosing = enclosing[1:]  # the hedged item itself (a block continuing an item is climbed from it)
+    for parent in enclosing:
+        own = without_context(m, parent)  # "unlike X (arXiv:…)": X is context
+        ids = ctx.topical(text_ids(own))
+        name = ids[0] if len(ids) == 1 else line_thing(m, own, ctx.people, coined=False)
         if name:
             return name
     if line is not None:

@@ -202,5 +202,5 @@ def lead_phrase(text: str) -> str | None:
     m = re.match(r"\s*([^：:「（(|,，。；;]{2,40}?)\s*[：:「（(]", text)
     if not m:
         return None
-    lead = m.group(1).strip(" *·-—")
+    lead = m.group(1).strip(" *·-—").lstrip("+ ")  # a "+" list marker, never a name's trailing "++"
     return lead or None

@@ -49,6 +49,8 @@ def test_names_that_do_not_match(a: str, b: str) -> None:
 def test_lead_phrase_short_name_and_mentions() -> None:
     assert lead_phrase("FlashMLA「H800 ~3000 GB/s」：对照官方 repo 核验") == "FlashMLA"
     assert lead_phrase("#1 Acadify benchmark | — | 数据环境存疑") == "Acadify benchmark"
+    assert lead_phrase("+ FooPrefix（arXiv:2611.00041）：共享前缀") == "FooPrefix"  # a "+" list marker
+    assert lead_phrase("FlashDecoding++ (arXiv:2311.01282): faster decode") == "FlashDecoding++"
     assert N.short_name("SEIS: Self-Evolving Inference Systems") == "SEIS"
     assert N.short_name("Dynamic LLM Routers are Often Misguided") is None
     assert N.mentions_name("K8s 上 vLLM Production Stack 里的 agentic 部署", "vLLM Production Stack 2026 GA")
