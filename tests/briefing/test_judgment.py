@@ -143,6 +143,32 @@ def test_engineering_increments_need_a_recommendation_and_are_merged(
     assert brief["counts"]["engineering"] == 1  # BarTool (不进), BazRouter (a bare launch line), QuxServe (in the doc) are not
 
 
+def test_a_pasted_briefing_in_a_papers_entry_does_not_place_it(clean_db: Engine, settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    """A paper's section comes from what the notes say of it, never from an earlier briefing pasted
+    into the same entry (its summary block names another paper of another section)."""
+    day = DAY.isoformat()
+    files = {
+        "organized/knowledge/inference.md":
+            f"# inference\n\nversion: v9 · updated: {day} 12:00 · citations: 2\n\n## §1 Mixture of experts\n\n"
+            "- **DeepMoE (arXiv:2201.05596)**: expert-parallel MoE inference. [anchored 2026-06-02]\n\n"
+            "## §2 KV cache\n\n- **TileKV (arXiv:2610.09999)**: tile-granular KV cache eviction. [anchored 2026-06-03]\n",
+        f"inbox/raj/{day}T1900-raj-evening.md":
+            "# Evening\n\n## PagedMoE (arXiv:2611.02222)\n\n- Expert paging for MoE decode on H100: decode throughput up.\n\n"
+            "---\n\nPasted below: last night's briefing.\n\n"
+            "Increments: 2 (1 NET-new arXiv + 1 engineering)\n"
+            "Most valuable: TileKV (arXiv:2610.09999): tile-granular KV cache eviction\n"
+            "Contradictions / to verify: TileKV KV cache eviction is only tested on LongBench\n"
+            "Follow up next: read TileKV KV cache eviction in full\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    _, brief = _brief(settings, tmp_path)
+    (paged,) = [i for i in brief["increments"] if i.get("arxiv_id") == "2611.02222"]
+    assert paged["suggested_section"].startswith("§1"), paged["suggested_section"]
+
+
 def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     raw = [
         {"number": "§0", "title": "旧编号对照", "level": 2,
