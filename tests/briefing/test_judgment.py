@@ -195,6 +195,22 @@ def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     assert by_text is not None and by_text.section == "§3.3 持久化" and by_text.basis == "text"
 
 
+def test_stop_words_place_nothing() -> None:
+    """A query that shares only "of" and "with" with a short section and a content word with a long
+    one goes to the long one (BM25 would otherwise favour the short section's stop words)."""
+    raw = [
+        {"number": "§1", "title": "Engines and serving", "level": 2,
+         "text": "- **vLLM v0.14**: automatic prefix caching. [anchored 2026-10-14]\n"
+                 "- **TensorRT-LLM v1.2**: FP8 KV cache, in-flight batching. [anchored 2026-10-02]\n"
+                 "- **SGLang v0.5.40**: RadixAttention prefix sharing, FP8 decode kernels. [anchored 2026-10-26]"},
+        {"number": "§2", "title": "Mixture of experts", "level": 2,
+         "text": "- **DeepMoE**: expert-parallel inference with all experts resident. [anchored 2026-06-02]"},
+    ]
+    index = SectionIndex(doc_sections(raw, dt.date(2026, 11, 3), True, default_judgment()), {}, default_judgment())
+    found = index.suggest("BatchWeave: SLO-aware batching of requests, with a scheduler on top of vLLM")
+    assert found is not None and found.section == "§1 Engines and serving"
+
+
 def _paper(key: str, status: str, **fields: Any) -> Paper:
     return Paper(arxiv_id=key if status != "engineering" else None, title=key, status=status, reason=(),
                  sources=[f"{key}.md"], entries=[], **fields)
