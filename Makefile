@@ -33,7 +33,8 @@ demo: $(STAMP) ## brief the sample workspace and print where it went (`predigest
 SCORED := examples/workspace:tests/fixtures/expected:benchmarks/quality/corpus.json \
           tests/fixtures/corpus2/workspace:tests/fixtures/corpus2/expected:benchmarks/quality/corpus2.json \
           tests/fixtures/heldout/workspace:tests/fixtures/heldout/expected:benchmarks/quality/heldout.json \
-          tests/fixtures/heldout2/workspace:tests/fixtures/heldout2/expected:benchmarks/quality/heldout2.json
+          tests/fixtures/heldout2/workspace:tests/fixtures/heldout2/expected:benchmarks/quality/heldout2.json \
+          tests/fixtures/heldout3/workspace:tests/fixtures/heldout3/expected:benchmarks/quality/heldout3.json
 
 score: $(STAMP) ## score the labelled evenings; fails if any figure falls below benchmarks/quality/*.json
 	@set -e; for set in $(SCORED); do IFS=: read -r ws exp base <<< "$$set"; \

@@ -8,7 +8,7 @@ field names and section titles here are derived from that wording, never listed 
 - A block (consecutive non-blank lines: one paragraph, or one list) naming two or more summary
   fields is a pasted summary: `trim_summaries` cuts it from an entry (hedges, numbers, ids and
   outline points inside it go with it), so it raises no pending item and no increment while the
-  rest of the note still counts.
+  rest of the note still counts; `without_summaries` blanks them in any other text read from a note.
 - A note whose headings carry three or more of the briefing's section titles is laid out as a
   briefing: an echo as a whole (`laid_out`).
 """
@@ -106,6 +106,21 @@ def _outline(outline: Outline | None, cut: str) -> Outline | None:
     )
 
 
+def _blanked(lines: list[str], spans: list[tuple[int, int]]) -> str:
+    """The lines with the spans' lines blanked, so line spans stay true."""
+    kept = list(lines)
+    for a, b in spans:
+        kept[a:b] = [""] * (b - a)
+    return "\n".join(kept)
+
+
+def without_summaries(text: str) -> str:
+    """`text` (an entry's stored context, say) with its pasted summary blocks blanked: what is read
+    from it (a section to place a paper in) is never an earlier briefing's words."""
+    spans = summary_spans(text)
+    return _blanked(text.split("\n"), spans) if spans else text
+
+
 def trim_summaries(entry: EntryView) -> EntryView:
     """`entry` without its pasted summary blocks (blanked, so line spans stay true), and without the
     hedges, numbers, ids and outline points written only there."""
@@ -114,9 +129,7 @@ def trim_summaries(entry: EntryView) -> EntryView:
         return entry
     lines = entry.text.split("\n")
     cut = _plain(" ".join(" ".join(lines[a:b]) for a, b in spans))
-    for a, b in spans:
-        lines[a:b] = [""] * (b - a)
-    text = "\n".join(lines)
+    text = _blanked(lines, spans)
     kept = ids_named(" ".join((text, entry.heading, entry.title or "")), entry.id_set)
     return dataclasses.replace(
         entry, text=text,

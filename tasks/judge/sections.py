@@ -189,6 +189,11 @@ def _section_doc(label: str, texts: tuple[str, ...]) -> Doc:
     return Counter(chain.from_iterable(parts)), sum(len(p) for p in parts)
 
 
+@lru_cache(maxsize=8)
+def _stop(j: Judgment) -> frozenset[str]:
+    return frozenset(w.lower() for w in j.words("names", "stop"))
+
+
 class SectionIndex:
     """BM25 over the document's sections as of a day."""
 
@@ -216,7 +221,8 @@ class SectionIndex:
         """The best section for an increment, preferring the sources' own hints."""
         if not self.sections:
             return None
-        query = sorted(set(tokens(query_text)))  # a fixed order: float sums must not depend on hashing
+        # A fixed order: float sums must not depend on hashing. Stop words ("of", "with") place nothing.
+        query = sorted(set(tokens(query_text)) - _stop(self.judgment))
         hints = hinted_numbers(hint_texts, self.mapping, self.judgment)
         for number in hints:
             pool = [i for i, s in enumerate(self.sections) if s.number == number or s.number.startswith(number + ".")]

@@ -75,10 +75,13 @@ class Outline:
 
     def item_at(self, line: int) -> int | None:
         """The innermost list item whose own lines hold `line` of the text, or None outside every item.
-        Only the last item starting by `line` can: an earlier one is its ancestor, whose own lines
-        end where its nested list starts, or ends before it starts."""
+        The last item starting by `line` does, unless `line` is past its end: then the first of its
+        ancestors still open holds it (a block that continues an item after its nested list, such as
+        a `> **待核实**` callout, is that item's), else none."""
         k = bisect.bisect_right(self._starts, line) - 1
-        return k if k >= 0 and line < self.tree[k][2] else None
+        while k >= 0 and line >= self.tree[k][1]:
+            k = self.tree[k][3]
+        return k if k >= 0 else None
 
     def item_block(self, text: str, line: int) -> str | None:
         """The whole item holding `line`: its marker, continuation lines and nested items; a claim's

@@ -107,7 +107,6 @@ class FirstMatch:
 def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch) -> list[Reading]:
     if entry.kind not in NOTE_KINDS or not entry.numbers:
         return []
-    entry_ids = [i for i in entry.ids if i in ctx.papers]
     named = heading_thing(ctx.markers, entry.title, ctx.people) if not entry.ids else None
     if named is not None and not ctx.relevant(entry):
         named = None
@@ -117,17 +116,18 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         if _quoted_from_another(ctx, entry.path, segment(context, value)):
             continue  # "和 ben 的 4,100 tok/s 对不上": ben's reading, restated to disagree with it
         written = text_ids(context)
-        line = _line_holding(entry.text, context)
-        # The entry's one paper, unless only a sibling item names it: never sideways to another item.
-        ids = [i for i in written if i in ctx.papers] if written else [
-            i for i in entry_ids if not sideways(ctx.markers, entry, i, line, None)]
+        at, line = _line_holding(entry.text, context)
+        # The entry's one paper, unless only a sibling item or row names it: never sideways to another
+        # item; nor is another topic's paper in a sibling row a reason to drop this row's number.
+        own = written or [i for i in entry.ids if not sideways(ctx.markers, entry, i, line, None)]
+        ids = [i for i in own if i in ctx.papers]
         if len(ids) == 1:
             subject = ids[0]
-        elif written or ids or (entry.ids and not entry_ids):
+        elif own:
             continue  # several papers, or another topic's
         else:
             # Climbing from the number: its entry's heading, else the name its own line leads with.
-            thing = named or (_leading_thing(ctx, line) if ctx.relevant(entry) else None)
+            thing = named or (_leading_thing(ctx, line) if ctx.relevant(entry, at) else None)
             if thing is None:
                 continue
             subject = names.resolve(thing)
@@ -140,7 +140,7 @@ def _leading_thing(ctx: Context, line: str) -> str | None:
     """The thing a number's line opens with ("1) SGLang v0.5.31, Llama-3.1-70B, …"); a name met
     later in the line is one of its conditions or comparisons, not what it measures."""
     thing = line_thing(ctx.markers, line, ctx.people)
-    opened = ITEM_MARKER.sub("", line.strip(), count=1).lstrip("*_ ")
+    opened = ITEM_MARKER.sub("", line.strip(), count=1).lstrip("*_| ")  # a table row opens with its first cell
     return thing if thing and opened.startswith(thing) else None
 
 
@@ -153,14 +153,17 @@ def _quoted_from_another(ctx: Context, path: str, piece: str) -> bool:
     return any(words & {p, p.split("-")[0]} for p in ctx.people if p != author)
 
 
-def _line_holding(text: str, context: str) -> str:
-    """The line of `text` (a list item's line, a table row) holding a number's context: the
-    conditions it was measured under are stated there, not always in its own clause."""
-    probe = context.strip()[:40]
-    at = text.find(probe) if probe else -1
+def _line_holding(text: str, context: str) -> tuple[int | None, str]:
+    """The line of `text` (a list item's line, a table row) holding a number's context, and its index: the
+    conditions it was measured under are stated there, not always in its own clause. The whole
+    context first: rows of one table often open alike ("SGLang v0.5.40 | Qwen3-32B, FP8, batch …")."""
+    whole = context.strip()
+    at = text.find(whole) if whole else -1
+    probe = whole[:40]
+    at = at if at >= 0 else text.find(probe) if probe else -1
     if at < 0:
-        return ""
-    return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
+        return None, ""
+    return text.count("\n", 0, at), text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
 
 
 def observe_conflicts(ctx: Context) -> None:

@@ -3,8 +3,8 @@
 `climbed` walks up from the hedged line: the list items it is nested in, the block it points back
 to (the one just before, when it restates that block's figure), the headings above its entry's own,
 the line's first coined name, the note's title; never any other sibling line. `sideways` says
-when the one paper an entry names lies only in a sibling item (a comparison baseline), so it is
-not taken for the claim's subject. `line_of` finds the line of an entry that holds a hedged text.
+when a paper an entry names lies only in a sibling item (a comparison baseline) or, for a line on
+a table row, only in the table's other rows, so it is not taken for the claim's subject. `line_of` finds the line of an entry that holds a hedged text.
 `row_key_ids` gives a table row's own papers: its key cells are to the row what a heading is to a body.
 """
 
@@ -30,8 +30,13 @@ def climbed(ctx: Context, entry: EntryView, text: str, line: int | None = None) 
     if line is None:
         line = line_of(m, entry.text, text)
     tree = entry.outline or Outline()
-    for parent in tree.enclosing(entry.text, line)[1:] if line is not None else []:
-        name = line_thing(m, without_context(m, parent), ctx.people, coined=False)
+    enclosing = tree.enclosing(entry.text, line) if line is not None else []
+    if enclosing and line is not None and entry.text.split("\n")[line].strip() in enclosing[0]:
+        enclosing = enclosing[1:]  # the hedged item itself (a block continuing an item is climbed from it)
+    for parent in enclosing:
+        own = without_context(m, parent)  # "unlike X (arXiv:…)": X is context
+        ids = ctx.topical(text_ids(own))
+        name = ids[0] if len(ids) == 1 else line_thing(m, own, ctx.people, coined=False)
         if name:
             return name
     if line is not None:
@@ -80,22 +85,29 @@ def line_of(m: Markers, entry_text: str, hedge_text: str) -> int | None:
 
 def sideways(m: Markers, entry: EntryView, arxiv_id: str, text: str, line: int | None) -> bool:
     """The entry names `arxiv_id` only in list items that neither hold the hedged line nor enclose
-    it: a sibling's paper (a comparison baseline), not what the claim is about."""
+    it, or, when the line is a table row, only in other rows: a sibling's paper (a comparison
+    baseline, the next row's system), not what the claim is about."""
     tree = entry.outline or Outline()
     if line is None:
         line = line_of(m, entry.text, text)
-    if not tree.tree or line is None or arxiv_id in text_ids(entry.heading):
+    on_row = line is not None and any(a <= line < b for a, b in tree.rows)
+    if not (tree.tree or on_row) or line is None or arxiv_id in text_ids(entry.heading):
         return False
     if any(arxiv_id in text_ids(item) for item in tree.enclosing(entry.text, line)):
         return False
-    return arxiv_id not in _ids_outside_items(entry.text, tree)
+    if on_row and arxiv_id in text_ids(entry.text.split("\n")[line]):
+        return False
+    return arxiv_id not in _ids_outside_items(entry.text, tree, on_row)
 
 
 @lru_cache(maxsize=256)
-def _ids_outside_items(text: str, tree: Outline) -> frozenset[str]:
-    """The ids the entry's lines outside every list item name: read once per entry, however many of
-    its hedges and numbers ask (an entry of a thousand numbers asked it a thousand times)."""
-    return frozenset(i for k, x in enumerate(text.split("\n")) if tree.item_at(k) is None for i in text_ids(x))
+def _ids_outside_items(text: str, tree: Outline, rows_too: bool = False) -> frozenset[str]:
+    """The ids the entry's lines outside every list item name (and outside every table row, for a
+    line on a row: the other rows are its siblings): read once per entry, however many of its
+    hedges and numbers ask (an entry of a thousand numbers asked it a thousand times)."""
+    rows = {k for a, b in tree.rows for k in range(a, b)} if rows_too else set()
+    return frozenset(i for k, x in enumerate(text.split("\n")) if tree.item_at(k) is None and k not in rows
+                     for i in text_ids(x))
 
 
 def row_key_ids(m: Markers, entry: EntryView, text: str, line: int | None) -> list[str]:

@@ -57,7 +57,7 @@ def _subject(ctx: Context, entry: EntryView, text: str, line: int | None = None)
         for candidates in ([i for i in entry_ids if i in entry.heading], ctx.named_ids(heading)):
             if len(candidates) == 1:
                 return candidates[0]
-    if not ctx.relevant(entry):
+    if not ctx.relevant(entry, line if line is not None else line_of(ctx.markers, entry.text, said)):
         return None
     name = line_thing(ctx.markers, text, ctx.people, coined=False)
     if name:  # the heading, when it names the same thing, is its fuller name

@@ -24,6 +24,9 @@ from tasks.verify.markers import Markers, markers_of, strip_labels
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(rf"[A-Za-z0-9]+|[{CJK_RANGE}]{{2,}}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
+# A release's version ("v0.5.40", "0.5.13"): not a figure ("2.7x", "1.6%") nor part of a longer token.
+_VERSION = re.compile(r"(?<![\w.])[vV]?(\d+(?:\.\d+)+)(?![\w.%×])")
+_VERSION_TOKEN = re.compile(r"\d+(?:\.\d+)+")
 # `fuzz.ratio` of two normalised names at or above which they are nearly the same string.
 FUZZY_SAME = 92
 # A configuration key or flag ("kv_cache_dtype", "--max-num-seqs", "spec.k=4"): a setting, not a thing in doubt.
@@ -63,10 +66,12 @@ class Names:
         return isinstance(other, Names) and other.markers == self.markers
 
     def _distinctive(self, name: str) -> frozenset[str]:
-        """Tokens that identify a name: ASCII words (not stop words or bare numbers) and CJK runs."""
+        """Tokens that identify a name: ASCII words (not stop words or bare numbers), CJK runs, and a
+        version as one token ("SGLang v0.5.40" and "SGLang 0.5.13" are two releases; "v" or not)."""
         text = _BRACKETS.sub(" ", name)
-        return frozenset(
-            t.lower() for t in _WORD.findall(text)
+        versions = [m.group(1) for m in _VERSION.finditer(text)]
+        return frozenset(versions) | frozenset(
+            t.lower() for t in _WORD.findall(_VERSION.sub(" ", text))
             if not t.isdigit() and t.lower() not in self.stop and (len(t) > 1 or not t.isascii())
         )
 
@@ -122,6 +127,9 @@ class Names:
         if not ta or not tb:
             return False
         shared = ta & tb
+        va, vb = ta - unversioned(ta), tb - unversioned(tb)
+        if va and vb and not va & vb:
+            return False  # two versions of one thing are two releases
         small = min(len(ta), len(tb))
         if len(shared) >= 2 and len(shared) / small >= 0.75:
             return True
@@ -173,6 +181,11 @@ class Names:
         return head if len(tokens) >= 2 and head.isascii() else None
 
 
+def unversioned(tokens: frozenset[str]) -> frozenset[str]:
+    """Distinctive tokens without the versions among them (what names a thing, not which release)."""
+    return frozenset(t for t in tokens if not _VERSION_TOKEN.fullmatch(t))
+
+
 @lru_cache(maxsize=8)
 def names_of(j: Judgment) -> Names:
     """`j`'s name matching, compiled once per judgment (a judgment compares by its content digest)."""
@@ -189,5 +202,5 @@ def lead_phrase(text: str) -> str | None:
     m = re.match(r"\s*([^：:「（(|,，。；;]{2,40}?)\s*[：:「（(]", text)
     if not m:
         return None
-    lead = m.group(1).strip(" *·-—")
+    lead = m.group(1).strip(" *·-—").lstrip("+ ")  # a "+" list marker, never a name's trailing "++"
     return lead or None

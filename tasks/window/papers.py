@@ -8,6 +8,7 @@ from functools import lru_cache
 
 from tasks.common.limits import SourceBudgets, Unit, unbounded
 from tasks.config.topics import Topic
+from tasks.judge.echoes import without_summaries
 from tasks.judge.evidence import decision_text, judge_ownership
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import key_points
@@ -145,7 +146,7 @@ def judge_window(
             votes=max((c.votes for c in cards if c.votes is not None), default=None),
             first_seen=days[0] if days else None, days_seen=len(days),
             credibility=max((stars(t, markers) for t in texts), default=0), independent=origins(sources, by_path),
-            relation=own.relation[:3], hint_texts=[m.context for m in mentions if m.kind not in ("paper_card", "work_queue")],
+            relation=own.relation[:3], hint_texts=[without_summaries(m.context) for m in mentions if m.kind not in ("paper_card", "work_queue")],
             evidence=tuple(ownership.evidence), owner=ownership.owner,
             decision=decision_text(verdict, topic.name), scores=ownership.scores,
         ))

@@ -24,7 +24,7 @@ from tasks.judge.statements import word_pattern
 from tasks.model.window_views import AnchorView, MentionView, WindowData
 from tasks.verify.markers import markers_of
 from tasks.verify.names import names_of
-from tasks.verify.subjects import entry_heading
+from tasks.verify.subjects import entry_heading, heading_thing
 
 _BOLD = re.compile(r"\*\*([^*]{2,80})\*\*")
 _REF_TITLE = re.compile(r"—\s*(.+?)\s*[（(]cited", re.I)
@@ -124,7 +124,10 @@ def title_for(arxiv_id: str, mentions: Sequence[MentionView], data: WindowData,
     feeds = [m for m in mentions if m.path.startswith(("http://", "https://"))]
     notes = [m for m in mentions if m.kind not in ("work_queue", "paper_card") and m not in feeds
              and m.label != "preamble" and m.title]
-    alone = [m.title or "" for m in notes if per_item.get((m.source_id, m.item_ordinal)) == {arxiv_id}]
+    # A question naming no thing ("哪些数字对不上？") heads a part of the note, not its paper (a paper's
+    # own title may ask: "Is Memorization Context-Sensitive?").
+    alone = [m.title or "" for m in notes if per_item.get((m.source_id, m.item_ordinal)) == {arxiv_id}
+             and not ((m.title or "").rstrip().endswith(("?", "？")) and heading_thing(markers_of(j), m.title) is None)]
     headed = [m.title or "" for m in notes if m.raw in m.heading]
     card = _given([c.title for c in data.cards.get(arxiv_id, [])], j)
     if card:

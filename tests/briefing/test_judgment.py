@@ -165,6 +165,32 @@ def test_an_engineering_thing_only_adjacent_to_the_topic_is_no_increment(
     assert [i["title"] for i in brief["increments"] if i["status"] == "engineering"] == []
 
 
+def test_a_pasted_briefing_in_a_papers_entry_does_not_place_it(clean_db: Engine, settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    """A paper's section comes from what the notes say of it, never from an earlier briefing pasted
+    into the same entry (its summary block names another paper of another section)."""
+    day = DAY.isoformat()
+    files = {
+        "organized/knowledge/inference.md":
+            f"# inference\n\nversion: v9 · updated: {day} 12:00 · citations: 2\n\n## §1 Mixture of experts\n\n"
+            "- **DeepMoE (arXiv:2201.05596)**: expert-parallel MoE inference. [anchored 2026-06-02]\n\n"
+            "## §2 KV cache\n\n- **TileKV (arXiv:2610.09999)**: tile-granular KV cache eviction. [anchored 2026-06-03]\n",
+        f"inbox/raj/{day}T1900-raj-evening.md":
+            "# Evening\n\n## PagedMoE (arXiv:2611.02222)\n\n- Expert paging for MoE decode on H100: decode throughput up.\n\n"
+            "---\n\nPasted below: last night's briefing.\n\n"
+            "Increments: 2 (1 NET-new arXiv + 1 engineering)\n"
+            "Most valuable: TileKV (arXiv:2610.09999): tile-granular KV cache eviction\n"
+            "Contradictions / to verify: TileKV KV cache eviction is only tested on LongBench\n"
+            "Follow up next: read TileKV KV cache eviction in full\n",
+    }
+    for path, text in files.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text, encoding="utf-8")
+    _, brief = _brief(settings, tmp_path)
+    (paged,) = [i for i in brief["increments"] if i.get("arxiv_id") == "2611.02222"]
+    assert paged["suggested_section"].startswith("§1"), paged["suggested_section"]
+
+
 def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     raw = [
         {"number": "§0", "title": "旧编号对照", "level": 2,
@@ -189,6 +215,22 @@ def test_sections_bm25_hints_legacy_map_and_neighbours() -> None:
     assert found.neighbours[0] == "H2O"
     by_text = index.suggest("KV cache 持久化到 NVMe")
     assert by_text is not None and by_text.section == "§3.3 持久化" and by_text.basis == "text"
+
+
+def test_stop_words_place_nothing() -> None:
+    """A query that shares only "of" and "with" with a short section and a content word with a long
+    one goes to the long one (BM25 would otherwise favour the short section's stop words)."""
+    raw = [
+        {"number": "§1", "title": "Engines and serving", "level": 2,
+         "text": "- **vLLM v0.14**: automatic prefix caching. [anchored 2026-10-14]\n"
+                 "- **TensorRT-LLM v1.2**: FP8 KV cache, in-flight batching. [anchored 2026-10-02]\n"
+                 "- **SGLang v0.5.40**: RadixAttention prefix sharing, FP8 decode kernels. [anchored 2026-10-26]"},
+        {"number": "§2", "title": "Mixture of experts", "level": 2,
+         "text": "- **DeepMoE**: expert-parallel inference with all experts resident. [anchored 2026-06-02]"},
+    ]
+    index = SectionIndex(doc_sections(raw, dt.date(2026, 11, 3), True, default_judgment()), {}, default_judgment())
+    found = index.suggest("BatchWeave: SLO-aware batching of requests, with a scheduler on top of vLLM")
+    assert found is not None and found.section == "§1 Engines and serving"
 
 
 def _paper(key: str, status: str, **fields: Any) -> Paper:

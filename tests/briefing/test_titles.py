@@ -99,6 +99,14 @@ def test_title_sources_in_order() -> None:
     assert title_for("2611.00001", [], _data(), per_item, J) == "2611.00001"
 
 
+def test_a_question_heading_never_names_the_paper_under_it() -> None:
+    """An entry about one paper alone, headed by a question (a table row under 「哪些数字对不上？」)."""
+    asked = _mention("note", "inbox/mei/n.md", "哪些数字对不上？", "哪些数字对不上？")
+    assert title_for("2611.00001", [asked], _data(), {(1, 1): {"2611.00001"}}, J) == "2611.00001"
+    titled = _mention("note", "inbox/mei/n.md", "Is Memorization Context-Sensitive?", "Is Memorization Context-Sensitive?")
+    assert title_for("2611.00001", [titled], _data(), {(1, 1): {"2611.00001"}}, J) == "Is Memorization Context-Sensitive?"
+
+
 def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
     row = "| 3 | arXiv:2611.00001 | rag | PagedFlux: Paged KV Scheduling | 新入队 |"
     queue = MentionView(1, "organized/queue/work-queue.md", "work_queue", 1, "#3", "2026-11-03 22:00", None,
@@ -107,3 +115,9 @@ def test_a_queue_row_with_unrecognised_columns_still_names_the_paper() -> None:
     data = _data()
     data.queue_categories["2611.00001"] = [("rag", None)]
     assert title_for("2611.00001", [queue], data, {}, J) == "PagedFlux: Paged KV Scheduling"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_an_agents_finding_label_leaves_the_name(name: str) -> None:
+    """"### Finding 2 — Name": the label before the spaced dash is the note's, not trailing commentary after "Finding 2"."""
+    assert clean_title(f"Finding 2 — {name}", J) == name

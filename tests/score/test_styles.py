@@ -19,7 +19,8 @@ from tasks.config.settings import Settings
 from tests.generate.styles import STYLES
 from tests.helpers import FIXTURES, point_flows_at
 
-SETS = {"corpus2": FIXTURES / "corpus2", "heldout": FIXTURES / "heldout", "heldout2": FIXTURES / "heldout2"}
+SETS = {"corpus2": FIXTURES / "corpus2", "heldout": FIXTURES / "heldout", "heldout2": FIXTURES / "heldout2",
+        "heldout3": FIXTURES / "heldout3"}
 
 
 def _figures(workspace: Path, labels: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from tasks.config.settings import Settings
 from tasks.stages.briefed_topics import topics_for, window_of
 from tasks.stages.briefings import render_briefing
 from tasks.stages.verifications import derive_verifications
+from tasks.verify.checks import _line_holding
 from tests.generate import replay as gen
 from tests.helpers import ingest_all
 
@@ -40,6 +41,14 @@ def _brief(settings: Settings, root: Path, day: dt.date, record: bool = True) ->
     if record:
         derive_verifications(settings, ref, topic, window.date)
     return json.loads(render_briefing(settings, ref, topic, window)[1])
+
+
+def _write_notes(root: Path, day: str, notes: dict[str, str]) -> None:
+    """One note per person, written at 11:00 of `day`."""
+    for who, text in notes.items():
+        note = root / "inbox" / who / f"{day}T1100-{who}-numbers.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(text, encoding="utf-8")
 
 
 def test_conflicting_numbers_give_exactly_one_contradiction(clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
@@ -77,14 +86,41 @@ def test_a_line_named_system_contradicts_across_notes_and_a_sibling_paper_takes_
         "chen": "# 记录\n\n- FooServe v2.1：同样是 70B、FP8、8×H100、batch 64 的 decode，只有 3,200 tok/s，"
                 "和 ben 的 4,100 tok/s 对不上。\n",
     }
-    for who, text in notes.items():
-        note = tmp_path / "inbox" / who / f"{day}T1100-{who}-numbers.md"
-        note.parent.mkdir(parents=True, exist_ok=True)
-        note.write_text(f"Numbers, {who}\n=====\n\n{text}" if who == "ben" else text, encoding="utf-8")
+    _write_notes(tmp_path, day, {who: f"Numbers, {who}\n=====\n\n{text}" if who == "ben" else text
+                                 for who, text in notes.items()})
     brief = _brief(settings, tmp_path, gen.day_of(1))
     (item,) = [v for v in brief["verifications"] if v["kind"] == "conflict"]
     assert item["subject"] == "FooServe v2.1"
     assert "4,100" in item["claim"] and "3,200" in item["claim"] and len(item["sources"]) == 2
+
+
+def test_a_table_row_is_measured_under_its_own_setup_and_a_sibling_rows_paper_takes_no_number(
+        clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
+    """Rows of one table that open alike are each read under their own cells (batch 1 is not batch
+    32), and another topic's paper in the next row, handed to rag there, neither takes nor drops the
+    row's number."""
+    gen.write_day(tmp_path, 1)
+    day = gen.day_of(1).isoformat()
+    notes = {
+        "mei": "# 周报\n\n## 哪些数字对不上？\n\n| 系统 | 配置 | 指标 | 数值 | 备注 |\n|---|---|---|---|---|\n"
+               "| FooServe v2.1 | 32B，FP8，1×H200，batch 32，decode | 吞吐 | 2,950 tok/s | 我们实测 |\n"
+               "| FooServe v2.1 | 32B，FP8，1×H200，batch 1，decode | 吞吐 | 96 tok/s | 我们实测 |\n"
+               "| ChunkRAG（arXiv:2611.00032） | 检索切块 | 召回 | 91% | 归属 rag，不进 inference |\n",
+        "raj": "# Evening notes\n\n## What did we measure?\n\n"
+               "* FooServe v2.1, 32B, FP8, 1×H200, batch 32, decode: 2,400 tok/s.\n",
+    }
+    _write_notes(tmp_path, day, notes)
+    brief = _brief(settings, tmp_path, gen.day_of(1))
+    (item,) = [v for v in brief["verifications"] if v["kind"] == "conflict"]
+    assert item["subject"] == "FooServe v2.1" and len(item["sources"]) == 2
+    assert "2,950" in item["claim"] and "2,400" in item["claim"] and "96" not in item["claim"]
+
+
+def test_a_numbers_line_is_the_one_holding_its_whole_context() -> None:
+    """Rows that open alike: the row of the number is the one holding all of its context."""
+    rows = ["| FooServe v2.1 | 32B, FP8, 1×H200, batch 32, decode | 吞吐 | 2,950 tok/s |",
+            "| FooServe v2.1 | 32B, FP8, 1×H200, batch 1, decode | 吞吐 | 96 tok/s |"]
+    assert _line_holding("\n".join(rows), rows[1].strip("| ")) == (1, rows[1])
 
 
 def _lookup(engine: Engine, arxiv_id: str, status: str, title: str | None, at: dt.datetime) -> None:

@@ -1,7 +1,7 @@
 """Contract of `tasks.verify.climb.sideways`: the one paper an entry names is a hedge's subject only
 when the hedged item, an item it is nested in, the entry's heading or its text outside any list
 names it; a paper named only in a sibling item (a comparison baseline) is context, in Chinese and
-English notes alike. Of `row_key_ids`: a hedged table row is about the paper of its key cells, not
+English notes alike, and a paper named only in a table's other rows is context for a row. Of `row_key_ids`: a hedged table row is about the paper of its key cells, not
 a baseline its claim cell names. Of `_pointed_back`: a block naming nothing that restates a figure
 of the block just before it (a quoted claim) is about what that block names.
 """
@@ -54,6 +54,21 @@ TABLE = ("| Paper | arXiv | Claim | Status |\n|---|---|---|---|\n"
 ])
 def test_a_table_row_is_about_its_key_cells_paper(hedge: str, line: int | None, ids: list[str]) -> None:
     assert row_key_ids(M, _entry("Papers", TABLE), hedge, line) == ids
+
+
+ROWS = (f"FooServe (arXiv:{OWN}) results:\n\n| System | Setup | Value | Note |\n|---|---|---|---|\n"
+        "| BarServe v2.1 | FP8, batch 32 | 2,950 tok/s | ours |\n"
+        f"| QuuxKV (arXiv:{BASE}) | 2-bit KV | 1.8x | 存疑 |\n")
+
+
+@pytest.mark.parametrize(("arxiv_id", "line", "aside"), [
+    (BASE, 4, True),  # only the next row names it: a sibling's paper, not BarServe's row's subject
+    (BASE, 5, False),  # its own row
+    (OWN, 4, False),  # the paragraph above the table names it: climbing reaches it
+])
+def test_a_paper_named_only_by_another_table_row_is_aside(arxiv_id: str, line: int, aside: bool) -> None:
+    entry = _entry("Numbers", ROWS)
+    assert sideways(M, entry, arxiv_id, ROWS.split("\n")[line], line) is aside
 
 
 def test_a_line_outside_any_table_has_no_row_key() -> None:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -109,3 +110,33 @@ def test_a_claim_is_its_own_item_never_a_siblings_text(brief: dict[str, Any]) ->
 def test_a_line_pointing_back_raises_nothing_of_its_own(brief: dict[str, Any]) -> None:
     assert not [v for v in brief["verifications"] if "可选值" in v["claim"]]
     assert len(brief["verifications"]) == len(SUBJECTS)
+
+
+CALLOUT = {
+    "mei": "# 周报\n\n## 这周有哪些新论文值得读？\n\n"
+           "+ FooPrefix（arXiv:2611.00041）：请求之间共享前缀的流式 prefill，TTFT 降低 42%。\n"
+           "    * 与 SGLang 的 RadixAttention 不同，FooPrefix 在 prefill 进行中就开始共享前缀。\n\n"
+           "    > **待核实**：42% 只在共享 system prompt 的负载下测得。\n\n"
+           "* ChunkRAG（arXiv:2611.00042）：检索增强生成里的自适应切块，归属 rag，不进 inference。\n",
+    "raj": "# Reading\n\n## FooPrefix (arXiv:2611.00041)\n\n- Streaming prefill with prefix sharing in vLLM; TTFT and throughput on H100.\n",
+}
+
+
+def test_a_callout_continuing_an_item_is_about_that_items_paper(clean_db: Engine, settings: Settings,
+                                                                 tmp_path: Path) -> None:
+    """A `> **待核实**` block after an item's nested list climbs to that item's paper; a sibling item
+    handing another paper to rag ("不进 inference") does not make the claim another topic's."""
+    doc = tmp_path / "organized" / "knowledge" / f"{TOPIC}.md"
+    doc.parent.mkdir(parents=True)
+    doc.write_text(f"# {TOPIC}\n\nversion: v1\n", encoding="utf-8")
+    for who, text in CALLOUT.items():
+        note = tmp_path / "inbox" / who / f"{DAY.isoformat()}T1100-{who}-notes.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text(text, encoding="utf-8")
+    ref = ingest_all(settings, tmp_path)
+    (topic,) = topics_for(settings, tmp_path, [TOPIC])
+    window = window_of(topic, DAY)
+    derive_verifications(settings, ref, topic, window.date)
+    brief = json.loads(render_briefing(settings, ref, topic, window)[1])
+    hedged = [v for v in brief["verifications"] if v["kind"] == "hedge"]
+    assert [v["subject"] for v in hedged] == ["2611.00041"], hedged

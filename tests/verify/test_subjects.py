@@ -81,7 +81,9 @@ SCAFFOLDING = ["口径问题（重要）", "Summary", "Action items", "Open ques
                "附录 B：QuuxCache", "一、背景", "TL;DR", "### 小结", "Numbers", "Results", "数字", "结果",
                "Evaluation", "Experiments", "Metrics", "Measurements", "Ablations", "Method", "Key numbers",
                # a note's title that says when it was written names no thing a claim could be about
-               "Papers this week", "Serving notes, Thursday", "Evening pick-up, Nov 5"]
+               "Papers this week", "Serving notes, Thursday", "Evening pick-up, Nov 5", "Finding 3", "Key findings",
+               # headings asked as questions, and an agent's "Overnight reading digest", name no thing either
+               "Anything else on the list?", "What did we measure today?", "Overnight reading digest"]
 THINGS = {
     "CSDN：DeepSeek 开源周组件回顾": "DeepSeek 开源周组件回顾",
     "GoodServe: Agentic LLM Inference Serving（arXiv:2605.16867）": "GoodServe: Agentic LLM Inference Serving（arXiv:2605.16867）",
@@ -89,6 +91,9 @@ THINGS = {
     "FooServe numbers": "FooServe numbers",
     "Evening: FlashDecode-3 notes": "FlashDecode-3 notes",
     "DeepSeek claims an 85% speed-up (arXiv:160622148); unverified.": "DeepSeek",
+    # a note-taking agent's "### Finding N — …" sections: the label is the note's, the rest the thing
+    "Finding 3 — FooServe v0.15 release": "FooServe v0.15 release",
+    "Findings 2: BarKV (arXiv:2612.02222)": "BarKV (arXiv:2612.02222)",
 }
 
 

@@ -27,6 +27,8 @@ D = dt.date
     ("FlashMLA", "DeepSeek FlashMLA"),
     ("QuokkaServe 调度器", "QuokkaServe 调度器（复测）"),
     ("vllm-project/production-stack", "vLLM Production Stack 2026 GA + V1 Model Runner V2 重构"),
+    ("SGLang v0.5.40", "SGLang 0.5.40"),  # the same release, with or without its "v"
+    ("FooServe", "FooServe v2.1"),  # a name without a version may mean any of them
 ])
 def test_names_that_match(a: str, b: str) -> None:
     assert N.names_match(a, b) and N.names_match(b, a)
@@ -36,6 +38,9 @@ def test_names_that_match(a: str, b: str) -> None:
     ("vLLM v0.30 + 官方博客三篇", "vLLM Production Stack 2026 GA"),
     ("benchmark", "Acadify H100 benchmark"),  # a common word alone names nothing
     ("腾讯云：vLLM + SGLang 高并发 Serving 实践", "vLLM vs SGLang on H100：基本持平"),
+    # two versions are two releases, and a release is not every named part of the system
+    ("SGLang v0.5.31", "SGLang v0.5.40"), ("TensorRT-LLM v1.3", "TensorRT-LLM v1.2"),
+    ("SGLang 0.5.13", "复现：SGLang overlap scheduler 开关"),
 ])
 def test_names_that_do_not_match(a: str, b: str) -> None:
     assert not N.names_match(a, b)
@@ -44,6 +49,8 @@ def test_names_that_do_not_match(a: str, b: str) -> None:
 def test_lead_phrase_short_name_and_mentions() -> None:
     assert lead_phrase("FlashMLA「H800 ~3000 GB/s」：对照官方 repo 核验") == "FlashMLA"
     assert lead_phrase("#1 Acadify benchmark | — | 数据环境存疑") == "Acadify benchmark"
+    assert lead_phrase("+ FooPrefix（arXiv:2611.00041）：共享前缀") == "FooPrefix"  # a "+" list marker
+    assert lead_phrase("FlashDecoding++ (arXiv:2311.01282): faster decode") == "FlashDecoding++"
     assert N.short_name("SEIS: Self-Evolving Inference Systems") == "SEIS"
     assert N.short_name("Dynamic LLM Routers are Often Misguided") is None
     assert N.mentions_name("K8s 上 vLLM Production Stack 里的 agentic 部署", "vLLM Production Stack 2026 GA")
