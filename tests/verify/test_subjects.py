@@ -94,6 +94,14 @@ THINGS = {
     # a note-taking agent's "### Finding N — …" sections: the label is the note's, the rest the thing
     "Finding 3 — FooServe v0.15 release": "FooServe v0.15 release",
     "Findings 2: BarKV (arXiv:2612.02222)": "BarKV (arXiv:2612.02222)",
+    # a label is known by its shape (a short word, its number, a separator), whatever the word
+    "Case 4 — QuxServe prefix cache": "QuxServe prefix cache",
+    "Probe #2: ZetaKV eviction": "ZetaKV eviction",
+    "实验 3：FooServe 吞吐": "FooServe 吞吐",
+    "N1 - BazRouter v2 release": "BazRouter v2 release",
+    # ... and a name's own number is no label: no separator after it, or no space before it
+    "Llama 3 70B decode on FooServe": "Llama 3 70B decode on FooServe",
+    "FooServe2: paged decode": "FooServe2: paged decode",
 }
 
 
