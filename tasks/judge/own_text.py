@@ -129,11 +129,18 @@ def _note_text(arxiv_id: str, mention: MentionView, entry: EntryView | None,
     chosen = set(named.by_id.get(arxiv_id, ())) | (set(named.unnamed) if headed else set())
     mine = [bound_clauses(named.blocks[k], arxiv_id, known) for k in sorted(chosen)]
     if not headed and (arxiv_id in in_heading or chosen) and \
-            arxiv_id not in ids_named(without_context(context, "\n".join(mine)), known):
+            not any(arxiv_id in _named_outside_context(block, known, context) for block in mine):
         return None  # the entry names it only as another paper's baseline or contrast
     if not headed and not in_heading - {arxiv_id}:
         sections = f"{sections}\n{heading}"  # a list's heading ("训练侧（不进 inference）") speaks for every item
     return OwnText(mention.path, sections, "\n".join([heading if headed else "", *mine]).strip("\n"), listed=not headed)
+
+
+@lru_cache(maxsize=4096)
+def _named_outside_context(block: str, known: frozenset[str], context: re.Pattern[str]) -> frozenset[str]:
+    """The ids `block` names other than as a comparison. Once per block, not once per id it names:
+    a digest line naming n papers is every one's own text, and reading it n times is quadratic."""
+    return ids_named(without_context(context, block), known)
 
 
 def _keyed(arxiv_id: str, rows: str, known: frozenset[str]) -> bool:

@@ -112,3 +112,22 @@ def test_a_notes_blocks_are_read_once_for_all_the_papers_it_lists(monkeypatch: p
     for arxiv_id in ("2611.60001", "2611.60002", "2611.60003"):
         judge_ownership(arxiv_id, [m for m in mentions if m.arxiv_id == arxiv_id], entries, _data(), TOPIC)
     assert reads == [1]
+
+
+def test_a_line_naming_many_papers_is_read_for_comparisons_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A digest line naming n papers, with no clause between them, is every one's own text: it is
+    searched for comparisons once, not once per paper (n searches of an n-id line are quadratic)."""
+    from tasks.judge import compared, own_text
+
+    n = 200
+    line = "- " + " ".join(f"arXiv:2611.{62000 + k}" for k in range(n)) + " serving kernels\n"
+    mentions, entries = views(PATH, "# Dump\n\nIntro.\n\n## Ids\n\n" + line)
+    own_text._named_outside_context.cache_clear()
+    searches = []
+    real = compared.without_context
+    monkeypatch.setattr(own_text, "without_context", lambda p, t: searches.append(len(t)) or real(p, t))
+    for k in range(n):
+        arxiv_id = f"2611.{62000 + k}"
+        list(own_texts(arxiv_id, [m for m in mentions if m.arxiv_id == arxiv_id], entries, context_pattern(TOPIC.judgment)))
+    assert len(searches) <= 2 * n  # each paper's heading at most, and the long line once
+    assert sum(searches) < 4 * len(line)
