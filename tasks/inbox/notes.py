@@ -30,7 +30,6 @@ from tasks.inbox.segment import (
     Block,
     front_matter,
     is_hr,
-    is_table,
     lines_with,
     segment,
     sequence_starts,
@@ -124,20 +123,22 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
     scanned = f"{heading}\n{text}" if heading else text
     shift = 1 if heading else 0  # rows are the heading, then the text's lines
     found, by_line = find_id_spans(scanned)
+    # Table rows and items as the tree reads them, in rows (the heading, a heading, is neither).
+    tabled = {k for a, b in tree.rows for k in range(a + shift, b + shift)}
     mentions = []
     shared: str | None = None
-    row_end, context = -1, ""
+    row, row_end, context = 0, -1, ""
     for raw, canonical, version, start, _ in found:
         if start > row_end:  # a new row: its context is worked out once, however many ids it holds
+            row += scanned.count("\n", max(row_end, 0), start)
             at = scanned.rfind("\n", max(row_end, 0), start) + 1
             row_end = scanned.find("\n", start)
             row_end = len(scanned) if row_end < 0 else row_end
-            row = scanned[at:row_end]
-            if is_table(row):
-                context = row.strip()  # an id in a table row belongs to that row alone
+            if row in tabled:
+                context = scanned[at:row_end].strip()  # an id in a table row belongs to that row alone
             else:
                 if shared is None:
-                    untabled = "\n".join(x for x in body if not is_table(x)) if "|" in text else text
+                    untabled = "\n".join(x for k, x in enumerate(body, shift) if k not in tabled) if tabled else text
                     shared = f"{block.path}\n{untabled}" if block.path else untabled
                 context = shared
         mentions.append(MentionRef(raw, canonical, version, canonical is None, context))
@@ -147,7 +148,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
     return Entry(
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
-        numbers=find_numbers(scanned, row_code, found, by_line),
+        numbers=find_numbers(scanned, row_code, found, by_line, tabled, {i.start + shift for i in tree.items}),
         hedges=claims.hedges(scanned, rows, row_code, hedge_words, {i.start + shift: i.own_end + shift for i in tree.items},
                              shift) if _within(hedged, block.head, b) else [],
         links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions, tree=tree,
