@@ -11,7 +11,6 @@ claims in tasks.inbox.claims.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,7 +29,6 @@ from tasks.inbox.segment import (
     Block,
     front_matter,
     is_hr,
-    lines_with,
     segment,
     sequence_starts,
 )
@@ -91,15 +89,9 @@ class ParsedNote:
     entries: list[Entry]
 
 
-def _within(hits: list[int], a: int, b: int) -> bool:
-    """Whether the ascending line indices `hits` include one in [a, b)."""
-    i = bisect.bisect_left(hits, a)
-    return i < len(hits) and hits[i] < b
-
-
 def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: range, offset: int,
-           hedged: list[int], linked: list[int], hedge_words: claims.HedgeMarkers) -> Entry:
-    """An entry from its block. `hedged`/`linked`: lines that may hold a hedge marker / link (see _parse)."""
+           hedge_words: claims.HedgeMarkers) -> Entry:
+    """An entry from its block."""
     a, b = block.start, block.end
     code = doc.code
     idx: Sequence[int]  # line index of each body line
@@ -150,8 +142,8 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
         line=offset + 1 + (block.head if heading or not body else idx[0]),
         numbers=find_numbers(scanned, row_code, found, by_line, tabled, {i.start + shift for i in tree.items}),
         hedges=claims.hedges(scanned, rows, row_code, hedge_words, {i.start + shift: i.own_end + shift for i in tree.items},
-                             shift) if _within(hedged, block.head, b) else [],
-        links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions, tree=tree,
+                             shift),
+        links=claims.links(scanned), mentions=mentions, tree=tree,
     )
 
 
@@ -167,9 +159,6 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
     if title_at is not None and any(m.canonical for m in find_ids(heads[title_at][1])):
         title_at = None
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
-    # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
-    # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.
-    hedged, linked = lines_with(body, words.hedges.scan), lines_with(body, claims.URL)
     entries: list[Entry] = []
     for block in segment(lines, body, code, hr, heads, skip, words.headings):
         # An empty preamble or gap is not an entry (a headed block always is).
@@ -180,7 +169,7 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
             deadline.line = offset + 1 + min(block.head, block.start)  # its ids on are kept without an entry
             break  # the source's work budget is spent: keep the entries parsed so far (at least one)
-        entries.append(_entry(len(entries), block, lines, doc, skip, offset, hedged, linked, words.hedges))
+        entries.append(_entry(len(entries), block, lines, doc, skip, offset, words.hedges))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.
