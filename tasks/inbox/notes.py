@@ -141,8 +141,7 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
         numbers=find_numbers(scanned, row_code, found, by_line, tabled, {i.start + shift for i in tree.items}),
-        hedges=claims.hedges(scanned, rows, row_code, hedge_words, {i.start + shift: i.own_end + shift for i in tree.items},
-                             shift),
+        hedges=claims.hedges(scanned, rows, row_code, hedge_words, tree.items, shift),
         links=claims.links(scanned), mentions=mentions, tree=tree,
     )
 
