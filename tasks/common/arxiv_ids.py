@@ -21,7 +21,6 @@ import datetime as dt
 import functools
 import operator
 import re
-import sys
 import unicodedata
 from dataclasses import dataclass
 
@@ -73,13 +72,20 @@ _HAS_OLD = re.compile(r"/\d{7}")
 _FULL_WIDTH_OFFSET = 0xFEE0  # "Ａ" is "A" + this
 
 
+@functools.cache
+def _non_ascii_decimals() -> tuple[int, ...]:
+    """Every decimal digit outside 0-9. Found on first use (each process) by a pass over the first two
+    planes, where Unicode puts every one (tests/common/test_arxiv_ids.py checks all code points), run
+    in C (filter, map): no line of Python per code point for the line-counting tests to charge to
+    the first text that asks."""
+    return tuple(map(ord, filter(str.isdecimal, map(chr, range(0x80, 0x20000)))))
+
+
 # Same-length translation (positions in the text are kept): each decimal digit to ASCII, each
-# full-width ASCII form (U+FF01..U+FF5E) to its ASCII character. Built on first use (a pass over
-# every code point: too slow for every import).
+# full-width ASCII form (U+FF01..U+FF5E) to its ASCII character. Built on first use.
 @functools.cache
 def _to_ascii_table() -> dict[int, str]:
-    table = {c: str(unicodedata.decimal(chr(c))) for c in range(sys.maxunicode + 1)
-             if chr(c).isdecimal() and not 48 <= c <= 57}
+    table = {c: str(unicodedata.decimal(chr(c))) for c in _non_ascii_decimals()}
     table.update({c: chr(c - _FULL_WIDTH_OFFSET) for c in range(0xFF01, 0xFF5F)})
     return table
 
@@ -90,22 +96,50 @@ def _to_ascii_table() -> dict[int, str]:
 _READ_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./_-")
 
 
+def _wide_codes() -> list[int]:
+    """The characters whose ASCII form the scans would read differently: a full-width form of
+    _READ_CHARS, or a decimal digit outside 0-9."""
+    full_width = (c for c in range(0xFF01, 0xFF5F) if chr(c - _FULL_WIDTH_OFFSET) in _READ_CHARS)
+    return sorted({*_non_ascii_decimals(), *full_width})
+
+
 @functools.cache
 def _wide() -> re.Pattern[str]:
-    """A character whose ASCII form the scans would read differently: a full-width form of
-    _READ_CHARS, or a decimal digit outside 0-9 (`[^\\D0-9]`). Only these are translated, not the
-    full-width （，：；） of a Chinese note: translating a whole text (str.translate, a dict lookup a
-    character) cost more than all the scans after it, and a class of every script's digit ranges
-    scans slower than the category test."""
+    """A character of `_wide_codes`, to translate: only these are, not the full-width （，：；） of a
+    Chinese note (translating a whole text, a dict lookup a character, cost more than all the scans after it)."""
     ranges: list[list[int]] = []
-    for c in range(0xFF01, 0xFF5F):
-        if chr(c - _FULL_WIDTH_OFFSET) not in _READ_CHARS:
-            continue
+    for c in _wide_codes():
         if ranges and ranges[-1][1] == c - 1:
             ranges[-1][1] = c
         else:
             ranges.append([c, c])
-    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + r"]|[^\D0-9]")
+    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]")
+
+
+@functools.cache
+def _wide_utf8() -> re.Pattern[bytes]:
+    """`_wide`'s characters in a text's UTF-8 bytes, as a trie of their byte sequences. Whether a text
+    holds one is asked of every entry: the str pattern's category test at every character of a
+    Chinese note cost as much as the id scans, and a class of every script's digits is slower still;
+    the engine skips the bytes that lead no such sequence (most of CJK) a byte at a time."""
+    return re.compile(_byte_trie([chr(c).encode() for c in _wide_codes()]))
+
+
+def _byte_trie(seqs: list[bytes]) -> bytes:
+    """A bytes pattern matching exactly `seqs` (UTF-8 sequences: those sharing a first byte are as long)."""
+    tails: dict[int, list[bytes]] = {}
+    for seq in seqs:
+        tails.setdefault(seq[0], []).append(seq[1:])
+    firsts_of: dict[bytes, list[int]] = {}  # first bytes with the same tails share one alternative
+    for first, rest in tails.items():
+        firsts_of.setdefault(b"" if rest == [b""] else _byte_trie(rest), []).append(first)
+    alternatives = [b"[" + b"".join(re.escape(bytes([b])) for b in sorted(firsts)) + b"]" + tail
+                    for tail, firsts in firsts_of.items()]
+    return alternatives[0] if len(alternatives) == 1 else b"(?:" + b"|".join(alternatives) + b")"
+
+
+def _has_wide(text: str) -> bool:
+    return not text.isascii() and _wide_utf8().search(text.encode("utf-8", "surrogatepass")) is not None
 
 
 def _ascii_form(m: re.Match[str]) -> str:
@@ -221,10 +255,12 @@ def find_id_spans(text: str) -> tuple[list[IdSpan], bool]:
     text's references need not look them up again line by line.
     """
     original = text
-    if not text.isascii() and _wide().search(text):
-        text = _wide().sub(_ascii_form, text)  # same length: every span found is the original's too
+    # Every id has four digits in a row (then each line has none either). Asked before translating:
+    # every character translated to a digit is a digit (\d) already, and no other becomes one.
     if not _FOUR_DIGITS.search(text):
-        return [], True  # every id has four digits in a row (then each line has none either)
+        return [], True
+    if _has_wide(text):
+        text = _wide().sub(_ascii_form, text)  # same length: every span found is the original's too
     found: list[IdSpan] = []
     taken: list[tuple[int, int]] = []
     by_line = True

@@ -11,6 +11,7 @@ tests/inbox/test_claims.py checks each against the plain rule it stands for.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 from tasks.common.arxiv_ids import find_id_spans
 from tasks.common.sentences import sentence_at, unwrap
 from tasks.config.judgment import Judgment, default_judgment
+from tasks.inbox.document import ListItem
 from tasks.inbox.segment import ITEM, is_table
 
 _VOTE = re.compile(r"[▲★]\s?\d[\d,]*\s*[·:：—–|-]*\s*")
@@ -118,11 +120,11 @@ def _content(line: str) -> str:
 
 
 def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers,
-           own_ends: dict[int, int] | None = None, first_line: int = 0) -> list[dict[str, Any]]:
+           items: Sequence[ListItem] = (), first_line: int = 0) -> list[dict[str, Any]]:
     """Hedge markers (`words`) in the non-code rows, each with the sentence, item or row it hedges
     and its `line` (its row's index less `first_line`: a line of the entry's text; -1 for the
-    heading). `own_ends`: for each row that starts a list item, the row after its own lines (the
-    document's), so a claim is the whole item, its continuation lines too, and never another item's."""
+    heading). `items`: the entry's list items (the document's, in lines of its text), so a claim is
+    the whole item, its continuation lines too, and never another item's."""
     out: list[dict[str, Any]] = []
     marked: list[tuple[int, list[str]]] = []  # (row, its markers in order), rows ascending
     row = prev = 0
@@ -136,19 +138,21 @@ def hedges(scanned: str, rows: list[str], code: list[bool], words: HedgeMarkers,
             marked.append((row, []))
         if marker not in marked[-1][1]:
             marked[-1][1].append(marker)
+    # For each row that starts a list item, the row after its own lines (made only for a hedged entry).
+    own_ends = {i.start + first_line: i.own_end + first_line for i in items} if marked else {}
     for t, markers in marked:
         line = rows[t]
         for marker in markers:
             if is_table(line):
                 text = table_row(line)
             else:
-                end = (own_ends or {}).get(t, t + 1)
+                end = own_ends.get(t, t + 1)
                 text = unwrap("\n".join(_content(x) for x in rows[t:end] if x.strip())) if end > t + 1 else _content(line)
                 if not ITEM.match(line):  # prose: just the (whole) sentence holding the marker
                     text = sentence_at(text, text.lower().find(marker.lower()))
                 # A hedging heading over a list puts each item in doubt on its own (tasks.verify.hedged):
                 # its items are never joined into one claim.
-                over_items = t < first_line and first_line in (own_ends or {})
+                over_items = t < first_line and first_line in own_ends
                 if not over_items and not _NON_WORD.sub("", words.pattern.sub("", text)):
                     # "**待核实**" alone heads the lines that follow: those are what is hedged
                     block: list[str] = []

@@ -11,7 +11,6 @@ claims in tasks.inbox.claims.
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -30,8 +29,6 @@ from tasks.inbox.segment import (
     Block,
     front_matter,
     is_hr,
-    is_table,
-    lines_with,
     segment,
     sequence_starts,
 )
@@ -92,15 +89,9 @@ class ParsedNote:
     entries: list[Entry]
 
 
-def _within(hits: list[int], a: int, b: int) -> bool:
-    """Whether the ascending line indices `hits` include one in [a, b)."""
-    i = bisect.bisect_left(hits, a)
-    return i < len(hits) and hits[i] < b
-
-
 def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: range, offset: int,
-           hedged: list[int], linked: list[int], hedge_words: claims.HedgeMarkers) -> Entry:
-    """An entry from its block. `hedged`/`linked`: lines that may hold a hedge marker / link (see _parse)."""
+           hedge_words: claims.HedgeMarkers) -> Entry:
+    """An entry from its block."""
     a, b = block.start, block.end
     code = doc.code
     idx: Sequence[int]  # line index of each body line
@@ -124,20 +115,22 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
     scanned = f"{heading}\n{text}" if heading else text
     shift = 1 if heading else 0  # rows are the heading, then the text's lines
     found, by_line = find_id_spans(scanned)
+    # Table rows and items as the tree reads them, in rows (the heading, a heading, is neither).
+    tabled = {k for a, b in tree.rows for k in range(a + shift, b + shift)}
     mentions = []
     shared: str | None = None
-    row_end, context = -1, ""
+    row, row_end, context = 0, -1, ""
     for raw, canonical, version, start, _ in found:
         if start > row_end:  # a new row: its context is worked out once, however many ids it holds
+            row += scanned.count("\n", max(row_end, 0), start)
             at = scanned.rfind("\n", max(row_end, 0), start) + 1
             row_end = scanned.find("\n", start)
             row_end = len(scanned) if row_end < 0 else row_end
-            row = scanned[at:row_end]
-            if is_table(row):
-                context = row.strip()  # an id in a table row belongs to that row alone
+            if row in tabled:
+                context = scanned[at:row_end].strip()  # an id in a table row belongs to that row alone
             else:
                 if shared is None:
-                    untabled = "\n".join(x for x in body if not is_table(x)) if "|" in text else text
+                    untabled = "\n".join(x for k, x in enumerate(body, shift) if k not in tabled) if tabled else text
                     shared = f"{block.path}\n{untabled}" if block.path else untabled
                 context = shared
         mentions.append(MentionRef(raw, canonical, version, canonical is None, context))
@@ -147,10 +140,9 @@ def _entry(ordinal: int, block: Block, lines: list[str], doc: Document, skip: ra
     return Entry(
         ordinal=ordinal, label=block.label, heading=heading, heading_path=block.path, title=title, text=text,
         line=offset + 1 + (block.head if heading or not body else idx[0]),
-        numbers=find_numbers(scanned, row_code, found, by_line),
-        hedges=claims.hedges(scanned, rows, row_code, hedge_words, {i.start + shift: i.own_end + shift for i in tree.items},
-                             shift) if _within(hedged, block.head, b) else [],
-        links=claims.links(scanned) if _within(linked, block.head, b) else [], mentions=mentions, tree=tree,
+        numbers=find_numbers(scanned, row_code, found, by_line, tabled, {i.start + shift for i in tree.items}),
+        hedges=claims.hedges(scanned, rows, row_code, hedge_words, tree.items, shift),
+        links=claims.links(scanned), mentions=mentions, tree=tree,
     )
 
 
@@ -166,9 +158,6 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
     if title_at is not None and any(m.canonical for m in find_ids(heads[title_at][1])):
         title_at = None
     skip = range(0) if title_at is None else range(title_at, title_at + heads[title_at][2])
-    # An entry's rows are its lines [head, end) or parts of them (its heading), and neither a hedge
-    # marker nor a link spans a line break: so one scan of the note tells which entries need looking at.
-    hedged, linked = lines_with(body, words.hedges.scan), lines_with(body, claims.URL)
     entries: list[Entry] = []
     for block in segment(lines, body, code, hr, heads, skip, words.headings):
         # An empty preamble or gap is not an entry (a headed block always is).
@@ -179,7 +168,7 @@ def _parse(text: str, deadline: Deadline | None, words: NoteWords) -> ParsedNote
         if entries and deadline is not None and deadline.expired("entries", len(entries)):
             deadline.line = offset + 1 + min(block.head, block.start)  # its ids on are kept without an entry
             break  # the source's work budget is spent: keep the entries parsed so far (at least one)
-        entries.append(_entry(len(entries), block, lines, doc, skip, offset, hedged, linked, words.hedges))
+        entries.append(_entry(len(entries), block, lines, doc, skip, offset, words.hedges))
     title = heads[title_at][1] if title_at is not None else None
     if not entries and body.strip():
         # Text that made no entry (a note that is one huge title line, say) is still one entry.

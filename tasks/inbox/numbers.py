@@ -1,7 +1,9 @@
 """Numbers with a unit in an entry's rows, each with the clause (or table row) it sits in.
 
 The rows are the entry's heading and body lines, `scanned` is them joined by "\\n", and a code row
-has no numbers. One scan of `scanned` replaces one per row: the pattern cannot match a "\\n" (it
+has no numbers. Which rows are table rows and which start a list item comes from the caller (the
+entry's part of its note's one parse, `tasks.inbox.document.Part`), never from classifying lines
+here; of an item's first line only where its marker ends is read. One scan of `scanned` replaces one per row: the pattern cannot match a "\\n" (it
 says `[^\\S\\n]` where the row rule says \\s), so its matches are exactly each row's, and only rows
 holding a number are looked at again. Moving from match to row only walks forward: linear time.
 """
@@ -10,10 +12,11 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Container
 
 from tasks.common.arxiv_ids import IdSpan, find_id_spans
 from tasks.inbox.claims import plain, table_row
-from tasks.inbox.segment import ITEM, is_table
+from tasks.inbox.part_text import ITEM_MARKER
 
 # The digits are atomic, (?>…): giving some back can only leave a digit, "," or "." next, and nothing
 # that may follow a number starts with one, so backtracking into them never finds a match; it only
@@ -49,7 +52,6 @@ _ROW_SPACE = frozenset(c for c in map(chr, range(0x3001)) if c.isspace() and c !
 _SIGN_OR_SPACE = _SIGN | _ROW_SPACE
 _UNIT_NAMES = {"x": "×", "％": "%"}
 _CLAUSE_BREAK = re.compile(r"[。！？!?；;，]|, ")
-_ITEM_FIRST = frozenset(" -*+")  # what an ITEM can start with, besides a digit (\d is str.isdecimal)
 
 
 # Numbers kept per entry: past this an "entry" is a dump (a megabyte table row), and the rest would
@@ -57,8 +59,11 @@ _ITEM_FIRST = frozenset(" -*+")  # what an ITEM can start with, besides a digit 
 MAX_NUMBERS = 1000
 
 
-def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: bool) -> list[dict[str, str]]:
+def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: bool,
+                 tables: Container[int] = (), items: Container[int] = ()) -> list[dict[str, str]]:
     """Numbers with a unit in the non-code rows, each with its clause (or table row) as context.
+    `tables`: the rows that are table rows (a number's context is its row); `items`: the rows that
+    start a list item (its clause never reaches back into the marker). Other rows are prose.
 
     `found, by_line` is find_id_spans(scanned): when by_line, a row's ids are `found`'s within it,
     so they are not looked up again (positions then stay absolute: ids of other rows never overlap).
@@ -95,12 +100,12 @@ def find_numbers(scanned: str, code: list[bool], found: list[IdSpan], by_line: b
             line = scanned[at:row_end]
             if not by_line:
                 ids, k, base = find_id_spans(line)[0], 0, at
-            item = ITEM.match(line) if line[:1] in _ITEM_FIRST or line[:1].isdecimal() else None
+            table = row in tables
+            item = ITEM_MARKER.match(line) if not table and row in items else None
             item_end = item.end() if item else 0
             # Clause breaks, found once per line so each number's clause is a pair of bisects. (A break is
             # one character, or ", ": it never starts at a number's first digit, so comparing starts suffices.)
             breaks = [b.start() for b in _CLAUSE_BREAK.finditer(line)]
-            table = is_table(line)
             cells = {}
         elif skip:
             continue

@@ -86,18 +86,6 @@ def _line_numbers(body: str, first: re.Pattern[str], rest: re.Pattern[str]) -> l
     return out
 
 
-def lines_with(body: str, pattern: re.Pattern[str]) -> list[int]:
-    """Indices of the lines of `body` where `pattern` (which never matches a "\\n") has a match, ascending."""
-    out: list[int] = []
-    ln = prev = 0
-    for m in pattern.finditer(body):
-        ln += body.count("\n", prev, m.start())
-        prev = m.start()
-        if not out or out[-1] != ln:
-            out.append(ln)
-    return out
-
-
 def scan(lines: list[str], body: str) -> tuple[list[bool], list[bool], dict[int, tuple[int, str, int]]]:
     """Mark code lines and thematic breaks; find headings as {line: (level, text, lines used)}.
 

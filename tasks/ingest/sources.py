@@ -11,7 +11,7 @@ from tasks.cards.parse import ParsedCard
 from tasks.common.arxiv_ids import find_ids
 from tasks.common.limits import Deadline
 from tasks.inbox.feedback_file import ParsedFeedback, format_line
-from tasks.inbox.notes import NoteWords, parse_note
+from tasks.inbox.notes import MentionRef, NoteWords, parse_note
 from tasks.inbox.outline_reader import naming_cells, stored_outline
 from tasks.inbox.own_parts import EntryText, paper_outlines
 from tasks.model.note_facts import note_facts
@@ -19,14 +19,8 @@ from tasks.model.outline import Outline, PaperOutlines
 from tasks.model.windows import local_midnight
 from tasks.queue.parse import QueueRow, QueueSnapshot
 
-
-@dataclass(frozen=True)
-class ExtractedMention:
-    raw: str
-    canonical: str | None
-    version: int | None
-    malformed: bool
-    context: str
+# Any item's mention: a note's are stored as its parse made them, not copied one by one.
+ExtractedMention = MentionRef
 
 
 @dataclass(frozen=True)
@@ -58,9 +52,8 @@ def note_items(text: str, deadline: Deadline | None = None,
     for k, entry in enumerate(note.entries):
         yield ExtractedItem(
             label=entry.label, heading=entry.heading_path, title=entry.title, text=entry.text,
-            numbers=list(entry.numbers), hedges=list(entry.hedges),
-            links=list(entry.links), outline=stored_outline(entry.text, entry.tree),
-            mentions=[ExtractedMention(m.raw, m.canonical, m.version, m.malformed, m.context) for m in entry.mentions],
+            numbers=entry.numbers, hedges=entry.hedges, links=entry.links, outline=stored_outline(entry.text, entry.tree),
+            mentions=entry.mentions,
             extra=note_facts(note.front_matter, note.title) if k == 0 else {}, line=entry.line,
         )
 

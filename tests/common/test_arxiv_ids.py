@@ -13,8 +13,11 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
+from tasks.common import arxiv_ids
 from tasks.common.arxiv_ids import IdMatch, canonicalize, find_ids
 
 
@@ -177,3 +180,15 @@ def test_trailing_punctuation_is_not_part_of_the_raw_form() -> None:
         match = _only(text)
         assert match.raw == raw
         assert match.canonical == "2610.04646"
+
+
+def test_the_utf8_check_finds_exactly_the_characters_translated() -> None:
+    """Whether a text needs translating is asked of its UTF-8 bytes (a trie of the sequences): for
+    every code point it answers as the translating pattern does."""
+    wide = arxiv_ids._wide()
+    for c in range(0x80, sys.maxunicode + 1):
+        if not 0xD800 <= c <= 0xDFFF:
+            assert arxiv_ids._has_wide(f"a{chr(c)}b") == bool(wide.search(chr(c))), hex(c)
+    assert arxiv_ids._wide_codes() == sorted(
+        c for c in range(0x80, sys.maxunicode + 1)
+        if chr(c).isdecimal() or 0xFF01 <= c <= 0xFF5E and chr(c - 0xFEE0) in arxiv_ids._READ_CHARS)
