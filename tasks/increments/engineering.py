@@ -25,7 +25,7 @@ from tasks.config.topics import Topic
 from tasks.increments.candidates import Candidate, Judged, eligible, note_candidates
 from tasks.increments.identity import context_words, identifying_links, same_name
 from tasks.increments.naming_index import MergeIndex, NamingIndex
-from tasks.increments.novelty import entry_signals, external_links, signal_score, versions
+from tasks.increments.novelty import entry_signals, external_links, signal_score
 from tasks.judge.evidence import decide, decision_text, first_entries, gather_entries
 from tasks.judge.own_text import echo_paths
 from tasks.judge.points import entry_items, entry_key_points
@@ -34,7 +34,7 @@ from tasks.judge.relevance import Verdict
 from tasks.model.judged import EntryRef, Evidence, Paper, Reason
 from tasks.model.window_views import NOTE_KINDS, EntryView, SourceView, WindowData
 from tasks.verify.markers import markers_of
-from tasks.verify.names import names_of
+from tasks.verify.names import names_of, versions
 from tasks.window.papers import clean_title, origins, sources_by_path, split_points, stars
 
 

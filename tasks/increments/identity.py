@@ -24,7 +24,7 @@ from tasks.config.judgment import Judgment
 from tasks.judge.terms import Vocabulary, vocabulary
 from tasks.model.window_views import EntryView
 from tasks.verify.markers import label_number, label_refs, markers_of
-from tasks.verify.names import Names, names_of, unversioned
+from tasks.verify.names import Names, names_of
 
 
 def context_words(topic_words: Iterable[str], j: Judgment) -> frozenset[str]:
@@ -43,8 +43,7 @@ def same_name(a: str, b: str, context: frozenset[str], nm: Names) -> bool:
     run on is not what either is about; "vLLM 0.12" and "vLLM 0.12 release" are both about vLLM)."""
     if not nm.names_match(a, b):
         return False
-    # Versions aside: names_match has told releases apart; "PyTorch 2.9" is still the platform.
-    ta, tb = unversioned(nm.distinctive(a)), unversioned(nm.distinctive(b))
+    ta, tb = nm.distinctive(a), nm.distinctive(b)
     shared = ta & tb
     if not shared:
         return True  # a near-identical string

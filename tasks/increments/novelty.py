@@ -44,11 +44,6 @@ def _on(url: str, hosts: Iterable[str]) -> bool:
     return any(url.startswith(h.lower()) or url.split("/", 1)[0].endswith("." + h.lower()) for h in hosts)
 
 
-def versions(text: str) -> set[str]:
-    """The version numbers a heading names ("v2.0" and "2.0" are the same)."""
-    return {m.group(0).lower().lstrip("v") for m in _VERSION.finditer(text)}
-
-
 def _first_lines(text: str) -> str:
     return "\n".join([line for line in text.splitlines() if line.strip()][:FIRST_LINES])
 

@@ -24,9 +24,8 @@ from tasks.verify.markers import Markers, markers_of, strip_labels
 _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(rf"[A-Za-z0-9]+|[{CJK_RANGE}]{{2,}}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
-# A release's version ("v0.5.40", "0.5.13"): not a figure ("2.7x", "1.6%") nor part of a longer token.
-_VERSION = re.compile(r"(?<![\w.])[vV]?(\d+(?:\.\d+)+)(?![\w.%×])")
-_VERSION_TOKEN = re.compile(r"\d+(?:\.\d+)+")
+# A release's version ("v0.5.40", "0.5.13", "v2"): not a figure ("2.7x", "1.6%") nor part of a longer token.
+_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+(?:\.\d+){1,2})(?![\w.%％×])", re.I)
 # `fuzz.ratio` of two normalised names at or above which they are nearly the same string.
 FUZZY_SAME = 92
 # A configuration key or flag ("kv_cache_dtype", "--max-num-seqs", "spec.k=4"): a setting, not a thing in doubt.
@@ -66,12 +65,11 @@ class Names:
         return isinstance(other, Names) and other.markers == self.markers
 
     def _distinctive(self, name: str) -> frozenset[str]:
-        """Tokens that identify a name: ASCII words (not stop words or bare numbers), CJK runs, and a
-        version as one token ("SGLang v0.5.40" and "SGLang 0.5.13" are two releases; "v" or not)."""
+        """Tokens that identify a name: ASCII words (not stop words or bare numbers) and CJK runs: what
+        the indexes of names key on (a version shared by many names would make their lists long)."""
         text = _BRACKETS.sub(" ", name)
-        versions = [m.group(1) for m in _VERSION.finditer(text)]
-        return frozenset(versions) | frozenset(
-            t.lower() for t in _WORD.findall(_VERSION.sub(" ", text))
+        return frozenset(
+            t.lower() for t in _WORD.findall(text)
             if not t.isdigit() and t.lower() not in self.stop and (len(t) > 1 or not t.isascii())
         )
 
@@ -126,10 +124,14 @@ class Names:
         ta, tb = self.distinctive(a), self.distinctive(b)
         if not ta or not tb:
             return False
-        shared = ta & tb
-        va, vb = ta - unversioned(ta), tb - unversioned(tb)
+        va, vb = versions(a), versions(b)
         if va and vb and not va & vb:
-            return False  # two versions of one thing are two releases
+            return False  # two versions of one thing are two releases ("SGLang v0.5.40", "SGLang 0.5.13")
+        # A stated version is part of what a name identifies: "SGLang 0.5.13" is a release, not any
+        # name holding "SGLang". (A name's index lists still find every pair this accepts: a pair that
+        # shares a version but one word has a side of one word, which they list by its word.)
+        ta, tb = ta | va, tb | vb
+        shared = ta & tb
         small = min(len(ta), len(tb))
         if len(shared) >= 2 and len(shared) / small >= 0.75:
             return True
@@ -181,9 +183,10 @@ class Names:
         return head if len(tokens) >= 2 and head.isascii() else None
 
 
-def unversioned(tokens: frozenset[str]) -> frozenset[str]:
-    """Distinctive tokens without the versions among them (what names a thing, not which release)."""
-    return frozenset(t for t in tokens if not _VERSION_TOKEN.fullmatch(t))
+@lru_cache(maxsize=16384)
+def versions(text: str) -> frozenset[str]:
+    """The version numbers a name states ("v2.0" and "2.0" are the same)."""
+    return frozenset(m.group(0).lower().lstrip("v") for m in _VERSION.finditer(text))
 
 
 @lru_cache(maxsize=8)
