@@ -116,7 +116,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
         if _quoted_from_another(ctx, entry.path, segment(context, value)):
             continue  # "和 ben 的 4,100 tok/s 对不上": ben's reading, restated to disagree with it
         written = text_ids(context)
-        at, line = _line_holding(entry.text, context)
+        line = _line_holding(entry.text, context)
         # The entry's one paper, unless only a sibling item or row names it: never sideways to another
         # item; nor is another topic's paper in a sibling row a reason to drop this row's number.
         own = written or [i for i in entry.ids if not sideways(ctx.markers, entry, i, line, None)]
@@ -127,7 +127,7 @@ def _readings(ctx: Context, entry: EntryView, in_window: bool, names: FirstMatch
             continue  # several papers, or another topic's
         else:
             # Climbing from the number: its entry's heading, else the name its own line leads with.
-            thing = named or (_leading_thing(ctx, line) if ctx.relevant(entry, at) else None)
+            thing = named or (_leading_thing(ctx, line) if ctx.relevant(entry) else None)
             if thing is None:
                 continue
             subject = names.resolve(thing)
@@ -153,8 +153,8 @@ def _quoted_from_another(ctx: Context, path: str, piece: str) -> bool:
     return any(words & {p, p.split("-")[0]} for p in ctx.people if p != author)
 
 
-def _line_holding(text: str, context: str) -> tuple[int | None, str]:
-    """The line of `text` (a list item's line, a table row) holding a number's context, and its index: the
+def _line_holding(text: str, context: str) -> str:
+    """The line of `text` (a list item's line, a table row) holding a number's context: the
     conditions it was measured under are stated there, not always in its own clause. The whole
     context first: rows of one table often open alike ("SGLang v0.5.40 | Qwen3-32B, FP8, batch …")."""
     whole = context.strip()
@@ -162,8 +162,8 @@ def _line_holding(text: str, context: str) -> tuple[int | None, str]:
     probe = whole[:40]
     at = at if at >= 0 else text.find(probe) if probe else -1
     if at < 0:
-        return None, ""
-    return text.count("\n", 0, at), text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
+        return ""
+    return text[text.rfind("\n", 0, at) + 1:(text.find("\n", at) + 1 or len(text) + 1) - 1]
 
 
 def observe_conflicts(ctx: Context) -> None:

@@ -188,23 +188,18 @@ class Context:
         return self._coined_ids.named(text)
 
     def relevant(self, entry: EntryView, line: int | None = None) -> bool:
-        """Whether the entry is about the topic, or, for a claim on `line` inside a list item or on a
-        table row, its own top-level item or its row is: a sibling's statement ("ChunkRAG …，归属 rag，
-        不进 inference") speaks for that sibling's paper, not for the claim."""
+        """Whether the entry is about the topic, or, for a claim on `line` inside a list item, its own
+        top-level item is: a sibling item's statement ("ChunkRAG …，归属 rag，不进 inference")
+        speaks for that item's paper, not for the claim."""
         if self._about_topic(f"{entry.heading}\n{entry.text}"):
             return True
         tree = entry.outline
-        if tree is None or line is None:
+        at = tree.item_at(line) if tree is not None and line is not None else None
+        if tree is None or at is None:
             return False
-        at = tree.item_at(line)
-        if at is not None:
-            while tree.tree[at][3] >= 0:  # up to its top-level item
-                at = tree.tree[at][3]
-            start, end = tree.tree[at][:2]
-        elif any(a <= line < b for a, b in tree.rows):
-            start, end = line, line + 1
-        else:
-            return False
+        while tree.tree[at][3] >= 0:  # up to its top-level item
+            at = tree.tree[at][3]
+        start, end, _, _ = tree.tree[at]
         return self._about_topic("\n".join([entry.heading, *entry.text.split("\n")[start:end]]))
 
     def _about_topic(self, text: str) -> bool:

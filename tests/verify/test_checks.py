@@ -97,15 +97,14 @@ def test_a_line_named_system_contradicts_across_notes_and_a_sibling_paper_takes_
 def test_a_table_row_is_measured_under_its_own_setup_and_a_sibling_rows_paper_takes_no_number(
         clean_db: Engine, settings: Settings, tmp_path: Path) -> None:
     """Rows of one table that open alike are each read under their own cells (batch 1 is not batch
-    32), and another topic's paper in the next row, handed to rag there, neither takes nor drops the
-    row's number."""
+    32), and another topic's paper in the next row neither takes nor drops the row's number."""
     gen.write_day(tmp_path, 1)
     day = gen.day_of(1).isoformat()
     notes = {
         "mei": "# 周报\n\n## 哪些数字对不上？\n\n| 系统 | 配置 | 指标 | 数值 | 备注 |\n|---|---|---|---|---|\n"
                "| FooServe v2.1 | 32B，FP8，1×H200，batch 32，decode | 吞吐 | 2,950 tok/s | 我们实测 |\n"
                "| FooServe v2.1 | 32B，FP8，1×H200，batch 1，decode | 吞吐 | 96 tok/s | 我们实测 |\n"
-               "| ChunkRAG（arXiv:2611.00032） | 检索切块 | 召回 | 91% | 归属 rag，不进 inference |\n",
+               "| ChunkRAG（arXiv:2611.00032） | RAG 检索切块 | 召回 | 91% | 检索增强 |\n",
         "raj": "# Evening notes\n\n## What did we measure?\n\n"
                "* FooServe v2.1, 32B, FP8, 1×H200, batch 32, decode: 2,400 tok/s.\n",
     }
@@ -120,7 +119,7 @@ def test_a_numbers_line_is_the_one_holding_its_whole_context() -> None:
     """Rows that open alike: the row of the number is the one holding all of its context."""
     rows = ["| FooServe v2.1 | 32B, FP8, 1×H200, batch 32, decode | 吞吐 | 2,950 tok/s |",
             "| FooServe v2.1 | 32B, FP8, 1×H200, batch 1, decode | 吞吐 | 96 tok/s |"]
-    assert _line_holding("\n".join(rows), rows[1].strip("| ")) == (1, rows[1])
+    assert _line_holding("\n".join(rows), rows[1].strip("| ")) == rows[1]
 
 
 def _lookup(engine: Engine, arxiv_id: str, status: str, title: str | None, at: dt.datetime) -> None:
