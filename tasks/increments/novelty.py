@@ -20,12 +20,11 @@ from tasks.judge.terms import vocabulary
 from tasks.model.judged import Evidence
 from tasks.model.window_views import EntryView
 from tasks.verify.markers import Markers, found, markers_of
-from tasks.verify.names import names_of
+from tasks.verify.names import VERSION, names_of
 
 # Shapes, not words: a URL or a bare domain with a path, a version number, an ASCII token.
 _URL = re.compile(r"https?://[^\s<>()\[\]（）「」\"'`|]+|(?<![\w@/.])(?:[a-z0-9-]+\.)+[a-z]{2,10}/[^\s<>()\[\]（）「」\"'`|]*",
                   re.I)
-_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+(?:\.\d+){1,2})(?![\w.%％×])", re.I)
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+-]*[A-Za-z0-9]|[A-Z]\d+")
 FIRST_LINES = 3
 
@@ -97,7 +96,7 @@ def entry_signals(entry: EntryView, j: Judgment, topic: str, terms: Sequence[str
     markers = markers_of(j)
     if named_heading(title, markers):
         out.append(("eng_named", title))
-    version = _VERSION.search(title)
+    version = VERSION.search(title)
     release = found_word(_words(j, "release"), title) or (version.group(0) if version else None)
     release_text = found_word(_words(j, "release"), _first_lines(text))
     if release:

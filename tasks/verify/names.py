@@ -25,7 +25,7 @@ _ASCII = re.compile(r"[A-Za-z][A-Za-z0-9]*")
 _WORD = re.compile(rf"[A-Za-z0-9]+|[{CJK_RANGE}]{{2,}}")
 _BRACKETS = re.compile(r"[（(][^（()）]{0,120}[)）]")
 # A release's version ("v0.5.40", "0.5.13", "v2"): not a figure ("2.7x", "1.6%") nor part of a longer token.
-_VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+(?:\.\d+){1,2})(?![\w.%％×])", re.I)
+VERSION = re.compile(r"(?<![\w.])(?:v\d+(?:\.\d+){0,2}|\d+(?:\.\d+){1,2})(?![\w.%％×])", re.I)
 # `fuzz.ratio` of two normalised names at or above which they are nearly the same string.
 FUZZY_SAME = 92
 # A configuration key or flag ("kv_cache_dtype", "--max-num-seqs", "spec.k=4"): a setting, not a thing in doubt.
@@ -186,7 +186,7 @@ class Names:
 @lru_cache(maxsize=16384)
 def versions(text: str) -> frozenset[str]:
     """The version numbers a name states ("v2.0" and "2.0" are the same)."""
-    return frozenset(m.group(0).lower().lstrip("v") for m in _VERSION.finditer(text))
+    return frozenset(m.group(0).lower().lstrip("v") for m in VERSION.finditer(text))
 
 
 @lru_cache(maxsize=8)
